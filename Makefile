@@ -1,0 +1,114 @@
+# gpudissect -- build, test, demo, bench.
+#
+#   make          build ./gpudissect
+#   make demo     install missing Debian packages, build, characterize sim:t4
+#   make test     install missing Debian packages, build, run the test suite
+#   make bench    simulator and analysis benchmarks (prints measured ratios)
+#   make test SAN=1        the same suite under ASan + UBSan
+#   make valgrind          the sim end-to-end tests under valgrind
+#
+# The CUDA backend is compiled in when CUDA headers are found (CUDA_HOME, else
+# /usr/local/cuda).  It never links libcuda: it dlopen()s libcuda.so.1 at run time.
+
+CUDA_HOME ?= /usr/local/cuda
+CC ?= cc
+ifeq ($(origin CC),default)
+CC := gcc
+endif
+
+SAN ?=
+BUILD := build$(if $(SAN),-san)
+BIN := gpudissect$(if $(SAN),-san)
+
+HAVE_CUDA := $(shell test -f $(CUDA_HOME)/include/cuda.h && echo 1)
+
+WARN := -Wall -Wextra -Werror
+CPPFLAGS += -D_GNU_SOURCE -I. -DGD_SOURCE_DIR='"$(CURDIR)"'
+CFLAGS ?= -O2 -g
+CFLAGS += -std=c11 $(WARN) -MMD -MP
+LDLIBS += -ljansson -linih -lhwloc -ldl -lm
+
+ifneq ($(SAN),)
+CFLAGS += -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+LDFLAGS += -fsanitize=address,undefined
+endif
+
+ifeq ($(HAVE_CUDA),1)
+CPPFLAGS += -DGD_HAVE_CUDA -isystem $(CUDA_HOME)/include
+endif
+
+LIB_SRC := $(filter-out host/main.c,$(wildcard host/*.c kernels/*.c sim/*.c analysis/*.c))
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
+TEST_SRC := $(wildcard tests/test_*.c)
+TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+BENCH_SRC := $(wildcard bench/bench_*.c)
+BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
+
+DEB_PKGS := gcc make gnuplot-nox libhwloc-dev libcmocka-dev libjansson-dev libinih-dev
+
+.PHONY: all deps demo test bench valgrind clean tests-build
+all: $(BIN)
+
+$(BIN): $(BUILD)/host/main.o $(BUILD)/libgd.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/libgd.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/%: tests/%.c $(BUILD)/libgd.a tests/testing.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libgd.a -lcmocka $(LDLIBS)
+
+$(BUILD)/bench/%: bench/%.c $(BUILD)/libgd.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libgd.a $(LDLIBS)
+
+# Install what a fresh Debian machine lacks (via sudo when not root).  nvdisasm
+# comes from PyPI when the machine reaches it; the tests that need it say
+# "skipped" without it.
+deps:
+	@missing=""; \
+	if command -v dpkg-query >/dev/null 2>&1; then \
+	  for p in $(DEB_PKGS); do \
+	    dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
+	  done; \
+	else echo "deps: not a Debian system; install:$(DEB_PKGS) by hand"; fi; \
+	if [ -n "$$missing" ]; then \
+	  echo "deps: installing$$missing"; \
+	  if [ "$$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi; \
+	  $$sudo apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $$missing || exit 1; \
+	fi
+	@if ! tests/find-nvdisasm.sh >/dev/null 2>&1; then \
+	  python3 -m pip install -q nvidia-cuda-nvdisasm >/dev/null 2>&1 || \
+	  python3 -m pip install -q --user nvidia-cuda-nvdisasm >/dev/null 2>&1 || \
+	  echo "deps: nvdisasm (PyPI nvidia-cuda-nvdisasm) not installed; SASS checks will be skipped"; \
+	fi
+
+tests-build: $(BIN) $(TEST_BIN)
+
+test: deps
+	@$(MAKE) --no-print-directory tests-build
+	@GD_BIN=./$(BIN) tests/run-all.sh $(TEST_BIN)
+
+valgrind: deps
+	@$(MAKE) --no-print-directory tests-build
+	@GD_VALGRIND=1 GD_BIN=./$(BIN) tests/run-all.sh $(BUILD)/tests/test_sim_pchase $(BUILD)/tests/test_arch $(BUILD)/tests/test_ptx_parse
+
+bench: deps
+	@$(MAKE) --no-print-directory $(BIN) $(BENCH_BIN)
+	@for b in $(BENCH_BIN); do $$b || exit 1; done
+
+demo: deps
+	@$(MAKE) --no-print-directory $(BIN)
+	./$(BIN) run --device sim:t4 --probe pchase --sweep 1KiB:8MiB --out results/demo
+
+clean:
+	rm -rf build build-san gpudissect gpudissect-san
+
+-include $(LIB_OBJ:.o=.d) $(BUILD)/host/main.d

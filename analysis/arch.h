@@ -1,0 +1,120 @@
+/* arch.h -- a GPU memory hierarchy described by an arch file.
+ *
+ * An arch file (analysis/archs/NAME.arch) is an INI file read with inih.  It is
+ * the single source of everything the simulated device knows and of what the
+ * analytical model predicts: section [gpu] describes the chip, and one section
+ * per hierarchy level, named with the stable level names of the results schema
+ * (L0I, L1I, L15I, L1C, L15C, L1D, SMEM, L2, TLB1, TLB2, DRAM), describes that
+ * level.  A level whose section is absent does not exist on that GPU.
+ *
+ * Every number in a shipped arch file cites its source in a comment; see
+ * analysis/archs/README.md for the keys and their meaning.
+ */
+#ifndef GD_ARCH_H
+#define GD_ARCH_H
+
+#include <stdint.h>
+
+#include "../host/device.h"
+
+typedef enum gd_level_id {
+    GD_L0I,
+    GD_L1I,
+    GD_L15I,
+    GD_L1C,
+    GD_L15C,
+    GD_L1D,
+    GD_SMEM,
+    GD_L2,
+    GD_TLB1,
+    GD_TLB2,
+    GD_DRAM,
+    GD_LEVEL_COUNT
+} gd_level_id;
+
+typedef enum gd_replacement { GD_REPL_LRU, GD_REPL_FIFO, GD_REPL_RANDOM } gd_replacement;
+typedef enum gd_scope { GD_SCOPE_SUBPARTITION, GD_SCOPE_SM, GD_SCOPE_CHIP } gd_scope;
+
+/* One level of the hierarchy.  Caches use size/line/sector/ways/replacement;
+ * a TLB is a cache of page entries (size = coverage, line = page size). */
+typedef struct gd_arch_level {
+    int present;
+    uint64_t size_bytes;
+    uint32_t line_bytes;        /* allocation (tag) granularity */
+    uint32_t sector_bytes;      /* fill granularity; == line_bytes when not sectored */
+    uint32_t ways;
+    uint32_t sets;              /* derived: size / (line * ways) */
+    gd_replacement replacement;
+    uint32_t latency_cycles;    /* load-to-use latency of a hit at this level */
+    gd_scope scope;
+    int shared_with;            /* gd_level_id whose storage this level uses, or -1 */
+    uint32_t prefetch_lines;    /* instruction caches: lines fetched ahead */
+    /* SMEM */
+    uint32_t banks;
+    uint32_t bank_width_bytes;
+    /* L1D load/store unit */
+    uint32_t fifo_entries;      /* request FIFO in front of the L1 tags */
+    uint32_t mshr_entries;
+    uint32_t mshr_merge;        /* requests merged into one MSHR entry */
+    uint32_t miss_queue_entries;/* L1 -> L2 miss queue */
+    int reorder;                /* CN110457238A: re-enqueue reservation-failed head */
+    int pipelined_issue;        /* CN110457238A: next memory instruction once coalesced */
+    /* L2 */
+    uint32_t requests_per_cycle;/* L2 / DRAM: requests accepted per cycle */
+} gd_arch_level;
+
+typedef struct gd_arch_gpu {
+    char name[128];
+    int cc_major, cc_minor;
+    uint32_t sm_count;
+    uint32_t subpartitions;     /* warp schedulers per SM */
+    double clock_mhz;
+    uint32_t max_warps_per_sm;
+    uint32_t max_ctas_per_sm;
+    uint64_t global_mem_bytes;
+    uint32_t alu_latency_cycles;   /* dependent-issue latency of integer/fp ops */
+    uint32_t shared_per_block_bytes;
+    uint64_t seed;              /* PRNG seed for random replacement (a sim setting) */
+} gd_arch_gpu;
+
+/* Seeded timing noise, a sim setting that imitates a real card's timer jitter. */
+typedef struct gd_arch_noise {
+    double jitter_cycles;       /* +/- uniform jitter added to each load's latency */
+    double outlier_rate;        /* probability of a rare large delay per load */
+    uint32_t outlier_cycles;
+    uint64_t seed;
+} gd_arch_noise;
+
+typedef struct gd_arch {
+    char name[64];              /* file stem: "t4" */
+    char path[512];
+    gd_arch_gpu gpu;
+    gd_arch_level level[GD_LEVEL_COUNT];
+    gd_arch_noise noise;
+} gd_arch;
+
+/* Parse an arch file.  overrides: "SECTION.key=value" applied after the file.
+ * On error fills err with "FILE:LINE: message" (or "override 'X': message"). */
+int gd_arch_load(const char *path, const char *const *overrides, size_t override_count,
+                 gd_arch *out, gd_err *err);
+
+/* Same, from text in memory; `path` is only used in messages. */
+int gd_arch_parse_string(const char *text, const char *path, const char *const *overrides,
+                         size_t override_count, gd_arch *out, gd_err *err);
+
+/* Resolve "t4" to ARCHDIR/t4.arch (GPUDISSECT_ARCH_DIR, else the build's
+ * analysis/archs), or accept a path containing '/' or ending in ".arch". */
+int gd_arch_resolve(const char *name_or_path, char *path, size_t path_bytes, gd_err *err);
+
+/* The directory bundled arch files are read from. */
+const char *gd_arch_dir(void);
+
+const char *gd_level_name(gd_level_id id);
+int gd_level_from_name(const char *name); /* -1 when unknown */
+const char *gd_replacement_name(gd_replacement r);
+const char *gd_scope_name(gd_scope s);
+
+/* Parse "64KiB", "4 MiB", "128", "1.5KiB" (must be whole bytes). Returns -1 on junk. */
+int gd_parse_bytes(const char *text, uint64_t *out);
+
+#endif

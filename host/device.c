@@ -1,0 +1,161 @@
+/* device.c -- open a device by spec and forward calls to its backend.
+ *
+ * "sim:ARCH" goes to the simulated GPU, "cuda:N" to the CUDA driver backend.
+ * The wrappers below only forward; they exist so that callers never touch the
+ * ops table and so that every error message has one shape.
+ */
+#include "host/device.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int gd_fail(gd_err *err, const char *fmt, ...)
+{
+    if (err) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+int gd_fail_prefix(gd_err *err, const char *fmt, ...)
+{
+    if (err) {
+        char prefix[GD_ERR_MSG_BYTES];
+        char old[GD_ERR_MSG_BYTES];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(prefix, sizeof prefix, fmt, ap);
+        va_end(ap);
+        memcpy(old, err->msg, sizeof old);
+        snprintf(err->msg, sizeof err->msg, "%s: %s", prefix, old);
+    }
+    return -1;
+}
+
+int gd_counter_list_add(gd_counter_list *list, const char *name, double value)
+{
+    if (list->count == list->capacity) {
+        size_t cap = list->capacity ? list->capacity * 2 : 32;
+        gd_counter *items = realloc(list->items, cap * sizeof *items);
+        if (!items)
+            return -1;
+        list->items = items;
+        list->capacity = cap;
+    }
+    gd_counter *c = &list->items[list->count++];
+    snprintf(c->name, sizeof c->name, "%s", name);
+    c->value = value;
+    return 0;
+}
+
+void gd_counter_list_free(gd_counter_list *list)
+{
+    free(list->items);
+    list->items = NULL;
+    list->count = list->capacity = 0;
+}
+
+double gd_counter_list_get(const gd_counter_list *list, const char *name, double missing)
+{
+    for (size_t i = 0; i < list->count; i++)
+        if (strcmp(list->items[i].name, name) == 0)
+            return list->items[i].value;
+    return missing;
+}
+
+int gd_device_open(const char *spec, const gd_device_opts *opts, gd_device **out, gd_err *err)
+{
+    *out = NULL;
+    if (!spec || !*spec)
+        return gd_fail(err, "no device given (expected sim:ARCH or cuda:N)");
+    if (strncmp(spec, "sim:", 4) == 0) {
+        if (!spec[4])
+            return gd_fail(err, "device '%s': missing arch name after 'sim:'", spec);
+        if (sim_device_open(spec + 4, opts, out, err) != 0)
+            return -1;
+    } else if (strncmp(spec, "cuda:", 5) == 0) {
+        char *end = NULL;
+        errno = 0;
+        long ordinal = strtol(spec + 5, &end, 10);
+        if (!spec[5] || *end || errno || ordinal < 0 || ordinal > 1024)
+            return gd_fail(err, "device '%s': expected cuda:N with N a device ordinal", spec);
+        if (opts && opts->override_count)
+            return gd_fail(err, "device '%s': --set overrides apply to sim devices only", spec);
+        if (cuda_device_open((int)ordinal, opts, out, err) != 0)
+            return -1;
+    } else {
+        return gd_fail(err, "unknown device '%s' (expected sim:ARCH or cuda:N)", spec);
+    }
+    snprintf((*out)->info.spec, sizeof (*out)->info.spec, "%s", spec);
+    return 0;
+}
+
+void gd_device_close(gd_device *dev)
+{
+    if (dev)
+        dev->ops->close(dev);
+}
+
+const gd_device_info *gd_device_get_info(const gd_device *dev)
+{
+    return &dev->info;
+}
+
+int gd_kernel_load(gd_device *dev, const char *ptx, const char *entry, gd_kernel **out, gd_err *err)
+{
+    return dev->ops->load(dev, ptx, entry, out, err);
+}
+
+void gd_kernel_unload(gd_device *dev, gd_kernel *kernel)
+{
+    if (kernel)
+        dev->ops->unload(dev, kernel);
+}
+
+int gd_mem_alloc(gd_device *dev, size_t bytes, gd_devptr *out, gd_err *err)
+{
+    return dev->ops->alloc(dev, bytes, out, err);
+}
+
+int gd_mem_release(gd_device *dev, gd_devptr ptr, gd_err *err)
+{
+    return dev->ops->release(dev, ptr, err);
+}
+
+int gd_mem_copy_in(gd_device *dev, gd_devptr dst, const void *src, size_t bytes, gd_err *err)
+{
+    return dev->ops->copy_in(dev, dst, src, bytes, err);
+}
+
+int gd_mem_copy_out(gd_device *dev, void *dst, gd_devptr src, size_t bytes, gd_err *err)
+{
+    return dev->ops->copy_out(dev, dst, src, bytes, err);
+}
+
+int gd_mem_fill(gd_device *dev, gd_devptr dst, uint8_t byte, size_t bytes, gd_err *err)
+{
+    return dev->ops->fill(dev, dst, byte, bytes, err);
+}
+
+int gd_kernel_launch(gd_device *dev, gd_kernel *kernel, const gd_launch *launch, gd_err *err)
+{
+    return dev->ops->launch(dev, kernel, launch, err);
+}
+
+int gd_device_synchronize(gd_device *dev, gd_err *err)
+{
+    return dev->ops->synchronize(dev, err);
+}
+
+int gd_device_counters(gd_device *dev, gd_counter_list *out, gd_err *err)
+{
+    if (!dev->ops->counters)
+        return 0;
+    return dev->ops->counters(dev, out, err);
+}
