@@ -23,6 +23,8 @@ BIN := gpudissect$(if $(SAN),-san)
 HAVE_CUDA := $(shell test -f $(CUDA_HOME)/include/cuda.h && echo 1)
 
 WARN := -Wall -Wextra -Werror
+# snprintf truncation is intended wherever it is used (fixed-size names)
+WARN += $(shell $(CC) -Werror -Wno-format-truncation -E -x c /dev/null >/dev/null 2>&1 && echo -Wno-format-truncation)
 CPPFLAGS += -D_GNU_SOURCE -I. -DGD_SOURCE_DIR='"$(CURDIR)"'
 CFLAGS ?= -O2 -g
 CFLAGS += -std=c11 $(WARN) -MMD -MP
@@ -67,6 +69,16 @@ $(BUILD)/tests/%: tests/%.c $(BUILD)/libgd.a tests/testing.h
 $(BUILD)/bench/%: bench/%.c $(BUILD)/libgd.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libgd.a $(LDLIBS)
+
+# The fake libcuda that tests/test_cuda_backend loads through GPUDISSECT_LIBCUDA
+# (it finds it next to itself, or via GD_MOCK_LIBCUDA).
+MOCK_CUDA_SRC := tests/mock_libcuda.c tests/mock_libcuda_kernels.c
+$(BUILD)/tests/libmockcuda.so: $(MOCK_CUDA_SRC) tests/mock_libcuda.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -shared $(LDFLAGS) -o $@ $(MOCK_CUDA_SRC)
+
+$(BUILD)/tests/test_cuda_backend: $(BUILD)/tests/libmockcuda.so tests/mock_libcuda.h tests/cuda_test_kernels.h
+$(BUILD)/tests/test_cubin_elf: tests/cuda_test_kernels.h
 
 # Install what a fresh Debian machine lacks (via sudo when not root).  nvdisasm
 # comes from PyPI when the machine reaches it; the tests that need it say

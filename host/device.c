@@ -33,7 +33,18 @@ int gd_fail_prefix(gd_err *err, const char *fmt, ...)
         vsnprintf(prefix, sizeof prefix, fmt, ap);
         va_end(ap);
         memcpy(old, err->msg, sizeof old);
-        snprintf(err->msg, sizeof err->msg, "%s: %s", prefix, old);
+        old[sizeof old - 1] = 0;
+        size_t n = strlen(prefix);
+        if (n > sizeof err->msg - 3)
+            n = sizeof err->msg - 3;
+        memcpy(err->msg, prefix, n);
+        memcpy(err->msg + n, ": ", 2);
+        size_t rest = sizeof err->msg - n - 3;
+        size_t ol = strlen(old);
+        if (ol > rest)
+            ol = rest;
+        memcpy(err->msg + n + 2, old, ol);
+        err->msg[n + 2 + ol] = 0;
     }
     return -1;
 }

@@ -1,0 +1,739 @@
+/* arch.c -- read an arch file (INI, via inih) into a gd_arch.
+ *
+ * The parser is table-driven: every key that may appear in a section is listed
+ * once in `arch_keys` with its type and where it lands in the struct, so adding
+ * a parameter is one line here and one field in arch.h.  Unknown sections and
+ * keys are errors, not silently ignored: a typo in an arch file would otherwise
+ * produce a plausible but wrong simulation.
+ *
+ * inih does not tell the handler which line it is on (Debian builds it without
+ * INI_HANDLER_LINENO), so we feed it through ini_parse_stream with our own line
+ * reader that counts lines.  Every error is reported as "FILE:LINE: message".
+ * After parsing, `arch_validate` checks the geometry (sizes divide into sets of
+ * ways of lines, sectors divide lines, ...) and names the line of the key at
+ * fault.
+ */
+#include "analysis/arch.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <strings.h>
+#include <errno.h>
+#include <ini.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const level_names[GD_LEVEL_COUNT] = {
+    [GD_L0I] = "L0I",   [GD_L1I] = "L1I", [GD_L15I] = "L15I", [GD_L1C] = "L1C",
+    [GD_L15C] = "L15C", [GD_L1D] = "L1D", [GD_SMEM] = "SMEM", [GD_L2] = "L2",
+    [GD_TLB1] = "TLB1", [GD_TLB2] = "TLB2", [GD_DRAM] = "DRAM",
+};
+
+const char *gd_level_name(gd_level_id id)
+{
+    return (id >= 0 && id < GD_LEVEL_COUNT) ? level_names[id] : "?";
+}
+
+int gd_level_from_name(const char *name)
+{
+    for (int i = 0; i < GD_LEVEL_COUNT; i++)
+        if (strcasecmp(name, level_names[i]) == 0)
+            return i;
+    return -1;
+}
+
+const char *gd_replacement_name(gd_replacement r)
+{
+    switch (r) {
+    case GD_REPL_LRU: return "lru";
+    case GD_REPL_FIFO: return "fifo";
+    case GD_REPL_RANDOM: return "random";
+    }
+    return "?";
+}
+
+const char *gd_scope_name(gd_scope s)
+{
+    switch (s) {
+    case GD_SCOPE_SUBPARTITION: return "subpartition";
+    case GD_SCOPE_SM: return "sm";
+    case GD_SCOPE_CHIP: return "chip";
+    }
+    return "?";
+}
+
+const char *gd_arch_dir(void)
+{
+    const char *env = getenv("GPUDISSECT_ARCH_DIR");
+    if (env && *env)
+        return env;
+#ifdef GD_SOURCE_DIR
+    return GD_SOURCE_DIR "/analysis/archs";
+#else
+    return "analysis/archs";
+#endif
+}
+
+int gd_arch_resolve(const char *name_or_path, char *path, size_t path_bytes, gd_err *err)
+{
+    size_t len = strlen(name_or_path);
+    int is_path = strchr(name_or_path, '/') != NULL ||
+                  (len > 5 && strcmp(name_or_path + len - 5, ".arch") == 0);
+    int n;
+    if (is_path)
+        n = snprintf(path, path_bytes, "%s", name_or_path);
+    else
+        n = snprintf(path, path_bytes, "%s/%s.arch", gd_arch_dir(), name_or_path);
+    if (n < 0 || (size_t)n >= path_bytes)
+        return gd_fail(err, "arch '%s': path too long", name_or_path);
+    return 0;
+}
+
+int gd_parse_bytes(const char *text, uint64_t *out)
+{
+    static const struct {
+        const char *suffix;
+        uint64_t scale;
+    } units[] = {
+        {"", 1},
+        {"B", 1},
+        {"KiB", 1024ull},
+        {"MiB", 1024ull * 1024},
+        {"GiB", 1024ull * 1024 * 1024},
+    };
+    while (isspace((unsigned char)*text))
+        text++;
+    if (!*text || *text == '-')
+        return -1;
+    errno = 0;
+    char *end = NULL;
+    double v = strtod(text, &end);
+    if (end == text || errno || !isfinite(v) || v < 0)
+        return -1;
+    while (isspace((unsigned char)*end))
+        end++;
+    char unit[16];
+    size_t ul = strcspn(end, " \t\r\n");
+    if (ul >= sizeof unit)
+        return -1;
+    memcpy(unit, end, ul);
+    unit[ul] = 0;
+    const char *rest = end + ul;
+    while (isspace((unsigned char)*rest))
+        rest++;
+    if (*rest)
+        return -1;
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+        if (strcmp(unit, units[i].suffix) == 0) {
+            double bytes = v * (double)units[i].scale;
+            if (bytes > 1.8e19 || bytes != floor(bytes))
+                return -1;
+            *out = (uint64_t)bytes;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* ------------------------------------------------------------------------- */
+/* The key table.                                                            */
+
+typedef enum key_type {
+    K_U32,
+    K_U64,
+    K_BYTES32,  /* size with units, stored as uint32_t */
+    K_BYTES64,  /* size with units, stored as uint64_t */
+    K_DOUBLE,
+    K_BOOL,
+    K_STRING,   /* char[128] */
+    K_CC,       /* "7.5" -> cc_major, cc_minor */
+    K_REPL,
+    K_SCOPE,
+    K_LEVEL,    /* a level name, stored as int */
+} key_type;
+
+typedef enum key_home { HOME_GPU, HOME_LEVEL, HOME_NOISE } key_home;
+
+typedef struct arch_key {
+    key_home home;
+    const char *name;
+    key_type type;
+    size_t offset;
+    unsigned levels; /* HOME_LEVEL: bit mask of sections that accept it */
+} arch_key;
+
+#define LV(x) (1u << (x))
+#define ALL_CACHES                                                                             \
+    (LV(GD_L0I) | LV(GD_L1I) | LV(GD_L15I) | LV(GD_L1C) | LV(GD_L15C) | LV(GD_L1D) | LV(GD_L2) | \
+     LV(GD_TLB1) | LV(GD_TLB2))
+#define ALL_LEVELS (ALL_CACHES | LV(GD_SMEM) | LV(GD_DRAM))
+#define ICACHES (LV(GD_L0I) | LV(GD_L1I) | LV(GD_L15I))
+#define GPU(f) offsetof(gd_arch_gpu, f)
+#define LVL(f) offsetof(gd_arch_level, f)
+#define NOISE(f) offsetof(gd_arch_noise, f)
+
+static const arch_key arch_keys[] = {
+    {HOME_GPU, "name", K_STRING, GPU(name), 0},
+    {HOME_GPU, "compute_capability", K_CC, 0, 0},
+    {HOME_GPU, "sms", K_U32, GPU(sm_count), 0},
+    {HOME_GPU, "subpartitions", K_U32, GPU(subpartitions), 0},
+    {HOME_GPU, "clock_mhz", K_DOUBLE, GPU(clock_mhz), 0},
+    {HOME_GPU, "max_warps_per_sm", K_U32, GPU(max_warps_per_sm), 0},
+    {HOME_GPU, "max_ctas_per_sm", K_U32, GPU(max_ctas_per_sm), 0},
+    {HOME_GPU, "global_mem", K_BYTES64, GPU(global_mem_bytes), 0},
+    {HOME_GPU, "alu_latency", K_U32, GPU(alu_latency_cycles), 0},
+    {HOME_GPU, "shared_per_block", K_BYTES32, GPU(shared_per_block_bytes), 0},
+    {HOME_GPU, "seed", K_U64, GPU(seed), 0},
+
+    {HOME_LEVEL, "size", K_BYTES64, LVL(size_bytes), ALL_CACHES | LV(GD_SMEM)},
+    {HOME_LEVEL, "line", K_BYTES32, LVL(line_bytes), ALL_CACHES},
+    {HOME_LEVEL, "sector", K_BYTES32, LVL(sector_bytes), ALL_CACHES},
+    {HOME_LEVEL, "ways", K_U32, LVL(ways), ALL_CACHES},
+    {HOME_LEVEL, "replacement", K_REPL, LVL(replacement), ALL_CACHES},
+    {HOME_LEVEL, "latency", K_U32, LVL(latency_cycles), ALL_LEVELS},
+    {HOME_LEVEL, "scope", K_SCOPE, LVL(scope), ALL_LEVELS},
+    {HOME_LEVEL, "shared_with", K_LEVEL, LVL(shared_with), ALL_CACHES},
+    {HOME_LEVEL, "prefetch", K_U32, LVL(prefetch_lines), ICACHES},
+    {HOME_LEVEL, "banks", K_U32, LVL(banks), LV(GD_SMEM)},
+    {HOME_LEVEL, "bank_width", K_BYTES32, LVL(bank_width_bytes), LV(GD_SMEM)},
+    {HOME_LEVEL, "fifo_entries", K_U32, LVL(fifo_entries), LV(GD_L1D)},
+    {HOME_LEVEL, "mshr_entries", K_U32, LVL(mshr_entries), LV(GD_L1D) | LV(GD_L2)},
+    {HOME_LEVEL, "mshr_merge", K_U32, LVL(mshr_merge), LV(GD_L1D) | LV(GD_L2)},
+    {HOME_LEVEL, "miss_queue", K_U32, LVL(miss_queue_entries), LV(GD_L1D) | LV(GD_L2)},
+    {HOME_LEVEL, "reorder", K_BOOL, LVL(reorder), LV(GD_L1D)},
+    {HOME_LEVEL, "pipelined_issue", K_BOOL, LVL(pipelined_issue), LV(GD_L1D)},
+    {HOME_LEVEL, "requests_per_cycle", K_U32, LVL(requests_per_cycle), LV(GD_L2) | LV(GD_DRAM)},
+
+    {HOME_NOISE, "jitter", K_DOUBLE, NOISE(jitter_cycles), 0},
+    {HOME_NOISE, "outlier_rate", K_DOUBLE, NOISE(outlier_rate), 0},
+    {HOME_NOISE, "outlier_cycles", K_U32, NOISE(outlier_cycles), 0},
+    {HOME_NOISE, "seed", K_U64, NOISE(seed), 0},
+};
+#define ARCH_KEY_COUNT (sizeof arch_keys / sizeof arch_keys[0])
+
+/* ------------------------------------------------------------------------- */
+/* Parse state.                                                              */
+
+#define MAX_SEEN 256
+
+typedef struct seen_key {
+    char section[16];
+    char key[32];
+    int line;
+} seen_key;
+
+typedef struct parse_ctx {
+    gd_arch *arch;
+    const char *path;
+    int line;           /* current line (counted by our reader) */
+    int error_line;
+    char error[GD_ERR_MSG_BYTES];
+    seen_key seen[MAX_SEEN];
+    int seen_count;
+    int section_line[GD_LEVEL_COUNT + 2]; /* +gpu +noise */
+    /* the string being read by the line reader */
+    const char *cursor;
+    int from_override;
+} parse_ctx;
+
+#define SECTION_GPU GD_LEVEL_COUNT
+#define SECTION_NOISE (GD_LEVEL_COUNT + 1)
+
+static int ctx_error(parse_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int ctx_error(parse_ctx *ctx, const char *fmt, ...)
+{
+    if (!ctx->error[0]) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(ctx->error, sizeof ctx->error, fmt, ap);
+        va_end(ap);
+        ctx->error_line = ctx->line;
+    }
+    return 0; /* inih: 0 = error */
+}
+
+static int section_index(const char *section)
+{
+    if (strcasecmp(section, "gpu") == 0)
+        return SECTION_GPU;
+    if (strcasecmp(section, "noise") == 0)
+        return SECTION_NOISE;
+    return gd_level_from_name(section);
+}
+
+static int key_line(const parse_ctx *ctx, int section, const char *key)
+{
+    const char *sname = section == SECTION_GPU     ? "gpu"
+                        : section == SECTION_NOISE ? "noise"
+                                                   : gd_level_name((gd_level_id)section);
+    for (int i = ctx->seen_count - 1; i >= 0; i--)
+        if (strcasecmp(ctx->seen[i].section, sname) == 0 && strcmp(ctx->seen[i].key, key) == 0)
+            return ctx->seen[i].line;
+    return ctx->section_line[section];
+}
+
+static int parse_u64(const char *v, uint64_t *out)
+{
+    while (isspace((unsigned char)*v))
+        v++;
+    if (!isdigit((unsigned char)*v))
+        return -1;
+    errno = 0;
+    char *end = NULL;
+    unsigned long long x = strtoull(v, &end, 0);
+    while (isspace((unsigned char)*end))
+        end++;
+    if (errno || *end)
+        return -1;
+    *out = x;
+    return 0;
+}
+
+static int store_value(parse_ctx *ctx, const arch_key *k, char *base, const char *value)
+{
+    uint64_t u;
+    switch (k->type) {
+    case K_U32:
+        if (parse_u64(value, &u) || u > UINT32_MAX)
+            return ctx_error(ctx, "'%s' must be a non-negative integer, got '%s'", k->name, value);
+        *(uint32_t *)(base + k->offset) = (uint32_t)u;
+        return 1;
+    case K_U64:
+        if (parse_u64(value, &u))
+            return ctx_error(ctx, "'%s' must be a non-negative integer, got '%s'", k->name, value);
+        *(uint64_t *)(base + k->offset) = u;
+        return 1;
+    case K_BYTES32:
+    case K_BYTES64:
+        if (gd_parse_bytes(value, &u))
+            return ctx_error(ctx, "'%s' must be a size in bytes (e.g. 128, 64KiB, 4MiB), got '%s'",
+                             k->name, value);
+        if (k->type == K_BYTES32) {
+            if (u > UINT32_MAX)
+                return ctx_error(ctx, "'%s' is too large: '%s'", k->name, value);
+            *(uint32_t *)(base + k->offset) = (uint32_t)u;
+        } else {
+            *(uint64_t *)(base + k->offset) = u;
+        }
+        return 1;
+    case K_DOUBLE: {
+        errno = 0;
+        char *end = NULL;
+        double d = strtod(value, &end);
+        while (end && isspace((unsigned char)*end))
+            end++;
+        if (end == value || errno || *end || !isfinite(d) || d < 0)
+            return ctx_error(ctx, "'%s' must be a non-negative number, got '%s'", k->name, value);
+        *(double *)(base + k->offset) = d;
+        return 1;
+    }
+    case K_BOOL:
+        if (!strcasecmp(value, "1") || !strcasecmp(value, "true") || !strcasecmp(value, "yes") ||
+            !strcasecmp(value, "on"))
+            *(int *)(base + k->offset) = 1;
+        else if (!strcasecmp(value, "0") || !strcasecmp(value, "false") ||
+                 !strcasecmp(value, "no") || !strcasecmp(value, "off"))
+            *(int *)(base + k->offset) = 0;
+        else
+            return ctx_error(ctx, "'%s' must be true or false, got '%s'", k->name, value);
+        return 1;
+    case K_STRING:
+        if (strlen(value) >= sizeof ctx->arch->gpu.name)
+            return ctx_error(ctx, "'%s' is too long", k->name);
+        snprintf(base + k->offset, sizeof ctx->arch->gpu.name, "%s", value);
+        return 1;
+    case K_CC: {
+        int major, minor;
+        char tail;
+        if (sscanf(value, "%d.%d%c", &major, &minor, &tail) != 2 || major < 1 || major > 20 ||
+            minor < 0 || minor > 9)
+            return ctx_error(ctx, "'%s' must look like 7.5, got '%s'", k->name, value);
+        ctx->arch->gpu.cc_major = major;
+        ctx->arch->gpu.cc_minor = minor;
+        return 1;
+    }
+    case K_REPL:
+        if (!strcasecmp(value, "lru"))
+            *(gd_replacement *)(base + k->offset) = GD_REPL_LRU;
+        else if (!strcasecmp(value, "fifo"))
+            *(gd_replacement *)(base + k->offset) = GD_REPL_FIFO;
+        else if (!strcasecmp(value, "random"))
+            *(gd_replacement *)(base + k->offset) = GD_REPL_RANDOM;
+        else
+            return ctx_error(ctx, "'%s' must be lru, fifo or random, got '%s'", k->name, value);
+        return 1;
+    case K_SCOPE:
+        if (!strcasecmp(value, "subpartition"))
+            *(gd_scope *)(base + k->offset) = GD_SCOPE_SUBPARTITION;
+        else if (!strcasecmp(value, "sm"))
+            *(gd_scope *)(base + k->offset) = GD_SCOPE_SM;
+        else if (!strcasecmp(value, "chip"))
+            *(gd_scope *)(base + k->offset) = GD_SCOPE_CHIP;
+        else
+            return ctx_error(ctx, "'%s' must be subpartition, sm or chip, got '%s'", k->name,
+                             value);
+        return 1;
+    case K_LEVEL: {
+        int id = gd_level_from_name(value);
+        if (id < 0)
+            return ctx_error(ctx, "'%s' must name a level (L1I, L15C, ...), got '%s'", k->name,
+                             value);
+        *(int *)(base + k->offset) = id;
+        return 1;
+    }
+    }
+    return ctx_error(ctx, "internal: bad key type");
+}
+
+static int arch_handler(void *user, const char *section, const char *name, const char *value)
+{
+    parse_ctx *ctx = user;
+    int sec = section_index(section);
+    if (sec < 0)
+        return ctx_error(ctx, "unknown section [%s] (expected gpu, noise or a level: L0I L1I L15I "
+                              "L1C L15C L1D SMEM L2 TLB1 TLB2 DRAM)",
+                         section);
+    if (!ctx->section_line[sec])
+        ctx->section_line[sec] = ctx->line;
+    if (!*value)
+        return ctx_error(ctx, "[%s] %s has no value", section, name);
+
+    const arch_key *key = NULL;
+    for (size_t i = 0; i < ARCH_KEY_COUNT; i++) {
+        const arch_key *k = &arch_keys[i];
+        if (strcmp(k->name, name) != 0)
+            continue;
+        if ((sec == SECTION_GPU && k->home == HOME_GPU) ||
+            (sec == SECTION_NOISE && k->home == HOME_NOISE) ||
+            (sec < GD_LEVEL_COUNT && k->home == HOME_LEVEL && (k->levels & LV(sec)))) {
+            key = k;
+            break;
+        }
+    }
+    if (!key)
+        return ctx_error(ctx, "unknown key '%s' in [%s]", name, section);
+
+    char *base;
+    if (sec == SECTION_GPU)
+        base = (char *)&ctx->arch->gpu;
+    else if (sec == SECTION_NOISE)
+        base = (char *)&ctx->arch->noise;
+    else {
+        base = (char *)&ctx->arch->level[sec];
+        ctx->arch->level[sec].present = 1;
+    }
+    if (ctx->seen_count < MAX_SEEN) {
+        seen_key *s = &ctx->seen[ctx->seen_count++];
+        snprintf(s->section, sizeof s->section, "%s", section);
+        snprintf(s->key, sizeof s->key, "%s", name);
+        s->line = ctx->line;
+    }
+    return store_value(ctx, key, base, value);
+}
+
+/* ini_reader over a string: one physical line per call, counting lines.  A line
+ * longer than inih's buffer is an error (inih would silently cut it). */
+static char *line_reader(char *str, int num, void *stream)
+{
+    parse_ctx *ctx = stream;
+    const char *s = ctx->cursor;
+    if (!s || !*s)
+        return NULL;
+    size_t len = strcspn(s, "\n");
+    size_t advance = len + (s[len] == '\n');
+    ctx->line++;
+    if (len + 2 > (size_t)num) {
+        ctx_error(ctx, "line longer than %d characters", num - 2);
+        len = (size_t)num - 2;
+    }
+    memcpy(str, s, len);
+    str[len] = '\n';
+    str[len + 1] = 0;
+    ctx->cursor = s + advance;
+    return str;
+}
+
+/* ------------------------------------------------------------------------- */
+
+static void arch_defaults(gd_arch *a)
+{
+    memset(a, 0, sizeof *a);
+    a->gpu.sm_count = 1;
+    a->gpu.subpartitions = 4;
+    a->gpu.clock_mhz = 1000;
+    a->gpu.max_warps_per_sm = 32;
+    a->gpu.max_ctas_per_sm = 16;
+    a->gpu.global_mem_bytes = 1ull << 30;
+    a->gpu.alu_latency_cycles = 1;
+    a->gpu.shared_per_block_bytes = 48 * 1024;
+    a->gpu.seed = 1;
+    a->noise.seed = 1;
+    for (int i = 0; i < GD_LEVEL_COUNT; i++) {
+        a->level[i].shared_with = -1;
+        a->level[i].scope = GD_SCOPE_SM;
+    }
+    a->level[GD_L2].scope = GD_SCOPE_CHIP;
+    a->level[GD_TLB2].scope = GD_SCOPE_CHIP;
+    a->level[GD_DRAM].scope = GD_SCOPE_CHIP;
+}
+
+static int is_pow2(uint64_t x)
+{
+    return x && !(x & (x - 1));
+}
+
+/* Checks one cache-like level; fills derived fields. Returns 0 or sets ctx error. */
+static int validate_cache(parse_ctx *ctx, int id)
+{
+    gd_arch_level *l = &ctx->arch->level[id];
+    const char *nm = gd_level_name((gd_level_id)id);
+    static const char *const required[] = {"size", "line", "ways", "latency"};
+    for (size_t i = 0; i < sizeof required / sizeof required[0]; i++) {
+        int found = 0;
+        for (int s = 0; s < ctx->seen_count; s++)
+            if (!strcasecmp(ctx->seen[s].section, nm) && !strcmp(ctx->seen[s].key, required[i]))
+                found = 1;
+        if (!found) {
+            ctx->line = ctx->section_line[id];
+            return ctx_error(ctx, "[%s] is missing '%s'", nm, required[i]);
+        }
+    }
+    if (!l->sector_bytes)
+        l->sector_bytes = l->line_bytes;
+    if (!is_pow2(l->line_bytes)) {
+        ctx->line = key_line(ctx, id, "line");
+        return ctx_error(ctx, "[%s] line must be a power of two, got %u", nm, l->line_bytes);
+    }
+    if (!is_pow2(l->sector_bytes) || l->sector_bytes > l->line_bytes ||
+        l->line_bytes / l->sector_bytes > 32) {
+        ctx->line = key_line(ctx, id, "sector");
+        return ctx_error(ctx, "[%s] sector (%u) must be a power of two dividing line (%u) at most 32 times",
+                         nm, l->sector_bytes, l->line_bytes);
+    }
+    if (!l->ways) {
+        ctx->line = key_line(ctx, id, "ways");
+        return ctx_error(ctx, "[%s] ways must be at least 1", nm);
+    }
+    uint64_t set_bytes = (uint64_t)l->line_bytes * l->ways;
+    if (!l->size_bytes || l->size_bytes % set_bytes) {
+        ctx->line = key_line(ctx, id, "size");
+        return ctx_error(ctx, "[%s] size %llu is not a whole number of sets of %u ways x %u-byte lines",
+                         nm, (unsigned long long)l->size_bytes, l->ways, l->line_bytes);
+    }
+    if (l->size_bytes / set_bytes > (1u << 24)) {
+        ctx->line = key_line(ctx, id, "size");
+        return ctx_error(ctx, "[%s] too many sets", nm);
+    }
+    l->sets = (uint32_t)(l->size_bytes / set_bytes);
+    return 1;
+}
+
+static int arch_validate(parse_ctx *ctx)
+{
+    gd_arch *a = ctx->arch;
+    if (!a->gpu.sm_count || !a->gpu.subpartitions || a->gpu.subpartitions > 8) {
+        ctx->line = key_line(ctx, SECTION_GPU, a->gpu.sm_count ? "subpartitions" : "sms");
+        return ctx_error(ctx, "[gpu] needs sms >= 1 and 1..8 subpartitions");
+    }
+    if (!a->gpu.cc_major) {
+        ctx->line = ctx->section_line[SECTION_GPU];
+        return ctx_error(ctx, "[gpu] is missing 'compute_capability'");
+    }
+    if (!a->gpu.max_warps_per_sm || a->gpu.max_warps_per_sm > 64) {
+        ctx->line = key_line(ctx, SECTION_GPU, "max_warps_per_sm");
+        return ctx_error(ctx, "[gpu] max_warps_per_sm must be 1..64");
+    }
+    if (!a->gpu.max_ctas_per_sm) {
+        ctx->line = key_line(ctx, SECTION_GPU, "max_ctas_per_sm");
+        return ctx_error(ctx, "[gpu] max_ctas_per_sm must be at least 1");
+    }
+    if (a->noise.outlier_rate > 1) {
+        ctx->line = key_line(ctx, SECTION_NOISE, "outlier_rate");
+        return ctx_error(ctx, "[noise] outlier_rate must be between 0 and 1");
+    }
+    static const gd_level_id needed[] = {GD_L1D, GD_L2, GD_DRAM, GD_SMEM, GD_L1C};
+    for (size_t i = 0; i < sizeof needed / sizeof needed[0]; i++) {
+        if (!a->level[needed[i]].present) {
+            ctx->line = 0;
+            return ctx_error(ctx, "missing section [%s] (every arch needs L1D, L2, DRAM, SMEM, L1C)",
+                             gd_level_name(needed[i]));
+        }
+    }
+    for (int id = 0; id < GD_LEVEL_COUNT; id++) {
+        gd_arch_level *l = &a->level[id];
+        if (!l->present || id == GD_SMEM || id == GD_DRAM)
+            continue;
+        if (!validate_cache(ctx, id))
+            return 0;
+        if (l->shared_with >= 0 && !a->level[l->shared_with].present) {
+            ctx->line = key_line(ctx, id, "shared_with");
+            return ctx_error(ctx, "[%s] shared_with names [%s], which this file does not define",
+                             gd_level_name((gd_level_id)id), gd_level_name(l->shared_with));
+        }
+    }
+    gd_arch_level *smem = &a->level[GD_SMEM];
+    if (!smem->banks)
+        smem->banks = 32;
+    if (!smem->bank_width_bytes)
+        smem->bank_width_bytes = 4;
+    if (!is_pow2(smem->banks) || !is_pow2(smem->bank_width_bytes)) {
+        ctx->line = key_line(ctx, GD_SMEM, "banks");
+        return ctx_error(ctx, "[SMEM] banks and bank_width must be powers of two");
+    }
+    gd_arch_level *l1 = &a->level[GD_L1D];
+    if (!l1->fifo_entries)
+        l1->fifo_entries = 16;
+    if (!l1->mshr_entries)
+        l1->mshr_entries = 256;
+    if (!l1->mshr_merge)
+        l1->mshr_merge = 8;
+    if (!l1->miss_queue_entries)
+        l1->miss_queue_entries = 16;
+    gd_arch_level *l2 = &a->level[GD_L2];
+    if (!l2->requests_per_cycle)
+        l2->requests_per_cycle = 1;
+    if (!l2->mshr_entries)
+        l2->mshr_entries = 1024;
+    if (!l2->mshr_merge)
+        l2->mshr_merge = 16;
+    if (!a->level[GD_DRAM].requests_per_cycle)
+        a->level[GD_DRAM].requests_per_cycle = 1;
+    /* Latencies must increase down the data hierarchy: the memory path adds the
+     * differences (L2 - L1, DRAM - L2) as transit times. */
+    if (l2->latency_cycles <= l1->latency_cycles) {
+        ctx->line = key_line(ctx, GD_L2, "latency");
+        return ctx_error(ctx, "[L2] latency (%u) must exceed [L1D] latency (%u)", l2->latency_cycles,
+                         l1->latency_cycles);
+    }
+    if (a->level[GD_DRAM].latency_cycles <= l2->latency_cycles) {
+        ctx->line = key_line(ctx, GD_DRAM, "latency");
+        return ctx_error(ctx, "[DRAM] latency (%u) must exceed [L2] latency (%u)",
+                         a->level[GD_DRAM].latency_cycles, l2->latency_cycles);
+    }
+    if (l1->line_bytes > 1024 || l2->line_bytes > 1024) {
+        ctx->line = key_line(ctx, GD_L1D, "line");
+        return ctx_error(ctx, "data cache lines are limited to 1024 bytes");
+    }
+    if (l2->sector_bytes > l1->sector_bytes * 32) {
+        ctx->line = key_line(ctx, GD_L2, "sector");
+        return ctx_error(ctx, "[L2] sector too large");
+    }
+    return 1;
+}
+
+static int apply_overrides(parse_ctx *ctx, const char *const *overrides, size_t count, gd_err *err)
+{
+    for (size_t i = 0; i < count; i++) {
+        const char *o = overrides[i];
+        const char *dot = strchr(o, '.');
+        const char *eq = strchr(o, '=');
+        if (!dot || !eq || dot > eq || dot == o || eq == dot + 1)
+            return gd_fail(err, "override '%s': expected SECTION.key=value (e.g. L1D.ways=8)", o);
+        char section[32], key[64], value[256];
+        if ((size_t)(dot - o) >= sizeof section || (size_t)(eq - dot - 1) >= sizeof key ||
+            strlen(eq + 1) >= sizeof value)
+            return gd_fail(err, "override '%s': too long", o);
+        memcpy(section, o, (size_t)(dot - o));
+        section[dot - o] = 0;
+        memcpy(key, dot + 1, (size_t)(eq - dot - 1));
+        key[eq - dot - 1] = 0;
+        snprintf(value, sizeof value, "%s", eq + 1);
+        ctx->line = 0;
+        if (!arch_handler(ctx, section, key, value))
+            return gd_fail(err, "override '%s': %s", o, ctx->error);
+    }
+    return 0;
+}
+
+int gd_arch_parse_string(const char *text, const char *path, const char *const *overrides,
+                         size_t override_count, gd_arch *out, gd_err *err)
+{
+    parse_ctx *ctx = calloc(1, sizeof *ctx);
+    if (!ctx)
+        return gd_fail(err, "%s: out of memory", path);
+    arch_defaults(out);
+    ctx->arch = out;
+    ctx->path = path;
+    ctx->cursor = text;
+    int rc = ini_parse_stream(line_reader, ctx, arch_handler, ctx);
+    if (rc != 0 || ctx->error[0]) {
+        if (ctx->error[0])
+            gd_fail(err, "%s:%d: %s", path, ctx->error_line, ctx->error);
+        else if (rc > 0)
+            gd_fail(err, "%s:%d: syntax error (expected [section] or key = value)", path, rc);
+        else
+            gd_fail(err, "%s: could not be parsed", path);
+        free(ctx);
+        return -1;
+    }
+    if (apply_overrides(ctx, overrides, override_count, err) != 0) {
+        free(ctx);
+        return -1;
+    }
+    if (!arch_validate(ctx)) {
+        if (ctx->error_line > 0)
+            gd_fail(err, "%s:%d: %s", path, ctx->error_line, ctx->error);
+        else
+            gd_fail(err, "%s: %s", path, ctx->error);
+        free(ctx);
+        return -1;
+    }
+    /* name = file stem */
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    snprintf(out->name, sizeof out->name, "%s", base);
+    char *dot = strrchr(out->name, '.');
+    if (dot && !strcmp(dot, ".arch"))
+        *dot = 0;
+    snprintf(out->path, sizeof out->path, "%s", path);
+    free(ctx);
+    return 0;
+}
+
+int gd_arch_load(const char *path, const char *const *overrides, size_t override_count,
+                 gd_arch *out, gd_err *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return gd_fail(err, "%s: cannot open arch file: %s", path, strerror(errno));
+    char *text = NULL;
+    size_t len = 0, cap = 0;
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
+        if (len + n + 1 > cap) {
+            cap = (len + n + 1) * 2;
+            char *t = realloc(text, cap);
+            if (!t) {
+                free(text);
+                fclose(f);
+                return gd_fail(err, "%s: out of memory", path);
+            }
+            text = t;
+        }
+        memcpy(text + len, buf, n);
+        len += n;
+    }
+    int read_error = ferror(f);
+    fclose(f);
+    if (read_error) {
+        free(text);
+        return gd_fail(err, "%s: read error", path);
+    }
+    if (!text) {
+        text = strdup("");
+        if (!text)
+            return gd_fail(err, "%s: out of memory", path);
+    }
+    text[len] = 0;
+    if (memchr(text, 0, len)) {
+        free(text);
+        return gd_fail(err, "%s: not a text file (contains NUL bytes)", path);
+    }
+    int rc = gd_arch_parse_string(text, path, overrides, override_count, out, err);
+    free(text);
+    return rc;
+}

@@ -1,0 +1,285 @@
+/* cmd_run.c -- `gpudissect run` (measure a sweep) and `gpudissect emit` (print the
+ * PTX of one point).  Both take the same probe options. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "analysis/arch.h"
+#include "host/commands.h"
+#include "host/meta.h"
+#include "host/results.h"
+#include "host/runner.h"
+#include "kernels/probe.h"
+
+#define MAX_OVERRIDES 64
+
+typedef struct run_args {
+    const char *device;
+    const char *probe;
+    const char *sweep;
+    const char *out;
+    const char *point;
+    const char *overrides[MAX_OVERRIDES];
+    size_t override_count;
+    gd_probe_opts opts;
+    int quiet;
+} run_args;
+
+static const char run_help[] =
+    "usage: gpudissect run --device DEV --probe NAME --sweep FROM:TO[:STEPS] [options]\n"
+    "\n"
+    "Runs a probe over a sweep and writes results/RUN/: meta.json and NAME.csv\n"
+    "(sweep value, series, min, median, mean, max, count, p05, p95, stddev).\n"
+    "\n"
+    "  --device DEV        sim:ARCH (an arch in analysis/archs or a path) or cuda:N\n"
+    "  --probe NAME        see `gpudissect list`\n"
+    "  --sweep SPEC        FROM:TO doubles from FROM to TO; FROM:TO:N gives N points\n"
+    "                      spaced geometrically; FROM:TO:+STEP a linear sweep.\n"
+    "                      Sizes take units: 1KiB:8MiB\n"
+    "  --stride BYTES      element stride (p-chase: default 32)\n"
+    "  --pattern P         seq (default) or random (seeded single-cycle permutation)\n"
+    "  --seed N            seed of the random pattern (default 1)\n"
+    "  --variant V         probe variant (p-chase: ca = L1+L2, cg = L2 only)\n"
+    "  --samples N         samples kept per point (p-chase: power of two, 64..2048)\n"
+    "  --set S.key=VALUE   override an arch-file value of a sim device (repeatable),\n"
+    "                      e.g. --set L1D.ways=8 --set L1D.reorder=true\n"
+    "  --out DIR           results directory (default results/DATE-TIME-DEVICE)\n"
+    "  --quiet             no progress lines on stderr\n";
+
+static const char emit_help[] =
+    "usage: gpudissect emit --probe NAME [--device DEV] [--point VALUE] [options]\n"
+    "\n"
+    "Prints the PTX the probe hands to the device for one sweep point (default: the\n"
+    "first point of a 1KiB sweep).  --device picks the target (default sim:t4, whose\n"
+    "arch file says sm_75; cuda:N uses the card's compute capability).  Takes the\n"
+    "probe options of `gpudissect run`.\n";
+
+static int parse_args(int argc, char **argv, run_args *a, const char *help, int is_emit)
+{
+    enum { O_STRIDE = 256, O_PATTERN, O_SEED, O_VARIANT, O_SAMPLES, O_SET, O_OUT, O_QUIET, O_POINT };
+    static const struct option opts[] = {
+        {"device", required_argument, 0, 'd'},   {"probe", required_argument, 0, 'p'},
+        {"sweep", required_argument, 0, 's'},    {"stride", required_argument, 0, O_STRIDE},
+        {"pattern", required_argument, 0, O_PATTERN}, {"seed", required_argument, 0, O_SEED},
+        {"variant", required_argument, 0, O_VARIANT}, {"samples", required_argument, 0, O_SAMPLES},
+        {"set", required_argument, 0, O_SET},    {"out", required_argument, 0, O_OUT},
+        {"quiet", no_argument, 0, O_QUIET},      {"point", required_argument, 0, O_POINT},
+        {"help", no_argument, 0, 'h'},           {0, 0, 0, 0},
+    };
+    memset(a, 0, sizeof *a);
+    a->opts.seed = 1;
+    optind = 1;
+    opterr = 0;
+    int c;
+    uint64_t v;
+    while ((c = getopt_long(argc, argv, ":d:p:s:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'd': a->device = optarg; break;
+        case 'p': a->probe = optarg; break;
+        case 's': a->sweep = optarg; break;
+        case O_STRIDE:
+            if (gd_parse_bytes(optarg, &v) || v == 0) {
+                fprintf(stderr, "gpudissect: --stride must be a size in bytes, got '%s'\n", optarg);
+                return 2;
+            }
+            a->opts.stride_bytes = v;
+            break;
+        case O_PATTERN:
+            if (!strcmp(optarg, "random"))
+                a->opts.random_order = 1;
+            else if (strcmp(optarg, "seq") && strcmp(optarg, "sequential")) {
+                fprintf(stderr, "gpudissect: --pattern must be seq or random, got '%s'\n", optarg);
+                return 2;
+            }
+            break;
+        case O_SEED: {
+            char *end;
+            errno = 0;
+            a->opts.seed = strtoull(optarg, &end, 0);
+            if (*end || errno) {
+                fprintf(stderr, "gpudissect: --seed must be a number, got '%s'\n", optarg);
+                return 2;
+            }
+            break;
+        }
+        case O_VARIANT: snprintf(a->opts.variant, sizeof a->opts.variant, "%s", optarg); break;
+        case O_SAMPLES: {
+            char *end;
+            errno = 0;
+            unsigned long s = strtoul(optarg, &end, 10);
+            if (*end || errno || s == 0 || s > 1u << 20) {
+                fprintf(stderr, "gpudissect: --samples must be a positive number, got '%s'\n", optarg);
+                return 2;
+            }
+            a->opts.samples = (uint32_t)s;
+            break;
+        }
+        case O_SET:
+            if (a->override_count == MAX_OVERRIDES) {
+                fprintf(stderr, "gpudissect: too many --set options\n");
+                return 2;
+            }
+            a->overrides[a->override_count++] = optarg;
+            break;
+        case O_OUT: a->out = optarg; break;
+        case O_QUIET: a->quiet = 1; break;
+        case O_POINT: a->point = optarg; break;
+        case 'h': fputs(help, stdout); return 0;
+        case ':':
+            fprintf(stderr, "gpudissect: option '%s' needs a value\n", argv[optind - 1]);
+            return 2;
+        default:
+            fprintf(stderr, "gpudissect: unknown option '%s'\n%s", argv[optind - 1], help);
+            return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "gpudissect: unexpected argument '%s'\n", argv[optind]);
+        return 2;
+    }
+    if (!a->probe) {
+        fprintf(stderr, "gpudissect: --probe is required\n%s", help);
+        return 2;
+    }
+    if (!is_emit && (!a->device || !a->sweep)) {
+        fprintf(stderr, "gpudissect: --device and --sweep are required\n%s", help);
+        return 2;
+    }
+    if (is_emit && a->sweep) {
+        fprintf(stderr, "gpudissect: emit takes --point, not --sweep\n");
+        return 2;
+    }
+    if (!is_emit && (a->point)) {
+        fprintf(stderr, "gpudissect: run takes --sweep, not --point\n");
+        return 2;
+    }
+    return -1;
+}
+
+static void default_out_dir(const char *device, char *buf, size_t size)
+{
+    char stamp[32], dev[64];
+    time_t now = time(NULL);
+    struct tm tm;
+    localtime_r(&now, &tm);
+    strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+    snprintf(dev, sizeof dev, "%s", device);
+    for (char *p = dev; *p; p++)
+        if (*p == ':' || *p == '/' || *p == '.')
+            *p = '-';
+    snprintf(buf, size, "results/%s-%s", stamp, dev);
+}
+
+static const gd_probe *find_probe(const char *name)
+{
+    const gd_probe *p = gd_probe_find(name);
+    if (!p)
+        fprintf(stderr, "gpudissect: error: unknown probe '%s' (see `gpudissect list`)\n", name);
+    return p;
+}
+
+int gd_cmd_run(int argc, char **argv)
+{
+    run_args a;
+    int rc = parse_args(argc, argv, &a, run_help, 0);
+    if (rc >= 0)
+        return rc;
+    const gd_probe *probe = find_probe(a.probe);
+    if (!probe)
+        return 2;
+    gd_err err;
+    gd_sweep sweep;
+    uint64_t stride = a.opts.stride_bytes ? a.opts.stride_bytes : probe->default_stride_bytes;
+    if (gd_sweep_parse(a.sweep, stride ? stride : 1, &sweep, &err) != 0) {
+        fprintf(stderr, "gpudissect: error: %s\n", err.msg);
+        return 2;
+    }
+    gd_device_opts dopts = {.overrides = a.overrides, .override_count = a.override_count};
+    gd_device *dev = NULL;
+    if (gd_device_open(a.device, &dopts, &dev, &err) != 0) {
+        gd_sweep_free(&sweep);
+        return gd_report_error(err.msg);
+    }
+    char out_dir[512];
+    if (a.out)
+        snprintf(out_dir, sizeof out_dir, "%s", a.out);
+    else
+        default_out_dir(a.device, out_dir, sizeof out_dir);
+    json_t *meta = NULL;
+    gd_runner runner;
+    gd_curve curve;
+    gd_runner_init(&runner, dev, out_dir, a.quiet ? NULL : stderr);
+    gd_curve_init(&curve, probe->name, probe, &a.opts);
+    int status = 1;
+    if (gd_mkdirs(out_dir, &err) != 0 || !(meta = gd_meta_new(dev, argc, argv, &err)))
+        goto out;
+    json_t *entry = json_object();
+    json_object_set_new(entry, "probe", json_string(probe->name));
+    json_object_set_new(entry, "csv", json_string(curve.label));
+    json_object_set_new(entry, "sweep", json_string(a.sweep));
+    json_object_set_new(entry, "points", json_integer((json_int_t)sweep.count));
+    json_object_set_new(entry, "stride_bytes", json_integer((json_int_t)stride));
+    json_object_set_new(entry, "pattern", json_string(a.opts.random_order ? "random" : "seq"));
+    json_object_set_new(entry, "variant", a.opts.variant[0] ? json_string(a.opts.variant) : json_null());
+    json_t *sets = json_array();
+    for (size_t i = 0; i < a.override_count; i++)
+        json_array_append_new(sets, json_string(a.overrides[i]));
+    json_object_set_new(entry, "arch_overrides", sets);
+    json_array_append_new(json_object_get(meta, "probes"), entry);
+    if (gd_meta_write(meta, out_dir, &err) != 0)
+        goto out;
+    if (gd_runner_sweep(&runner, &curve, &sweep, &err) != 0) {
+        gd_err ignored;
+        json_object_set_new(meta, "error", json_string(err.msg));
+        gd_meta_finish(meta, dev, out_dir, &ignored);
+        goto out;
+    }
+    if (gd_meta_finish(meta, dev, out_dir, &err) != 0)
+        goto out;
+    if (!a.quiet)
+        fprintf(stderr, "wrote %s/%s.csv and %s/meta.json\n", out_dir, curve.label, out_dir);
+    printf("%s\n", out_dir);
+    status = 0;
+out:
+    if (status)
+        gd_report_error(err.msg);
+    json_decref(meta);
+    gd_curve_free(&curve);
+    gd_runner_close(&runner);
+    gd_device_close(dev);
+    gd_sweep_free(&sweep);
+    return status;
+}
+
+int gd_cmd_emit(int argc, char **argv)
+{
+    run_args a;
+    int rc = parse_args(argc, argv, &a, emit_help, 1);
+    if (rc >= 0)
+        return rc;
+    const gd_probe *probe = find_probe(a.probe);
+    if (!probe)
+        return 2;
+    uint64_t point = 1024;
+    if (a.point && gd_parse_bytes(a.point, &point)) {
+        fprintf(stderr, "gpudissect: --point must be a number or size, got '%s'\n", a.point);
+        return 2;
+    }
+    gd_err err;
+    gd_device_opts dopts = {.overrides = a.overrides, .override_count = a.override_count};
+    gd_device *dev = NULL;
+    if (gd_device_open(a.device ? a.device : "sim:t4", &dopts, &dev, &err) != 0)
+        return gd_report_error(err.msg);
+    gd_probe_plan plan;
+    if (probe->plan(&a.opts, gd_device_get_info(dev), point, &plan, &err) != 0) {
+        gd_device_close(dev);
+        return gd_report_error(err.msg);
+    }
+    fputs(plan.ptx, stdout);
+    gd_probe_plan_free(probe, &plan);
+    gd_device_close(dev);
+    return 0;
+}

@@ -1,0 +1,14 @@
+/* commands.h -- the subcommands of the gpudissect CLI (one file each). */
+#ifndef GD_COMMANDS_H
+#define GD_COMMANDS_H
+
+/* Each returns the process exit status: 0 success, 1 failure, 2 usage error. */
+int gd_cmd_devices(int argc, char **argv);
+int gd_cmd_list(int argc, char **argv);
+int gd_cmd_run(int argc, char **argv);
+int gd_cmd_emit(int argc, char **argv);
+
+/* Prints "gpudissect: error: MSG" on stderr; returns 1. */
+int gd_report_error(const char *msg);
+
+#endif

@@ -1,0 +1,802 @@
+/* cuda_device.c -- the "cuda:N" device: a real NVIDIA GPU through the driver API.
+ *
+ * This backend turns the calls of host/device.h into CUDA driver API calls: the
+ * primary context of device N, PTX JIT-compiled with the cuLink* API, plain
+ * cuMemAlloc/cuMemcpy memory and cuLaunchKernel on the default stream.  The
+ * machine-code size the probes report comes from the cubin the JIT produced,
+ * read as ELF by host/cubin_elf.c.
+ *
+ * gpudissect never links libcuda.  Most machines that build and test it have no
+ * GPU, and a binary linked against libcuda would not even start there.  Instead
+ * the driver is dlopen()ed when a cuda:N device is opened (GPUDISSECT_LIBCUDA
+ * names another file, which is how the tests substitute a mock driver) and every
+ * entry point is looked up by the name cuda.h maps it to -- see
+ * host/cuda_symbols.h for why that matters.  Each pointer has the exact type the
+ * header declares for that name (__typeof__ of the declaration), so the compiler
+ * checks every call against the versioned ABI we asked for.
+ *
+ * Every failing driver call becomes one line naming the versioned entry point,
+ * its key arguments and cuGetErrorName/cuGetErrorString.  The two failures a
+ * user is most likely to meet -- no driver at all, or the CUDA toolkit's stub
+ * libcuda found instead of the driver's -- get their own explanations.
+ *
+ * Without CUDA headers at build time the file still compiles, and every entry
+ * point fails with a message saying how to rebuild.
+ */
+#include "host/cuda_device.h"
+
+#include "host/cubin_elf.h"
+#include "host/cuda_symbols.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CUDA_NO_HEADERS_MSG                                                                    \
+    "this gpudissect was built without CUDA headers (set CUDA_HOME and rebuild)"
+
+#ifndef GD_HAVE_CUDA
+
+int cuda_device_open(int ordinal, const gd_device_opts *opts, gd_device **out, gd_err *err)
+{
+    (void)ordinal, (void)opts;
+    *out = NULL;
+    return gd_fail(err, CUDA_NO_HEADERS_MSG);
+}
+
+int cuda_device_list(gd_device_info *infos, int max, int *count, gd_err *err)
+{
+    (void)infos, (void)max;
+    *count = 0;
+    return gd_fail(err, CUDA_NO_HEADERS_MSG);
+}
+
+int cuda_kernel_cubin(const gd_kernel *kernel, const void **bytes, size_t *size)
+{
+    (void)kernel;
+    *bytes = NULL;
+    *size = 0;
+    return -1;
+}
+
+int cuda_kernel_load_cubin(gd_device *dev, const void *cubin, size_t size, const char *entry,
+                           gd_kernel **out, gd_err *err)
+{
+    (void)dev, (void)cubin, (void)size, (void)entry;
+    *out = NULL;
+    return gd_fail(err, CUDA_NO_HEADERS_MSG);
+}
+
+const gd_cuda_symbol *gd_cuda_symbol_table(size_t *count)
+{
+    *count = 0;
+    return NULL;
+}
+
+#else /* GD_HAVE_CUDA */
+
+#include <cuda.h>
+#include <dlfcn.h>
+#include <stdint.h>
+
+#define CUDA_DEFAULT_LIBRARY "libcuda.so.1"
+#define CUDA_LIBRARY_ENV "GPUDISSECT_LIBCUDA"
+
+/* The name a driver entry point is resolved by, and named in errors by. */
+#define CU_NAME(fn) GD_CU_STR(fn)
+
+/* Room for the JIT's info and error logs (ptxas -v output for one kernel is a
+ * few hundred bytes; errors for a broken PTX file rarely exceed a few KiB). */
+#define CUDA_JIT_LOG_BYTES (64u * 1024u)
+
+#define KHZ_PER_MHZ 1000.0
+
+/* Warp schedulers ("processing blocks") per SM.  Maxwell (5.x) through Hopper
+ * (9.0) split each SM into four processing blocks with a warp scheduler each
+ * (NVIDIA's GM204, GP100, GV100, Turing, GA100 and GH100 whitepapers); Kepler's
+ * SMX (3.x) has four warp schedulers without the partitioning (GK110
+ * whitepaper); Fermi (2.x) has two (GF100 whitepaper). */
+#define CUDA_WARP_SCHEDULERS_PER_SM 4
+#define CUDA_WARP_SCHEDULERS_PER_SM_FERMI 2
+#define CUDA_FIRST_CC_MAJOR_WITH_FOUR_SCHEDULERS 3
+
+/* SASS encoding width, used to turn code bytes into an instruction count.
+ * Volta (7.0) and later: 128-bit instructions with the scheduling control bits
+ * inside.  Maxwell and Pascal (5.x, 6.x): 64-bit instructions in 32-byte bundles
+ * of one control word and three instructions.  Kepler (3.x): 64-byte bundles of
+ * one control word and seven instructions.  (Jia et al., "Dissecting the NVIDIA
+ * Volta GPU Architecture via Microbenchmarking", 2018, section 2.) */
+#define SASS_INSTRUCTION_BYTES_VOLTA 16u
+#define SASS_BUNDLE_BYTES_MAXWELL 32u
+#define SASS_INSTRUCTIONS_PER_BUNDLE_MAXWELL 3u
+#define SASS_BUNDLE_BYTES_KEPLER 64u
+#define SASS_INSTRUCTIONS_PER_BUNDLE_KEPLER 7u
+
+/* The driver entry points, one typed pointer each.  A field is named by what its
+ * plain name expands to (cuMemAlloc_v2), so `drv->cuMemAlloc(...)` reads like
+ * the documentation and calls the versioned entry point. */
+typedef struct cuda_driver {
+    void *library;
+#define CUDA_DRIVER_FIELD(name) __typeof__(&name) name;
+    GD_CUDA_DRIVER_SYMBOLS(CUDA_DRIVER_FIELD)
+#undef CUDA_DRIVER_FIELD
+} cuda_driver;
+
+/* The names dlsym is asked for, and where each result is stored.  Both tables
+ * come from the same list, so they cannot drift apart. */
+#define CUDA_SYMBOL_ENTRY(name) {#name, GD_CU_STR(name)},
+static const gd_cuda_symbol cuda_symbols[] = {GD_CUDA_DRIVER_SYMBOLS(CUDA_SYMBOL_ENTRY)};
+#undef CUDA_SYMBOL_ENTRY
+#define CUDA_SYMBOL_OFFSET(name) offsetof(cuda_driver, name),
+static const size_t cuda_symbol_offsets[] = {GD_CUDA_DRIVER_SYMBOLS(CUDA_SYMBOL_OFFSET)};
+#undef CUDA_SYMBOL_OFFSET
+#define CUDA_SYMBOL_COUNT (sizeof cuda_symbols / sizeof cuda_symbols[0])
+_Static_assert(sizeof cuda_symbol_offsets / sizeof cuda_symbol_offsets[0] == CUDA_SYMBOL_COUNT,
+               "one offset per symbol");
+_Static_assert(sizeof(void *) == sizeof(void (*)(void)),
+               "dlsym results are stored into function pointers");
+
+typedef struct cuda_device {
+    gd_device base; /* first, so a gd_device* is a cuda_device* */
+    cuda_driver drv;
+    CUdevice device;
+    CUcontext context;
+    int context_retained;
+} cuda_device;
+
+typedef struct cuda_kernel {
+    gd_kernel base; /* first, so a gd_kernel* is a cuda_kernel* */
+    void *cubin;    /* the image the module was loaded from (owned) */
+    size_t cubin_bytes;
+    CUmodule module;
+    CUfunction function;
+    unsigned dynamic_shared_optin_bytes; /* last CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES */
+} cuda_kernel;
+
+static const struct gd_device_ops cuda_device_ops;
+
+const gd_cuda_symbol *gd_cuda_symbol_table(size_t *count)
+{
+    *count = CUDA_SYMBOL_COUNT;
+    return cuda_symbols;
+}
+
+/* "<call> failed: CUDA_ERROR_X: description".  call_fmt names the entry point
+ * and its key arguments.  The name lookups can fail too (an unknown code, or a
+ * stub library that fails everything); the raw number is reported then. */
+__attribute__((format(printf, 4, 5))) static int
+cuda_fail(const cuda_driver *drv, CUresult rc, gd_err *err, const char *call_fmt, ...)
+{
+    char call[GD_ERR_MSG_BYTES / 2];
+    va_list ap;
+    va_start(ap, call_fmt);
+    vsnprintf(call, sizeof call, call_fmt, ap);
+    va_end(ap);
+
+    const char *name = NULL;
+    const char *text = NULL;
+    if (drv->cuGetErrorName(rc, &name) != CUDA_SUCCESS)
+        name = NULL;
+    if (drv->cuGetErrorString(rc, &text) != CUDA_SUCCESS)
+        text = NULL;
+    if (!name)
+        return gd_fail(err, "%s failed: CUresult %d (the driver has no name for it)", call,
+                       (int)rc);
+    return gd_fail(err, "%s failed: %s: %s", call, name, text ? text : "(no description)");
+}
+
+/* Append a multi-line JIT log to err as one line ("a; b; c"). */
+static void append_jit_log(gd_err *err, const char *log)
+{
+    if (!err || !log || !*log)
+        return;
+    size_t len = strlen(err->msg);
+    size_t cap = sizeof err->msg;
+    len += (size_t)snprintf(err->msg + len, cap - len, "; JIT error log: ");
+    int at_line_start = 1;
+    for (const char *c = log; *c && len + 3 < cap; c++) {
+        if (*c == '\n' || *c == '\r') {
+            if (!at_line_start) {
+                err->msg[len++] = ';';
+                err->msg[len++] = ' ';
+            }
+            at_line_start = 1;
+        } else {
+            err->msg[len++] = *c;
+            at_line_start = 0;
+        }
+    }
+    while (len > 0 && (err->msg[len - 1] == ' ' || err->msg[len - 1] == ';'))
+        len--;
+    err->msg[len < cap ? len : cap - 1] = '\0';
+}
+
+/* ---- loading the driver ------------------------------------------------ */
+
+static void cuda_driver_unload(cuda_driver *drv)
+{
+    if (drv->library)
+        dlclose(drv->library);
+    memset(drv, 0, sizeof *drv);
+}
+
+/* dlopen the driver, resolve every entry point, cuInit(0). */
+static int cuda_driver_load(cuda_driver *drv, gd_err *err)
+{
+    memset(drv, 0, sizeof *drv);
+    const char *path = getenv(CUDA_LIBRARY_ENV);
+    if (!path || !*path)
+        path = CUDA_DEFAULT_LIBRARY;
+
+    /* RTLD_NODELETE: once cuInit has run, the driver has threads and exit
+     * handlers of its own; unmapping it on dlclose would pull the code out from
+     * under them.  dlclose then only drops our reference. */
+    dlerror();
+    drv->library = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+    if (!drv->library) {
+        const char *why = dlerror();
+        gd_fail(err, "no NVIDIA driver: cannot load %s (%s); install the NVIDIA driver to use "
+                "cuda:N devices, or use a sim:ARCH device", path, why ? why : "unknown error");
+        goto err;
+    }
+
+    for (size_t i = 0; i < CUDA_SYMBOL_COUNT; i++) {
+        dlerror();
+        void *symbol = dlsym(drv->library, cuda_symbols[i].resolved_name);
+        if (!symbol) {
+            const char *why = dlerror();
+            gd_fail(err, "%s has no %s (%s): the NVIDIA driver is older than the CUDA %d.%d "
+                    "headers gpudissect was built with", path, cuda_symbols[i].resolved_name,
+                    why ? why : "not found", CUDA_VERSION / 1000, CUDA_VERSION % 1000 / 10);
+            goto err;
+        }
+        memcpy((char *)drv + cuda_symbol_offsets[i], &symbol, sizeof symbol);
+    }
+
+    CUresult rc = drv->cuInit(0);
+    if (rc == CUDA_ERROR_STUB_LIBRARY) {
+        /* The toolkit ships lib64/stubs/libcuda.so for linking on GPU-less build
+         * machines; every call in it returns this code, cuGetErrorName included. */
+        gd_fail(err, "%s is the CUDA toolkit's stub library (CUDA_ERROR_STUB_LIBRARY), not a "
+                "driver: install the NVIDIA driver", path);
+        goto err;
+    }
+    if (rc != CUDA_SUCCESS) {
+        cuda_fail(drv, rc, err, CU_NAME(cuInit) "(0) in %s", path);
+        goto err;
+    }
+    return 0;
+
+err:
+    cuda_driver_unload(drv);
+    return -1;
+}
+
+/* ---- device information -------------------------------------------------- */
+
+static int cuda_attribute(const cuda_driver *drv, CUdevice device, CUdevice_attribute attribute,
+                          const char *attribute_name, int *value, gd_err *err)
+{
+    CUresult rc = drv->cuDeviceGetAttribute(value, attribute, device);
+    if (rc != CUDA_SUCCESS)
+        return cuda_fail(drv, rc, err, CU_NAME(cuDeviceGetAttribute) "(%s, device %d)",
+                         attribute_name, (int)device);
+    return 0;
+}
+#define CUDA_ATTRIBUTE(drv, device, attribute, value, err)                                     \
+    cuda_attribute((drv), (device), (attribute), #attribute, (value), (err))
+
+static int cuda_query_info(const cuda_driver *drv, CUdevice device, int ordinal,
+                           gd_device_info *info, gd_err *err)
+{
+    memset(info, 0, sizeof *info);
+    snprintf(info->spec, sizeof info->spec, "cuda:%d", ordinal);
+    snprintf(info->backend, sizeof info->backend, "cuda");
+    info->toolkit_version = CUDA_VERSION;
+
+    CUresult rc = drv->cuDeviceGetName(info->name, (int)sizeof info->name, device);
+    if (rc != CUDA_SUCCESS)
+        return cuda_fail(drv, rc, err, CU_NAME(cuDeviceGetName) "(device %d)", ordinal);
+    info->name[sizeof info->name - 1] = '\0';
+
+    int sm_count = 0, clock_khz = 0, l2_bytes = 0, shared_bytes = 0, shared_optin_bytes = 0;
+    if (CUDA_ATTRIBUTE(drv, device, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, &sm_count, err) ||
+        CUDA_ATTRIBUTE(drv, device, CU_DEVICE_ATTRIBUTE_CLOCK_RATE, &clock_khz, err) ||
+        CUDA_ATTRIBUTE(drv, device, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, &l2_bytes, err) ||
+        CUDA_ATTRIBUTE(drv, device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                       &info->cc_major, err) ||
+        CUDA_ATTRIBUTE(drv, device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+                       &info->cc_minor, err) ||
+        CUDA_ATTRIBUTE(drv, device, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK,
+                       &shared_bytes, err))
+        return -1;
+    /* The opt-in limit (what a CTA may use after cuFuncSetAttribute, which
+     * launch does) is newer than the plain one; an old driver may not know it. */
+    if (drv->cuDeviceGetAttribute(&shared_optin_bytes,
+                                  CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+                                  device) != CUDA_SUCCESS)
+        shared_optin_bytes = 0;
+    info->sm_count = sm_count;
+    info->clock_mhz = clock_khz / KHZ_PER_MHZ;
+    info->l2_bytes = (uint64_t)l2_bytes;
+    info->shared_per_block_bytes =
+        (uint32_t)(shared_optin_bytes > shared_bytes ? shared_optin_bytes : shared_bytes);
+    info->subpartitions_per_sm = info->cc_major >= CUDA_FIRST_CC_MAJOR_WITH_FOUR_SCHEDULERS
+                                     ? CUDA_WARP_SCHEDULERS_PER_SM
+                                     : CUDA_WARP_SCHEDULERS_PER_SM_FERMI;
+
+    size_t total_bytes = 0;
+    rc = drv->cuDeviceTotalMem(&total_bytes, device);
+    if (rc != CUDA_SUCCESS)
+        return cuda_fail(drv, rc, err, CU_NAME(cuDeviceTotalMem) "(device %d)", ordinal);
+    info->global_mem_bytes = total_bytes;
+
+    rc = drv->cuDriverGetVersion(&info->driver_version);
+    if (rc != CUDA_SUCCESS)
+        return cuda_fail(drv, rc, err, CU_NAME(cuDriverGetVersion) "()");
+
+    rc = drv->cuDeviceGetPCIBusId(info->pci_bus_id, (int)sizeof info->pci_bus_id, device);
+    if (rc != CUDA_SUCCESS)
+        return cuda_fail(drv, rc, err, CU_NAME(cuDeviceGetPCIBusId) "(device %d)", ordinal);
+    info->pci_bus_id[sizeof info->pci_bus_id - 1] = '\0';
+    return 0;
+}
+
+/* Look up device `ordinal`, failing with a clear line when there is none. */
+static int cuda_get_device(const cuda_driver *drv, int ordinal, CUdevice *device, gd_err *err)
+{
+    int count = 0;
+    CUresult rc = drv->cuDeviceGetCount(&count);
+    if (rc != CUDA_SUCCESS)
+        return cuda_fail(drv, rc, err, CU_NAME(cuDeviceGetCount) "()");
+    if (ordinal < 0 || ordinal >= count)
+        return gd_fail(err, "cuda:%d: no such device (the driver reports %d CUDA device%s)",
+                       ordinal, count, count == 1 ? "" : "s");
+    rc = drv->cuDeviceGet(device, ordinal);
+    if (rc != CUDA_SUCCESS)
+        return cuda_fail(drv, rc, err, CU_NAME(cuDeviceGet) "(%d)", ordinal);
+    return 0;
+}
+
+int cuda_device_list(gd_device_info *infos, int max, int *count, gd_err *err)
+{
+    cuda_driver drv;
+    *count = 0;
+    if (cuda_driver_load(&drv, err) != 0)
+        return -1;
+    int total = 0;
+    CUresult rc = drv.cuDeviceGetCount(&total);
+    if (rc != CUDA_SUCCESS) {
+        cuda_fail(&drv, rc, err, CU_NAME(cuDeviceGetCount) "()");
+        goto err;
+    }
+    for (int i = 0; i < total && i < max; i++) {
+        CUdevice device;
+        if (cuda_get_device(&drv, i, &device, err) != 0 ||
+            cuda_query_info(&drv, device, i, &infos[i], err) != 0)
+            goto err;
+        *count = i + 1;
+    }
+    cuda_driver_unload(&drv);
+    return 0;
+
+err:
+    *count = 0;
+    cuda_driver_unload(&drv);
+    return -1;
+}
+
+/* ---- open / close ------------------------------------------------------ */
+
+/* Every call makes this device's context current first: the harness may have
+ * two cuda devices open on one thread, and the driver acts on whichever context
+ * is current, not on the one we mean. */
+static int cuda_make_current(cuda_device *dev, gd_err *err)
+{
+    CUresult rc = dev->drv.cuCtxSetCurrent(dev->context);
+    if (rc != CUDA_SUCCESS)
+        return cuda_fail(&dev->drv, rc, err, CU_NAME(cuCtxSetCurrent) "(primary context of %s)",
+                         dev->base.info.spec);
+    return 0;
+}
+
+static void cuda_close(gd_device *base)
+{
+    cuda_device *dev = (cuda_device *)base;
+    if (dev->context_retained) {
+        /* Leave no context of ours current on this thread, then drop our
+         * reference; the driver destroys the primary context with the last one. */
+        dev->drv.cuCtxSetCurrent(NULL);
+        dev->drv.cuDevicePrimaryCtxRelease(dev->device);
+    }
+    cuda_driver_unload(&dev->drv);
+    free(dev);
+}
+
+int cuda_device_open(int ordinal, const gd_device_opts *opts, gd_device **out, gd_err *err)
+{
+    (void)opts; /* overrides are refused for cuda devices in device.c */
+    *out = NULL;
+    cuda_device *dev = calloc(1, sizeof *dev);
+    if (!dev)
+        return gd_fail(err, "cuda:%d: out of memory", ordinal);
+    dev->base.ops = &cuda_device_ops;
+
+    if (cuda_driver_load(&dev->drv, err) != 0)
+        goto err;
+    cuda_driver *drv = &dev->drv;
+    if (cuda_get_device(drv, ordinal, &dev->device, err) != 0 ||
+        cuda_query_info(drv, dev->device, ordinal, &dev->base.info, err) != 0)
+        goto err;
+
+    CUresult rc = drv->cuDevicePrimaryCtxRetain(&dev->context, dev->device);
+    if (rc != CUDA_SUCCESS) {
+        cuda_fail(drv, rc, err, CU_NAME(cuDevicePrimaryCtxRetain) "(device %d)", ordinal);
+        goto err;
+    }
+    dev->context_retained = 1;
+    if (cuda_make_current(dev, err) != 0)
+        goto err;
+    *out = &dev->base;
+    return 0;
+
+err:
+    cuda_close(&dev->base);
+    return -1;
+}
+
+/* ---- kernels ----------------------------------------------------------- */
+
+static int check_entry_name(const char *entry, gd_err *err)
+{
+    if (!entry || !*entry)
+        return gd_fail(err, "no kernel entry name given");
+    if (strlen(entry) >= sizeof ((gd_kernel *)NULL)->entry)
+        return gd_fail(err, "kernel entry name '%.40s...' is longer than %zu bytes", entry,
+                       sizeof ((gd_kernel *)NULL)->entry - 1);
+    return 0;
+}
+
+static uint32_t sass_instruction_count(uint64_t code_bytes, int cc_major)
+{
+    if (cc_major >= 7)
+        return (uint32_t)(code_bytes / SASS_INSTRUCTION_BYTES_VOLTA);
+    if (cc_major >= 5)
+        return (uint32_t)(code_bytes / SASS_BUNDLE_BYTES_MAXWELL *
+                          SASS_INSTRUCTIONS_PER_BUNDLE_MAXWELL);
+    return (uint32_t)(code_bytes / SASS_BUNDLE_BYTES_KEPLER * SASS_INSTRUCTIONS_PER_BUNDLE_KEPLER);
+}
+
+static void cuda_kernel_free(cuda_device *dev, cuda_kernel *kernel)
+{
+    if (!kernel)
+        return;
+    if (kernel->module && dev->drv.cuCtxSetCurrent(dev->context) == CUDA_SUCCESS)
+        dev->drv.cuModuleUnload(kernel->module);
+    free(kernel->cubin);
+    free(kernel->base.jit_info_log);
+    free(kernel->base.jit_error_log);
+    free(kernel);
+}
+
+/* Make a kernel from a cubin: size its entry's code, load it as a module, find
+ * the function.  Takes ownership of cubin and both logs, also on failure. */
+static int cuda_kernel_create(cuda_device *dev, const char *entry, void *cubin,
+                              size_t cubin_bytes, char *info_log, char *error_log,
+                              gd_kernel **out, gd_err *err)
+{
+    const cuda_driver *drv = &dev->drv;
+    cuda_kernel *kernel = calloc(1, sizeof *kernel);
+    if (!kernel) {
+        free(cubin);
+        free(info_log);
+        free(error_log);
+        return gd_fail(err, "%s: out of memory", entry);
+    }
+    kernel->cubin = cubin;
+    kernel->cubin_bytes = cubin_bytes;
+    kernel->base.jit_info_log = info_log;
+    kernel->base.jit_error_log = error_log;
+    snprintf(kernel->base.entry, sizeof kernel->base.entry, "%s", entry);
+
+    if (gd_cubin_text_size(cubin, cubin_bytes, entry, &kernel->base.code_bytes, err) != 0) {
+        gd_fail_prefix(err, "%s: reading the machine-code size", entry);
+        goto err;
+    }
+    kernel->base.instruction_count =
+        sass_instruction_count(kernel->base.code_bytes, dev->base.info.cc_major);
+
+    CUresult rc = drv->cuModuleLoadData(&kernel->module, kernel->cubin);
+    if (rc != CUDA_SUCCESS) {
+        kernel->module = NULL;
+        cuda_fail(drv, rc, err, CU_NAME(cuModuleLoadData) "(cubin of %s, %zu bytes)", entry,
+                  cubin_bytes);
+        goto err;
+    }
+    rc = drv->cuModuleGetFunction(&kernel->function, kernel->module, entry);
+    if (rc != CUDA_SUCCESS) {
+        cuda_fail(drv, rc, err, CU_NAME(cuModuleGetFunction) "(%s)", entry);
+        goto err;
+    }
+    *out = &kernel->base;
+    return 0;
+
+err:
+    cuda_kernel_free(dev, kernel);
+    return -1;
+}
+
+static char *shrink_to_fit(char *text)
+{
+    char *shrunk = realloc(text, strlen(text) + 1);
+    return shrunk ? shrunk : text;
+}
+
+/* JIT the PTX with the cuLink API rather than cuModuleLoadData(ptx), because
+ * only the link step hands back the cubin, and the cubin is where the
+ * machine-code size is. */
+static int cuda_load(gd_device *base, const char *ptx, const char *entry, gd_kernel **out,
+                     gd_err *err)
+{
+    cuda_device *dev = (cuda_device *)base;
+    const cuda_driver *drv = &dev->drv;
+    CUlinkState link = NULL;
+    void *cubin_copy = NULL;
+    *out = NULL;
+    if (check_entry_name(entry, err) != 0)
+        return -1;
+    if (!ptx)
+        return gd_fail(err, "%s: no PTX given", entry);
+
+    /* +1: the driver caps each log at the given size including its NUL. */
+    char *info_log = calloc(CUDA_JIT_LOG_BYTES + 1, 1);
+    char *error_log = calloc(CUDA_JIT_LOG_BYTES + 1, 1);
+    if (!info_log || !error_log) {
+        gd_fail(err, "%s: out of memory for the JIT logs", entry);
+        goto err;
+    }
+    if (cuda_make_current(dev, err) != 0)
+        goto err;
+
+    /* Sizes and flags travel inside the void* slots.  The driver writes the
+     * filled log sizes back into `values`, so it must outlive the link state --
+     * it does: cuLinkDestroy is called below, in this frame. */
+    CUjit_option options[] = {
+        CU_JIT_INFO_LOG_BUFFER,  CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
+        CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+        CU_JIT_LOG_VERBOSE,      CU_JIT_TARGET_FROM_CUCONTEXT,
+    };
+    void *values[] = {
+        info_log,  (void *)(uintptr_t)CUDA_JIT_LOG_BYTES,
+        error_log, (void *)(uintptr_t)CUDA_JIT_LOG_BYTES,
+        (void *)(uintptr_t)1, NULL,
+    };
+    _Static_assert(sizeof options / sizeof options[0] == sizeof values / sizeof values[0],
+                   "one value per JIT option");
+    CUresult rc = drv->cuLinkCreate(sizeof options / sizeof options[0], options, values, &link);
+    if (rc != CUDA_SUCCESS) {
+        link = NULL;
+        cuda_fail(drv, rc, err, CU_NAME(cuLinkCreate) "(for %s)", entry);
+        goto err;
+    }
+    /* The driver only reads the PTX; the prototype is not const-qualified. */
+    rc = drv->cuLinkAddData(link, CU_JIT_INPUT_PTX, (void *)ptx, strlen(ptx) + 1, entry, 0, NULL,
+                            NULL);
+    if (rc != CUDA_SUCCESS) {
+        cuda_fail(drv, rc, err, CU_NAME(cuLinkAddData) "(PTX of %s)", entry);
+        append_jit_log(err, error_log);
+        goto err;
+    }
+    void *cubin = NULL;
+    size_t cubin_bytes = 0;
+    rc = drv->cuLinkComplete(link, &cubin, &cubin_bytes);
+    if (rc != CUDA_SUCCESS) {
+        cuda_fail(drv, rc, err, CU_NAME(cuLinkComplete) "(%s)", entry);
+        append_jit_log(err, error_log);
+        goto err;
+    }
+    if (!cubin || cubin_bytes == 0) {
+        gd_fail(err, CU_NAME(cuLinkComplete) "(%s) returned an empty cubin", entry);
+        goto err;
+    }
+    /* The cubin belongs to the link state and dies with it; keep a copy. */
+    cubin_copy = malloc(cubin_bytes);
+    if (!cubin_copy) {
+        gd_fail(err, "%s: out of memory for a %zu-byte cubin", entry, cubin_bytes);
+        goto err;
+    }
+    memcpy(cubin_copy, cubin, cubin_bytes);
+    drv->cuLinkDestroy(link); /* a failure here leaves nothing for us to undo */
+    link = NULL;
+    /* The logs were sized for the worst case; a kernel keeps only what was written. */
+    info_log = shrink_to_fit(info_log);
+    error_log = shrink_to_fit(error_log);
+    return cuda_kernel_create(dev, entry, cubin_copy, cubin_bytes, info_log, error_log, out, err);
+
+err:
+    if (link)
+        drv->cuLinkDestroy(link);
+    free(cubin_copy);
+    free(info_log);
+    free(error_log);
+    return -1;
+}
+
+static void cuda_unload(gd_device *base, gd_kernel *kernel)
+{
+    cuda_kernel_free((cuda_device *)base, (cuda_kernel *)kernel);
+}
+
+int cuda_kernel_cubin(const gd_kernel *kernel, const void **bytes, size_t *size)
+{
+    const cuda_kernel *cuda = (const cuda_kernel *)kernel;
+    *bytes = NULL;
+    *size = 0;
+    if (!cuda || !cuda->cubin)
+        return -1;
+    *bytes = cuda->cubin;
+    *size = cuda->cubin_bytes;
+    return 0;
+}
+
+int cuda_kernel_load_cubin(gd_device *base, const void *cubin, size_t size, const char *entry,
+                           gd_kernel **out, gd_err *err)
+{
+    *out = NULL;
+    if (!base || base->ops != &cuda_device_ops)
+        return gd_fail(err, "loading a cubin needs a cuda:N device");
+    if (check_entry_name(entry, err) != 0)
+        return -1;
+    if (!cubin || size == 0)
+        return gd_fail(err, "%s: empty cubin", entry);
+    cuda_device *dev = (cuda_device *)base;
+    if (cuda_make_current(dev, err) != 0)
+        return -1;
+    void *copy = malloc(size);
+    char *info_log = calloc(1, 1);
+    char *error_log = calloc(1, 1);
+    if (!copy || !info_log || !error_log) {
+        free(copy);
+        free(info_log);
+        free(error_log);
+        return gd_fail(err, "%s: out of memory for a %zu-byte cubin", entry, size);
+    }
+    memcpy(copy, cubin, size);
+    return cuda_kernel_create(dev, entry, copy, size, info_log, error_log, out, err);
+}
+
+/* ---- memory, launch ------------------------------------------------------ */
+
+static int cuda_alloc(gd_device *base, size_t bytes, gd_devptr *out, gd_err *err)
+{
+    cuda_device *dev = (cuda_device *)base;
+    CUdeviceptr ptr = 0;
+    *out = 0;
+    if (cuda_make_current(dev, err) != 0)
+        return -1;
+    CUresult rc = dev->drv.cuMemAlloc(&ptr, bytes);
+    if (rc != CUDA_SUCCESS)
+        return cuda_fail(&dev->drv, rc, err, CU_NAME(cuMemAlloc) "(%zu bytes)", bytes);
+    *out = (gd_devptr)ptr;
+    return 0;
+}
+
+static int cuda_release(gd_device *base, gd_devptr ptr, gd_err *err)
+{
+    cuda_device *dev = (cuda_device *)base;
+    if (cuda_make_current(dev, err) != 0)
+        return -1;
+    CUresult rc = dev->drv.cuMemFree((CUdeviceptr)ptr);
+    if (rc != CUDA_SUCCESS)
+        return cuda_fail(&dev->drv, rc, err, CU_NAME(cuMemFree) "(0x%llx)",
+                         (unsigned long long)ptr);
+    return 0;
+}
+
+static int cuda_copy_in(gd_device *base, gd_devptr dst, const void *src, size_t bytes,
+                        gd_err *err)
+{
+    cuda_device *dev = (cuda_device *)base;
+    if (cuda_make_current(dev, err) != 0)
+        return -1;
+    CUresult rc = dev->drv.cuMemcpyHtoD((CUdeviceptr)dst, src, bytes);
+    if (rc != CUDA_SUCCESS)
+        return cuda_fail(&dev->drv, rc, err, CU_NAME(cuMemcpyHtoD) "(0x%llx, %zu bytes)",
+                         (unsigned long long)dst, bytes);
+    return 0;
+}
+
+static int cuda_copy_out(gd_device *base, void *dst, gd_devptr src, size_t bytes, gd_err *err)
+{
+    cuda_device *dev = (cuda_device *)base;
+    if (cuda_make_current(dev, err) != 0)
+        return -1;
+    CUresult rc = dev->drv.cuMemcpyDtoH(dst, (CUdeviceptr)src, bytes);
+    if (rc != CUDA_SUCCESS)
+        return cuda_fail(&dev->drv, rc, err, CU_NAME(cuMemcpyDtoH) "(0x%llx, %zu bytes)",
+                         (unsigned long long)src, bytes);
+    return 0;
+}
+
+static int cuda_fill(gd_device *base, gd_devptr dst, uint8_t byte, size_t bytes, gd_err *err)
+{
+    cuda_device *dev = (cuda_device *)base;
+    if (cuda_make_current(dev, err) != 0)
+        return -1;
+    CUresult rc = dev->drv.cuMemsetD8((CUdeviceptr)dst, byte, bytes);
+    if (rc != CUDA_SUCCESS)
+        return cuda_fail(&dev->drv, rc, err, CU_NAME(cuMemsetD8) "(0x%llx, 0x%02x, %zu bytes)",
+                         (unsigned long long)dst, byte, bytes);
+    return 0;
+}
+
+static int cuda_launch(gd_device *base, gd_kernel *kernel_base, const gd_launch *launch,
+                       gd_err *err)
+{
+    cuda_device *dev = (cuda_device *)base;
+    cuda_kernel *kernel = (cuda_kernel *)kernel_base;
+    const cuda_driver *drv = &dev->drv;
+    if (launch->param_count && !launch->param_values)
+        return gd_fail(err, "%s: %u kernel parameters but no values", kernel->base.entry,
+                       launch->param_count);
+    if (cuda_make_current(dev, err) != 0)
+        return -1;
+
+    /* A CTA may use more than the default 48 KiB of shared memory only after
+     * the kernel opts in; do that once per kernel and size. */
+    CUresult rc;
+    if (launch->dynamic_shared_bytes > kernel->dynamic_shared_optin_bytes) {
+        rc = drv->cuFuncSetAttribute(kernel->function,
+                                     CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                     (int)launch->dynamic_shared_bytes);
+        if (rc != CUDA_SUCCESS)
+            return cuda_fail(drv, rc, err,
+                             CU_NAME(cuFuncSetAttribute) "(%s, MAX_DYNAMIC_SHARED_SIZE_BYTES, %u)",
+                             kernel->base.entry, launch->dynamic_shared_bytes);
+        kernel->dynamic_shared_optin_bytes = launch->dynamic_shared_bytes;
+    }
+
+    /* kernelParams[i] points at parameter i's value, exactly what gd_launch
+     * holds; the driver only reads through it (the sizes it knows from the
+     * cubin), so casting away const is safe. */
+    void **params = launch->param_count ? (void **)(uintptr_t)launch->param_values : NULL;
+    rc = drv->cuLaunchKernel(kernel->function, launch->grid[0], launch->grid[1], launch->grid[2],
+                             launch->block[0], launch->block[1], launch->block[2],
+                             launch->dynamic_shared_bytes, NULL, params, NULL);
+    if (rc != CUDA_SUCCESS)
+        return cuda_fail(drv, rc, err,
+                         CU_NAME(cuLaunchKernel) "(%s, grid %ux%ux%u, block %ux%ux%u, %u bytes "
+                         "dynamic shared, %u params)",
+                         kernel->base.entry, launch->grid[0], launch->grid[1], launch->grid[2],
+                         launch->block[0], launch->block[1], launch->block[2],
+                         launch->dynamic_shared_bytes, launch->param_count);
+    return 0;
+}
+
+static int cuda_synchronize(gd_device *base, gd_err *err)
+{
+    cuda_device *dev = (cuda_device *)base;
+    if (cuda_make_current(dev, err) != 0)
+        return -1;
+    CUresult rc = dev->drv.cuCtxSynchronize();
+    if (rc != CUDA_SUCCESS)
+        return cuda_fail(&dev->drv, rc, err, CU_NAME(cuCtxSynchronize) "()");
+    return 0;
+}
+
+static const struct gd_device_ops cuda_device_ops = {
+    .close = cuda_close,
+    .load = cuda_load,
+    .unload = cuda_unload,
+    .alloc = cuda_alloc,
+    .release = cuda_release,
+    .copy_in = cuda_copy_in,
+    .copy_out = cuda_copy_out,
+    .fill = cuda_fill,
+    .launch = cuda_launch,
+    .synchronize = cuda_synchronize,
+    .counters = NULL, /* CUPTI metrics are not wired up yet */
+};
+
+#endif /* GD_HAVE_CUDA */

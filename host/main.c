@@ -1,0 +1,60 @@
+/* main.c -- the gpudissect command line, in the style of git: a subcommand
+ * first, its options after.  Only this file and the command files print; the
+ * library reports errors as values (see host/device.h). */
+#include <stdio.h>
+#include <string.h>
+
+#include "host/commands.h"
+#include "host/meta.h"
+
+typedef struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} command;
+
+static const command commands[] = {
+    {"devices", gd_cmd_devices, "list CUDA devices and the simulated GPUs (arch files)"},
+    {"list", gd_cmd_list, "list the probes"},
+    {"run", gd_cmd_run, "run a probe's sweep on a device and write results/RUN/"},
+    {"emit", gd_cmd_emit, "print the PTX a probe emits for one sweep point"},
+};
+
+int gd_report_error(const char *msg)
+{
+    fprintf(stderr, "gpudissect: error: %s\n", msg);
+    return 1;
+}
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: gpudissect <command> [options]   (gpudissect <command> --help)\n\n"
+                 "Dissects a GPU's memory hierarchy with PTX microbenchmarks, on a real GPU\n"
+                 "(cuda:N) or on the simulated GPU of an arch file (sim:ARCH).\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(out, "  %-12s %s\n", commands[i].name, commands[i].summary);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        char rev[80];
+        gd_git_revision(rev, sizeof rev);
+        printf("gpudissect %s (%s)\n", GD_VERSION, rev);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(argv[1], commands[i].name))
+            return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "gpudissect: '%s' is not a command\n", argv[1]);
+    usage(stderr);
+    return 2;
+}

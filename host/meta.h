@@ -1,0 +1,22 @@
+/* meta.h -- results/RUN/meta.json: what ran, where, when, with which versions. */
+#ifndef GD_META_H
+#define GD_META_H
+
+#include <jansson.h>
+
+#include "host/device.h"
+
+#define GD_VERSION "0.1.0"
+
+/* A new meta document: tool version, git revision, command line, start time,
+ * device description (arch, driver/toolkit versions, SM clock, ...) and host
+ * topology.  Returns NULL with err. */
+json_t *gd_meta_new(gd_device *dev, int argc, char **argv, gd_err *err);
+/* Adds the end time and the device's counters, then writes DIR/meta.json. */
+int gd_meta_finish(json_t *meta, gd_device *dev, const char *dir, gd_err *err);
+/* Writes DIR/meta.json as it is now (called at the start too). */
+int gd_meta_write(const json_t *meta, const char *dir, gd_err *err);
+/* "abc123" (+ "-dirty") of the source tree, or "unknown". */
+void gd_git_revision(char *buf, size_t size);
+
+#endif

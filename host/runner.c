@@ -1,0 +1,425 @@
+/* runner.c -- plan, fill, launch, copy back, decode, summarize; one point at a time.
+ *
+ * See runner.h.  The kernel of the previous point is kept while the probe emits
+ * the same PTX (a p-chase sweep passes the footprint as a kernel argument, so a
+ * whole sweep JITs once on a GPU).
+ */
+#include "host/runner.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/arch.h"
+#include "host/results.h"
+
+/* ------------------------------------------------------------------------- */
+/* Sweeps                                                                    */
+
+static int sweep_add(gd_sweep *s, size_t *cap, uint64_t v)
+{
+    for (size_t i = 0; i < s->count; i++)
+        if (s->points[i] == v)
+            return 0;
+    if (s->count == *cap) {
+        size_t nc = *cap ? *cap * 2 : 32;
+        uint64_t *np = realloc(s->points, nc * sizeof *np);
+        if (!np)
+            return -1;
+        s->points = np;
+        *cap = nc;
+    }
+    s->points[s->count++] = v;
+    return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static uint64_t snap(uint64_t v, uint64_t g)
+{
+    uint64_t s = (v + g / 2) / g * g;
+    return s < g ? g : s;
+}
+
+#define SWEEP_MAX_POINTS 100000
+
+int gd_sweep_parse(const char *spec, uint64_t granularity, gd_sweep *out, gd_err *err)
+{
+    memset(out, 0, sizeof *out);
+    if (!granularity)
+        granularity = 1;
+    char buf[128];
+    if (snprintf(buf, sizeof buf, "%s", spec) >= (int)sizeof buf)
+        return gd_fail(err, "sweep '%s': too long", spec);
+    char *parts[3] = {buf, NULL, NULL};
+    int n = 1;
+    for (char *p = buf; *p && n < 4; p++) {
+        if (*p == ':') {
+            if (n == 3)
+                return gd_fail(err, "sweep '%s': expected FROM:TO[:STEPS]", spec);
+            *p = 0;
+            parts[n++] = p + 1;
+        }
+    }
+    if (n < 2)
+        return gd_fail(err, "sweep '%s': expected FROM:TO[:STEPS] (e.g. 1KiB:8MiB)", spec);
+    uint64_t from, to;
+    if (gd_parse_bytes(parts[0], &from) || gd_parse_bytes(parts[1], &to))
+        return gd_fail(err, "sweep '%s': FROM and TO must be sizes like 1KiB or 8MiB", spec);
+    if (from == 0 || to < from)
+        return gd_fail(err, "sweep '%s': need 0 < FROM <= TO", spec);
+    size_t cap = 0;
+    int rc = 0;
+    if (n == 2) {
+        for (uint64_t v = from; v <= to && rc == 0; v *= 2) {
+            rc = sweep_add(out, &cap, snap(v, granularity));
+            if (v > UINT64_MAX / 2)
+                break;
+        }
+        if (rc == 0)
+            rc = sweep_add(out, &cap, snap(to, granularity));
+    } else if (parts[2][0] == '+') {
+        uint64_t step;
+        if (gd_parse_bytes(parts[2] + 1, &step) || step == 0)
+            return gd_fail(err, "sweep '%s': +STEP must be a positive size", spec);
+        if ((to - from) / step + 1 > SWEEP_MAX_POINTS)
+            return gd_fail(err, "sweep '%s': more than %d points", spec, SWEEP_MAX_POINTS);
+        for (uint64_t v = from; v <= to && rc == 0; v += step)
+            rc = sweep_add(out, &cap, snap(v, granularity));
+    } else {
+        char *end;
+        errno = 0;
+        unsigned long steps = strtoul(parts[2], &end, 10);
+        if (*end || errno || steps < 2 || steps > SWEEP_MAX_POINTS)
+            return gd_fail(err, "sweep '%s': STEPS must be a number of points, 2..%d", spec,
+                           SWEEP_MAX_POINTS);
+        double ratio = pow((double)to / (double)from, 1.0 / (double)(steps - 1));
+        for (unsigned long i = 0; i < steps && rc == 0; i++) {
+            double v = (double)from * pow(ratio, (double)i);
+            rc = sweep_add(out, &cap, snap(i + 1 == steps ? to : (uint64_t)llround(v), granularity));
+        }
+    }
+    if (rc != 0) {
+        gd_sweep_free(out);
+        return gd_fail(err, "sweep: out of memory");
+    }
+    qsort(out->points, out->count, sizeof *out->points, cmp_u64);
+    return 0;
+}
+
+void gd_sweep_free(gd_sweep *sweep)
+{
+    free(sweep->points);
+    memset(sweep, 0, sizeof *sweep);
+}
+
+void gd_format_bytes(uint64_t bytes, char *buf, size_t size)
+{
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double v = (double)bytes;
+    int u = 0;
+    while (v >= 1024 && u < 4) {
+        v /= 1024;
+        u++;
+    }
+    if (v == floor(v))
+        snprintf(buf, size, "%.0f%s", v, units[u]);
+    else
+        snprintf(buf, size, "%.4g%s", v, units[u]);
+}
+
+/* ------------------------------------------------------------------------- */
+/* Curves                                                                    */
+
+void gd_curve_init(gd_curve *curve, const char *label, const gd_probe *probe,
+                   const gd_probe_opts *opts)
+{
+    memset(curve, 0, sizeof *curve);
+    snprintf(curve->label, sizeof curve->label, "%s", label);
+    curve->probe = probe;
+    if (opts)
+        curve->opts = *opts;
+}
+
+static void point_free(gd_point *p)
+{
+    for (unsigned i = 0; i < p->series_count; i++)
+        free(p->series[i].samples);
+    p->series_count = 0;
+}
+
+void gd_curve_free(gd_curve *curve)
+{
+    for (size_t i = 0; i < curve->count; i++)
+        point_free(&curve->points[i]);
+    free(curve->points);
+    curve->points = NULL;
+    curve->count = curve->capacity = 0;
+}
+
+const gd_point *gd_curve_find(const gd_curve *curve, uint64_t x)
+{
+    for (size_t i = 0; i < curve->count; i++)
+        if (curve->points[i].x == x)
+            return &curve->points[i];
+    return NULL;
+}
+
+int gd_point_series_index(const gd_point *point, const char *name)
+{
+    for (unsigned i = 0; i < point->series_count; i++)
+        if (strcmp(point->series[i].name, name) == 0)
+            return (int)i;
+    return -1;
+}
+
+static int curve_insert(gd_curve *curve, gd_point *point)
+{
+    size_t i = 0;
+    while (i < curve->count && curve->points[i].x < point->x)
+        i++;
+    if (i < curve->count && curve->points[i].x == point->x) {
+        point_free(&curve->points[i]);
+        curve->points[i] = *point;
+        return 0;
+    }
+    if (curve->count == curve->capacity) {
+        size_t nc = curve->capacity ? curve->capacity * 2 : 32;
+        gd_point *np = realloc(curve->points, nc * sizeof *np);
+        if (!np)
+            return -1;
+        curve->points = np;
+        curve->capacity = nc;
+    }
+    memmove(&curve->points[i + 1], &curve->points[i], (curve->count - i) * sizeof *curve->points);
+    curve->points[i] = *point;
+    curve->count++;
+    return 0;
+}
+
+int gd_curve_write_csv(const gd_curve *curve, const char *dir, gd_err *err)
+{
+    gd_text t;
+    gd_text_init(&t);
+    gd_text_printf(&t, "%s,series,min,median,mean,max,count,p05,p95,stddev\n",
+                   curve->probe ? curve->probe->sweep_name : "x");
+    for (size_t i = 0; i < curve->count; i++) {
+        const gd_point *p = &curve->points[i];
+        for (unsigned s = 0; s < p->series_count; s++) {
+            const gd_summary *m = &p->series[s].summary;
+            gd_text_printf(&t, "%llu,%s,%.6g,%.6g,%.6g,%.6g,%zu,%.6g,%.6g,%.6g\n",
+                           (unsigned long long)p->x, p->series[s].name, m->min, m->median, m->mean,
+                           m->max, m->count, m->p05, m->p95, m->stddev);
+        }
+    }
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s.csv", dir, curve->label);
+    int rc = gd_text_write_atomic(&t, path, err);
+    gd_text_free(&t);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Measuring                                                                 */
+
+void gd_runner_init(gd_runner *runner, gd_device *dev, const char *out_dir, FILE *progress)
+{
+    memset(runner, 0, sizeof *runner);
+    runner->dev = dev;
+    if (out_dir)
+        snprintf(runner->out_dir, sizeof runner->out_dir, "%s", out_dir);
+    runner->progress = progress;
+}
+
+void gd_runner_close(gd_runner *runner)
+{
+    if (runner->kernel)
+        gd_kernel_unload(runner->dev, runner->kernel);
+    free(runner->kernel_ptx);
+    runner->kernel = NULL;
+    runner->kernel_ptx = NULL;
+}
+
+static int runner_kernel(gd_runner *r, const gd_probe_plan *plan, gd_err *err)
+{
+    if (r->kernel && r->kernel_ptx && strcmp(r->kernel_ptx, plan->ptx) == 0 &&
+        strcmp(r->kernel->entry, plan->entry) == 0)
+        return 0;
+    gd_runner_close(r);
+    if (gd_kernel_load(r->dev, plan->ptx, plan->entry, &r->kernel, err) != 0) {
+        r->kernel = NULL;
+        return -1;
+    }
+    r->kernel_ptx = strdup(plan->ptx);
+    if (!r->kernel_ptx)
+        return gd_fail(err, "out of memory");
+    return 0;
+}
+
+static int measure_plan(gd_runner *r, const gd_probe *probe, gd_probe_plan *plan,
+                        gd_probe_result *result, gd_err *err)
+{
+    gd_device *dev = r->dev;
+    gd_devptr addr[GD_PROBE_MAX_BUFFERS] = {0};
+    void *host[GD_PROBE_MAX_BUFFERS] = {0};
+    unsigned allocated = 0;
+    int rc = -1;
+
+    if (runner_kernel(r, plan, err) != 0)
+        goto out;
+    for (unsigned i = 0; i < plan->buffer_count; i++) {
+        if (gd_mem_alloc(dev, plan->buffers[i].bytes, &addr[i], err) != 0)
+            goto out;
+        allocated = i + 1;
+    }
+    for (unsigned i = 0; i < plan->buffer_count; i++) {
+        const gd_probe_buffer *b = &plan->buffers[i];
+        if (b->host_fill) {
+            host[i] = calloc(1, b->bytes);
+            if (!host[i]) {
+                gd_fail(err, "out of memory for buffer %s", b->name);
+                goto out;
+            }
+            if (probe->fill(plan, i, addr, host[i], err) != 0 ||
+                gd_mem_copy_in(dev, addr[i], host[i], b->bytes, err) != 0)
+                goto out;
+        } else if (gd_mem_fill(dev, addr[i], 0, b->bytes, err) != 0) {
+            goto out;
+        }
+    }
+    uint64_t values[GD_PROBE_MAX_PARAMS];
+    const void *value_ptrs[GD_PROBE_MAX_PARAMS];
+    size_t sizes[GD_PROBE_MAX_PARAMS];
+    uint32_t u32s[GD_PROBE_MAX_PARAMS];
+    for (unsigned i = 0; i < plan->param_count; i++) {
+        const gd_probe_param *p = &plan->params[i];
+        switch (p->kind) {
+        case GD_PARAM_BUFFER:
+            if (p->buffer >= plan->buffer_count) {
+                gd_fail(err, "%s: parameter %u names buffer %u of %u", probe->name, i, p->buffer,
+                        plan->buffer_count);
+                goto out;
+            }
+            values[i] = addr[p->buffer];
+            value_ptrs[i] = &values[i];
+            sizes[i] = sizeof(uint64_t);
+            break;
+        case GD_PARAM_U32:
+            u32s[i] = (uint32_t)p->value;
+            value_ptrs[i] = &u32s[i];
+            sizes[i] = sizeof(uint32_t);
+            break;
+        case GD_PARAM_U64:
+            values[i] = p->value;
+            value_ptrs[i] = &values[i];
+            sizes[i] = sizeof(uint64_t);
+            break;
+        }
+    }
+    gd_launch launch = {
+        .grid = {plan->grid[0], plan->grid[1], plan->grid[2]},
+        .block = {plan->block[0], plan->block[1], plan->block[2]},
+        .dynamic_shared_bytes = plan->dynamic_shared_bytes,
+        .param_count = plan->param_count,
+        .param_values = value_ptrs,
+        .param_sizes = sizes,
+    };
+    if (gd_kernel_launch(dev, r->kernel, &launch, err) != 0 || gd_device_synchronize(dev, err) != 0)
+        goto out;
+    for (unsigned i = 0; i < plan->buffer_count; i++) {
+        if (!plan->buffers[i].copy_out)
+            continue;
+        if (!host[i]) {
+            host[i] = malloc(plan->buffers[i].bytes);
+            if (!host[i]) {
+                gd_fail(err, "out of memory");
+                goto out;
+            }
+        }
+        if (gd_mem_copy_out(dev, host[i], addr[i], plan->buffers[i].bytes, err) != 0)
+            goto out;
+    }
+    void *decode_bufs[GD_PROBE_MAX_BUFFERS] = {0};
+    for (unsigned i = 0; i < plan->buffer_count; i++)
+        decode_bufs[i] = plan->buffers[i].copy_out ? host[i] : NULL;
+    if (probe->decode(plan, addr, decode_bufs, result, err) != 0)
+        goto out;
+    rc = 0;
+out:
+    for (unsigned i = 0; i < allocated; i++) {
+        gd_err ignored;
+        gd_mem_release(dev, addr[i], rc == 0 ? err : &ignored);
+    }
+    for (unsigned i = 0; i < plan->buffer_count; i++)
+        free(host[i]);
+    return rc;
+}
+
+int gd_runner_measure(gd_runner *r, gd_curve *curve, uint64_t x, size_t index, size_t total,
+                      gd_err *err)
+{
+    const gd_probe *probe = curve->probe;
+    gd_probe_plan plan;
+    gd_probe_result result;
+    memset(&result, 0, sizeof result);
+    char xs[32];
+    gd_format_bytes(x, xs, sizeof xs);
+    if (probe->plan(&curve->opts, gd_device_get_info(r->dev), x, &plan, err) != 0)
+        return gd_fail_prefix(err, "%s %s=%llu", curve->label, probe->sweep_name,
+                              (unsigned long long)x);
+    int rc = measure_plan(r, probe, &plan, &result, err);
+    gd_probe_plan_free(probe, &plan);
+    if (rc != 0) {
+        gd_probe_result_free(&result);
+        return gd_fail_prefix(err, "%s %s=%llu", curve->label, probe->sweep_name,
+                              (unsigned long long)x);
+    }
+    gd_point point;
+    memset(&point, 0, sizeof point);
+    point.x = x;
+    for (unsigned s = 0; s < result.series_count; s++) {
+        gd_point_series *ps = &point.series[point.series_count++];
+        snprintf(ps->name, sizeof ps->name, "%s", result.series[s].name);
+        if (gd_summarize(result.series[s].samples, result.series[s].count, &ps->summary) != 0) {
+            point_free(&point);
+            gd_probe_result_free(&result);
+            return gd_fail(err, "out of memory");
+        }
+        ps->samples = result.series[s].samples; /* take ownership */
+        result.series[s].samples = NULL;
+    }
+    gd_probe_result_free(&result);
+    if (curve_insert(curve, &point) != 0) {
+        point_free(&point);
+        return gd_fail(err, "out of memory");
+    }
+    r->points_measured++;
+    if (r->progress) {
+        const gd_point *p = gd_curve_find(curve, x);
+        double median = p && p->series_count ? p->series[0].summary.median : NAN;
+        if (total)
+            fprintf(r->progress, "[%zu/%zu] %s %s=%s: median %.1f %s\n", index + 1, total,
+                    curve->label, probe->sweep_name, xs, median, probe->value_unit);
+        else
+            fprintf(r->progress, "[%zu] %s %s=%s: median %.1f %s\n", index + 1, curve->label,
+                    probe->sweep_name, xs, median, probe->value_unit);
+        fflush(r->progress);
+    }
+    if (r->out_dir[0] && gd_curve_write_csv(curve, r->out_dir, err) != 0)
+        return -1;
+    return 0;
+}
+
+int gd_runner_sweep(gd_runner *r, gd_curve *curve, const gd_sweep *sweep, gd_err *err)
+{
+    for (size_t i = 0; i < sweep->count; i++)
+        if (gd_runner_measure(r, curve, sweep->points[i], i, sweep->count, err) != 0)
+            return -1;
+    return 0;
+}

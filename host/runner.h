@@ -1,0 +1,86 @@
+/* runner.h -- measure a probe's sweep on a device.
+ *
+ * The runner is the only code that drives a device for a probe: it plans each
+ * point with the probe, allocates and fills the buffers, loads the kernel (once
+ * per distinct PTX text), launches, copies back, hands the buffers to the
+ * probe's decoder and summarizes the samples.  Each finished point is written
+ * to results/RUN/<label>.csv at once (atomically), so an interrupted sweep keeps
+ * every point it finished.
+ */
+#ifndef GD_RUNNER_H
+#define GD_RUNNER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "analysis/stats.h"
+#include "host/device.h"
+#include "kernels/probe.h"
+
+/* A list of sweep values. */
+typedef struct gd_sweep {
+    uint64_t *points;
+    size_t count;
+} gd_sweep;
+
+/* "A:B" (A, 2A, 4A, ... B), "A:B:N" (N points, geometric), "A:B:+S" (step S).
+ * Sizes take units (1KiB, 8MiB).  Points are rounded to multiples of
+ * `granularity` (>= 1) and deduplicated. */
+int gd_sweep_parse(const char *spec, uint64_t granularity, gd_sweep *out, gd_err *err);
+void gd_sweep_free(gd_sweep *sweep);
+
+typedef struct gd_point_series {
+    char name[32];
+    gd_summary summary;
+    double *samples;          /* owned */
+} gd_point_series;
+
+typedef struct gd_point {
+    uint64_t x;
+    gd_point_series series[GD_PROBE_MAX_SERIES];
+    unsigned series_count;
+} gd_point;
+
+/* The measured curve of one probe configuration, points sorted by x. */
+typedef struct gd_curve {
+    char label[64];           /* file name stem: "pchase", "pchase-cg" */
+    const gd_probe *probe;
+    gd_probe_opts opts;
+    gd_point *points;
+    size_t count, capacity;
+} gd_curve;
+
+void gd_curve_init(gd_curve *curve, const char *label, const gd_probe *probe,
+                   const gd_probe_opts *opts);
+void gd_curve_free(gd_curve *curve);
+/* The point at x, or NULL. */
+const gd_point *gd_curve_find(const gd_curve *curve, uint64_t x);
+/* Index of a series by name in a point, or -1. */
+int gd_point_series_index(const gd_point *point, const char *name);
+/* Writes <dir>/<label>.csv atomically. */
+int gd_curve_write_csv(const gd_curve *curve, const char *dir, gd_err *err);
+
+typedef struct gd_runner {
+    gd_device *dev;
+    char out_dir[512];        /* empty: write no files */
+    FILE *progress;           /* NULL: quiet */
+    gd_kernel *kernel;        /* the last kernel loaded, reused while the PTX is the same */
+    char *kernel_ptx;
+    size_t points_measured;
+} gd_runner;
+
+void gd_runner_init(gd_runner *runner, gd_device *dev, const char *out_dir, FILE *progress);
+void gd_runner_close(gd_runner *runner);
+
+/* Measures one point and inserts it into the curve (replacing an equal x).
+ * `index`/`total` are for the progress line (total 0: unknown). */
+int gd_runner_measure(gd_runner *runner, gd_curve *curve, uint64_t x, size_t index, size_t total,
+                      gd_err *err);
+/* Measures every point of the sweep. */
+int gd_runner_sweep(gd_runner *runner, gd_curve *curve, const gd_sweep *sweep, gd_err *err);
+
+/* Formats bytes as "64KiB" / "1.5MiB" / "100B" for people. */
+void gd_format_bytes(uint64_t bytes, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,342 @@
+/* pchase.c -- the pointer-chase probe: load-to-use latency vs footprint.
+ *
+ * The host writes a chain of pointers over a footprint: element i sits at
+ * offset i*stride and holds the device address of the next element, either
+ * i+1 (sequential) or the next one of a seeded random single-cycle permutation
+ * (Sattolo's algorithm), so that every element is visited exactly once per lap.
+ * One thread then
+ *
+ *   1. times the timer: 32 times {t0 = %clock64; st.shared sink, p; t1 = %clock64},
+ *      the timed sequence below without its load (the correction we subtract);
+ *   2. walks the chain once (warm-up: cold misses are not what we measure);
+ *   3. walks it again, timing each access as
+ *          t0 = %clock64; p = ld.global [p]; st.shared trace[i], p; t1 = %clock64
+ *      The store *consumes* the loaded pointer, so the second clock read cannot
+ *      issue before the data is back (a GPU issues in order but only waits for a
+ *      load at its first use).  Deltas and the visited pointers go to shared-
+ *      memory rings of the last N accesses, so the measurement never touches
+ *      the caches it measures;
+ *   4. stores the final pointer and the sum of all pointers of the timed lap.
+ *
+ * Decode subtracts the median calibration delta from every access and checks the
+ * walk: the final pointer must be the start again and the sum must equal the sum
+ * of all element addresses -- proof that every element was visited.
+ *
+ * Variants: "ca" (ld.global.ca, cached in L1 and L2) and "cg" (ld.global.cg,
+ * cached in L2 only) -- the L1 plateau disappears with cg.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/probe.h"
+#include "kernels/ptx_emit.h"
+
+#define PCHASE_CALIBRATION_SAMPLES 32
+#define PCHASE_DEFAULT_SAMPLES 2048   /* ring entries: 24 KiB of shared memory */
+#define PCHASE_MIN_SAMPLES 64
+#define PCHASE_MAX_SAMPLES 2048
+#define PCHASE_DEFAULT_STRIDE 32
+#define PCHASE_HEADER_BYTES 16        /* final pointer, checksum */
+
+typedef struct pchase_state {
+    uint64_t elements;
+    uint32_t ring;                    /* samples recorded */
+} pchase_state;
+
+static size_t out_bytes(uint32_t ring)
+{
+    return PCHASE_HEADER_BYTES + PCHASE_CALIBRATION_SAMPLES * 4 + (size_t)ring * 4 +
+           (size_t)ring * 8;
+}
+
+static char *pchase_ptx(const gd_device_info *dev, const char *cache_op, uint32_t ring)
+{
+    gd_ptx p;
+    gd_ptx_init(&p);
+    gd_ptx_header(&p, dev->cc_major, dev->cc_minor, 63);
+    gd_ptx_printf(&p,
+        ".visible .entry gd_pchase(\n"
+        "    .param .u64 gd_pchase_chain,\n"
+        "    .param .u64 gd_pchase_out,\n"
+        "    .param .u32 gd_pchase_steps\n"
+        ")\n"
+        ".maxntid 1, 1, 1\n"
+        "{\n"
+        "    .reg .pred %%p<3>;\n"
+        "    .reg .b32 %%r<16>;\n"
+        "    .reg .b64 %%rd<16>;\n"
+        "    .shared .align 8 .b8 gd_trace[%u];\n"
+        "    .shared .align 4 .b8 gd_delta[%u];\n"
+        "    .shared .align 4 .b8 gd_calib[%u];\n"
+        "    .shared .align 8 .b8 gd_sink[8];\n"
+        "\n"
+        "    ld.param.u64 %%rd1, [gd_pchase_chain];\n"
+        "    ld.param.u64 %%rd2, [gd_pchase_out];\n"
+        "    ld.param.u32 %%r1, [gd_pchase_steps];\n"
+        "    mov.u64 %%rd3, %%rd1;\n"
+        "\n"
+        "    // 1. the cost of the timed sequence without its load\n"
+        "    mov.u32 %%r2, 0;\n"
+        "    mov.u32 %%r6, gd_calib;\n"
+        "$L_calib:\n"
+        "    mov.u64 %%rd10, %%clock64;\n"
+        "    st.shared.u64 [gd_sink], %%rd3;\n"
+        "    mov.u64 %%rd11, %%clock64;\n"
+        "    sub.s64 %%rd12, %%rd11, %%rd10;\n"
+        "    cvt.u32.u64 %%r3, %%rd12;\n"
+        "    shl.b32 %%r4, %%r2, 2;\n"
+        "    add.s32 %%r5, %%r6, %%r4;\n"
+        "    st.shared.u32 [%%r5], %%r3;\n"
+        "    add.s32 %%r2, %%r2, 1;\n"
+        "    setp.lt.u32 %%p1, %%r2, %u;\n"
+        "    @%%p1 bra $L_calib;\n"
+        "\n"
+        "    // 2. warm-up lap\n"
+        "    mov.u32 %%r2, 0;\n"
+        "$L_warm:\n"
+        "    ld.global.%s.u64 %%rd3, [%%rd3];\n"
+        "    add.s32 %%r2, %%r2, 1;\n"
+        "    setp.lt.u32 %%p1, %%r2, %%r1;\n"
+        "    @%%p1 bra $L_warm;\n"
+        "    st.shared.u64 [gd_sink], %%rd3;   // wait for the last warm-up load\n"
+        "\n"
+        "    // 3. timed lap\n"
+        "    mov.u32 %%r2, 0;\n"
+        "    mov.u64 %%rd4, 0;\n"
+        "    mov.u32 %%r6, gd_trace;\n"
+        "    mov.u32 %%r7, gd_delta;\n"
+        "$L_timed:\n"
+        "    and.b32 %%r8, %%r2, %u;\n"
+        "    shl.b32 %%r9, %%r8, 3;\n"
+        "    add.s32 %%r9, %%r9, %%r6;\n"
+        "    shl.b32 %%r10, %%r8, 2;\n"
+        "    add.s32 %%r10, %%r10, %%r7;\n"
+        "    mov.u64 %%rd10, %%clock64;\n"
+        "    ld.global.%s.u64 %%rd3, [%%rd3];\n"
+        "    st.shared.u64 [%%r9], %%rd3;\n"
+        "    mov.u64 %%rd11, %%clock64;\n"
+        "    sub.s64 %%rd12, %%rd11, %%rd10;\n"
+        "    cvt.u32.u64 %%r3, %%rd12;\n"
+        "    st.shared.u32 [%%r10], %%r3;\n"
+        "    add.s64 %%rd4, %%rd4, %%rd3;\n"
+        "    add.s32 %%r2, %%r2, 1;\n"
+        "    setp.lt.u32 %%p1, %%r2, %%r1;\n"
+        "    @%%p1 bra $L_timed;\n"
+        "\n"
+        "    // 4. results: final pointer, checksum, calibration, rings\n"
+        "    st.global.u64 [%%rd2], %%rd3;\n"
+        "    st.global.u64 [%%rd2+8], %%rd4;\n"
+        "    mov.u32 %%r2, 0;\n"
+        "    mov.u32 %%r6, gd_calib;\n"
+        "$L_copy_calib:\n"
+        "    shl.b32 %%r4, %%r2, 2;\n"
+        "    add.s32 %%r5, %%r6, %%r4;\n"
+        "    ld.shared.u32 %%r3, [%%r5];\n"
+        "    cvt.u64.u32 %%rd5, %%r4;\n"
+        "    add.s64 %%rd6, %%rd2, %%rd5;\n"
+        "    st.global.u32 [%%rd6+%u], %%r3;\n"
+        "    add.s32 %%r2, %%r2, 1;\n"
+        "    setp.lt.u32 %%p1, %%r2, %u;\n"
+        "    @%%p1 bra $L_copy_calib;\n"
+        "    min.u32 %%r11, %%r1, %u;\n"
+        "    mov.u32 %%r2, 0;\n"
+        "    mov.u32 %%r6, gd_trace;\n"
+        "    mov.u32 %%r7, gd_delta;\n"
+        "$L_copy_ring:\n"
+        "    shl.b32 %%r4, %%r2, 2;\n"
+        "    add.s32 %%r5, %%r7, %%r4;\n"
+        "    ld.shared.u32 %%r3, [%%r5];\n"
+        "    cvt.u64.u32 %%rd5, %%r4;\n"
+        "    add.s64 %%rd6, %%rd2, %%rd5;\n"
+        "    st.global.u32 [%%rd6+%u], %%r3;\n"
+        "    shl.b32 %%r4, %%r2, 3;\n"
+        "    add.s32 %%r5, %%r6, %%r4;\n"
+        "    ld.shared.u64 %%rd7, [%%r5];\n"
+        "    cvt.u64.u32 %%rd5, %%r4;\n"
+        "    add.s64 %%rd6, %%rd2, %%rd5;\n"
+        "    st.global.u64 [%%rd6+%u], %%rd7;\n"
+        "    add.s32 %%r2, %%r2, 1;\n"
+        "    setp.lt.u32 %%p1, %%r2, %%r11;\n"
+        "    @%%p1 bra $L_copy_ring;\n"
+        "    ret;\n"
+        "}\n",
+        ring * 8, ring * 4, PCHASE_CALIBRATION_SAMPLES * 4, PCHASE_CALIBRATION_SAMPLES, cache_op,
+        ring - 1, cache_op, PCHASE_HEADER_BYTES, PCHASE_CALIBRATION_SAMPLES, ring,
+        PCHASE_HEADER_BYTES + PCHASE_CALIBRATION_SAMPLES * 4,
+        PCHASE_HEADER_BYTES + PCHASE_CALIBRATION_SAMPLES * 4 + ring * 4);
+    return gd_ptx_finish(&p);
+}
+
+static int pchase_plan(const gd_probe_opts *opts, const gd_device_info *dev, uint64_t point,
+                       gd_probe_plan *out, gd_err *err)
+{
+    memset(out, 0, sizeof *out);
+    out->opts = *opts;
+    gd_probe_opts *o = &out->opts;
+    if (!o->stride_bytes)
+        o->stride_bytes = PCHASE_DEFAULT_STRIDE;
+    if (!o->variant[0])
+        strcpy(o->variant, "ca");
+    if (strcmp(o->variant, "ca") && strcmp(o->variant, "cg"))
+        return gd_fail(err, "pchase: unknown variant '%s' (expected ca or cg)", o->variant);
+    if (o->stride_bytes < 8 || o->stride_bytes % 8)
+        return gd_fail(err, "pchase: stride must be a multiple of 8 bytes (a pointer), got %llu",
+                       (unsigned long long)o->stride_bytes);
+    if (!o->samples)
+        o->samples = PCHASE_DEFAULT_SAMPLES;
+    if (o->samples < PCHASE_MIN_SAMPLES || o->samples > PCHASE_MAX_SAMPLES ||
+        (o->samples & (o->samples - 1)))
+        return gd_fail(err, "pchase: samples must be a power of two in [%d, %d], got %u",
+                       PCHASE_MIN_SAMPLES, PCHASE_MAX_SAMPLES, o->samples);
+    uint64_t elements = point / o->stride_bytes;
+    if (elements < 1 || elements > UINT32_MAX)
+        return gd_fail(err, "pchase: footprint %llu bytes holds no %llu-byte element",
+                       (unsigned long long)point, (unsigned long long)o->stride_bytes);
+    pchase_state *st = calloc(1, sizeof *st);
+    if (!st)
+        return gd_fail(err, "pchase: out of memory");
+    st->elements = elements;
+    st->ring = o->samples;
+    out->state = st;
+    out->point = point;
+    out->ptx = pchase_ptx(dev, o->variant, st->ring);
+    if (!out->ptx) {
+        free(st);
+        out->state = NULL;
+        return gd_fail(err, "pchase: out of memory");
+    }
+    snprintf(out->entry, sizeof out->entry, "gd_pchase");
+    for (int i = 0; i < 3; i++)
+        out->grid[i] = out->block[i] = 1;
+    out->buffers[0] = (gd_probe_buffer){.name = "chain",
+                                        .bytes = elements * o->stride_bytes,
+                                        .host_fill = 1,
+                                        .copy_out = 0};
+    out->buffers[1] = (gd_probe_buffer){.name = "out",
+                                        .bytes = out_bytes(st->ring),
+                                        .host_fill = 0,
+                                        .copy_out = 1};
+    out->buffer_count = 2;
+    out->params[0] = (gd_probe_param){.kind = GD_PARAM_BUFFER, .buffer = 0};
+    out->params[1] = (gd_probe_param){.kind = GD_PARAM_BUFFER, .buffer = 1};
+    out->params[2] = (gd_probe_param){.kind = GD_PARAM_U32, .value = elements};
+    out->param_count = 3;
+    return 0;
+}
+
+static uint64_t splitmix64(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static int pchase_fill(const gd_probe_plan *plan, unsigned index, const gd_devptr *addresses,
+                       void *host, gd_err *err)
+{
+    const pchase_state *st = plan->state;
+    if (index != 0)
+        return gd_fail(err, "pchase: no initial contents for buffer %u", index);
+    uint64_t n = st->elements, stride = plan->opts.stride_bytes, base = addresses[0];
+    uint8_t *chain = host;
+    if (!plan->opts.random_order) {
+        for (uint64_t i = 0; i < n; i++) {
+            uint64_t next = base + ((i + 1) % n) * stride;
+            memcpy(chain + i * stride, &next, sizeof next);
+        }
+        return 0;
+    }
+    /* Sattolo's algorithm: a uniformly random permutation with a single cycle */
+    uint32_t *perm = malloc(n * sizeof *perm);
+    if (!perm)
+        return gd_fail(err, "pchase: out of memory for a %llu-element permutation",
+                       (unsigned long long)n);
+    for (uint64_t i = 0; i < n; i++)
+        perm[i] = (uint32_t)i;
+    uint64_t seed = plan->opts.seed ? plan->opts.seed : 1;
+    for (uint64_t i = n - 1; i > 0; i--) {
+        uint64_t j = splitmix64(&seed) % i;
+        uint32_t t = perm[i];
+        perm[i] = perm[j];
+        perm[j] = t;
+    }
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t next = base + (uint64_t)perm[i] * stride;
+        memcpy(chain + i * stride, &next, sizeof next);
+    }
+    free(perm);
+    return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static int pchase_decode(const gd_probe_plan *plan, const gd_devptr *addresses, void *const *host,
+                         gd_probe_result *out, gd_err *err)
+{
+    const pchase_state *st = plan->state;
+    const uint8_t *buf = host[1];
+    uint64_t final_ptr, checksum;
+    memcpy(&final_ptr, buf, 8);
+    memcpy(&checksum, buf + 8, 8);
+    uint64_t n = st->elements, stride = plan->opts.stride_bytes, base = addresses[0];
+    if (final_ptr != base)
+        return gd_fail(err, "pchase: the walk over %llu elements ended at 0x%llx, not at the start "
+                            "0x%llx: the device did not follow the chain",
+                       (unsigned long long)n, (unsigned long long)final_ptr,
+                       (unsigned long long)base);
+    uint64_t expect = n * base + stride * (n * (n - 1) / 2);
+    if (checksum != expect)
+        return gd_fail(err, "pchase: the sum of visited pointers is 0x%llx, expected 0x%llx: some "
+                            "elements were not visited",
+                       (unsigned long long)checksum, (unsigned long long)expect);
+
+    double calib[PCHASE_CALIBRATION_SAMPLES];
+    for (int i = 0; i < PCHASE_CALIBRATION_SAMPLES; i++) {
+        uint32_t v;
+        memcpy(&v, buf + PCHASE_HEADER_BYTES + 4 * i, 4);
+        calib[i] = v;
+    }
+    qsort(calib, PCHASE_CALIBRATION_SAMPLES, sizeof calib[0], cmp_double);
+    double overhead =
+        (calib[PCHASE_CALIBRATION_SAMPLES / 2 - 1] + calib[PCHASE_CALIBRATION_SAMPLES / 2]) / 2;
+
+    uint64_t count = n < st->ring ? n : st->ring;
+    gd_series *cycles = gd_probe_result_add(out, "cycles", count);
+    gd_series *overhead_series = gd_probe_result_add(out, "timer_overhead", 1);
+    if (!cycles || !overhead_series)
+        return gd_fail(err, "pchase: out of memory");
+    overhead_series->samples[0] = overhead;
+    const uint8_t *deltas = buf + PCHASE_HEADER_BYTES + PCHASE_CALIBRATION_SAMPLES * 4;
+    /* chronological order: the ring slot of access i is i mod ring */
+    uint64_t first = n > st->ring ? n % st->ring : 0;
+    for (uint64_t i = 0; i < count; i++) {
+        uint32_t v;
+        memcpy(&v, deltas + 4 * ((first + i) % st->ring), 4);
+        cycles->samples[i] = (double)v - overhead;
+    }
+    return 0;
+}
+
+static void pchase_release(gd_probe_plan *plan)
+{
+    free(plan->state);
+    plan->state = NULL;
+}
+
+const gd_probe gd_probe_pchase = {
+    .name = "pchase",
+    .summary = "pointer chase: load-to-use latency vs footprint (L1D, L2, DRAM)",
+    .sweep_name = "footprint_bytes",
+    .value_unit = "cycles",
+    .default_stride_bytes = PCHASE_DEFAULT_STRIDE,
+    .plan = pchase_plan,
+    .fill = pchase_fill,
+    .decode = pchase_decode,
+    .release = pchase_release,
+};

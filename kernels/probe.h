@@ -1,0 +1,104 @@
+/* probe.h -- the contract between a probe and the harness.
+ *
+ * A probe is one file in kernels/.  For one point of its sweep it *plans* a
+ * launch: the PTX text, the buffers it needs (sizes, which ones the host fills,
+ * which ones come back), the kernel arguments and the geometry.  The runner
+ * (host/runner.c) allocates, fills, launches and copies back; the probe then
+ * *decodes* the returned buffers into samples.  A probe never calls a device,
+ * so it cannot tell -- and must not care -- whether the samples came from a GPU
+ * or the simulator.
+ */
+#ifndef GD_PROBE_H
+#define GD_PROBE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "host/device.h"
+
+#define GD_PROBE_MAX_BUFFERS 8
+#define GD_PROBE_MAX_PARAMS 16
+#define GD_PROBE_MAX_SERIES 16
+
+/* Options a user can give a probe (`gpudissect run --stride ... --pattern ...`). */
+typedef struct gd_probe_opts {
+    uint64_t stride_bytes;    /* 0: the probe's default */
+    int random_order;         /* p-chase: random permutation of the lines */
+    uint64_t seed;            /* for random orders */
+    char variant[32];         /* e.g. "ca" or "cg" for the p-chase */
+    uint32_t samples;         /* samples recorded per point; 0: default */
+} gd_probe_opts;
+
+typedef struct gd_probe_buffer {
+    const char *name;
+    size_t bytes;
+    int host_fill;            /* 1: probe->fill writes the initial contents; 0: zeroed */
+    int copy_out;             /* 1: copied back after the launch for decode */
+} gd_probe_buffer;
+
+typedef enum gd_param_kind { GD_PARAM_BUFFER, GD_PARAM_U32, GD_PARAM_U64 } gd_param_kind;
+
+typedef struct gd_probe_param {
+    gd_param_kind kind;
+    unsigned buffer;          /* GD_PARAM_BUFFER: index into buffers (device address) */
+    uint64_t value;           /* GD_PARAM_U32 / GD_PARAM_U64 */
+} gd_probe_param;
+
+typedef struct gd_probe_plan {
+    char *ptx;                /* owned (malloc) */
+    char entry[64];
+    unsigned grid[3];
+    unsigned block[3];
+    unsigned dynamic_shared_bytes;
+    gd_probe_buffer buffers[GD_PROBE_MAX_BUFFERS];
+    unsigned buffer_count;
+    gd_probe_param params[GD_PROBE_MAX_PARAMS];
+    unsigned param_count;
+    uint64_t point;           /* the sweep value this plan is for */
+    uint32_t intended_instructions; /* what the machine code should contain, 0: unchecked */
+    gd_probe_opts opts;       /* as resolved by plan (defaults filled in) */
+    void *state;              /* probe-private, freed by release */
+} gd_probe_plan;
+
+/* One named series of samples for one sweep point (e.g. "cycles"). */
+typedef struct gd_series {
+    char name[32];
+    double *samples;          /* owned (malloc) */
+    size_t count;
+} gd_series;
+
+typedef struct gd_probe_result {
+    gd_series series[GD_PROBE_MAX_SERIES];
+    unsigned series_count;
+} gd_probe_result;
+
+typedef struct gd_probe {
+    const char *name;
+    const char *summary;
+    const char *sweep_name;   /* CSV column of the sweep value, e.g. "footprint_bytes" */
+    const char *value_unit;   /* unit of the samples, e.g. "cycles" */
+    uint64_t default_stride_bytes;
+    /* Plans one sweep point.  `dev` is the device's self-description. */
+    int (*plan)(const gd_probe_opts *opts, const gd_device_info *dev, uint64_t point,
+                gd_probe_plan *out, gd_err *err);
+    /* Writes the initial contents of buffer `index` (host_fill set); `addresses`
+     * holds the device address of every buffer of the plan. */
+    int (*fill)(const gd_probe_plan *plan, unsigned index, const gd_devptr *addresses,
+                void *host, gd_err *err);
+    /* Turns the copied-back buffers (NULL where copy_out is 0) into samples. */
+    int (*decode)(const gd_probe_plan *plan, const gd_devptr *addresses, void *const *host,
+                  gd_probe_result *out, gd_err *err);
+    void (*release)(gd_probe_plan *plan);
+} gd_probe;
+
+/* The registry (kernels/probes.c). */
+const gd_probe *gd_probe_find(const char *name);
+const gd_probe *const *gd_probe_list(size_t *count);
+
+/* Frees what plan/decode allocated. */
+void gd_probe_plan_free(const gd_probe *probe, gd_probe_plan *plan);
+void gd_probe_result_free(gd_probe_result *result);
+/* Adds a series with room for `count` samples; returns it or NULL. */
+gd_series *gd_probe_result_add(gd_probe_result *result, const char *name, size_t count);
+
+#endif

@@ -1,0 +1,76 @@
+/* devmem.c -- allocations of the simulated device's global memory.
+ *
+ * A bump allocator over a GPU-like virtual range: each allocation starts on a
+ * 2 MiB boundary (as large cudaMalloc allocations do), bases only grow, so the
+ * table stays sorted and translation is a binary search with a one-entry cache.
+ * Freed ranges are not reused: the address space is far larger than any run.
+ * Backing store is calloc()ed lazily by the host OS, so a large sparse
+ * allocation costs only the pages a probe touches.
+ */
+#include "sim/devmem.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define DEVMEM_BASE 0x7f0000000000ull   /* looks like a CUDA device pointer */
+#define DEVMEM_ALIGN (2ull << 20)       /* 2 MiB, the large-page size of NVIDIA GPUs */
+
+void sim_devmem_init(sim_devmem *m, uint64_t limit_bytes)
+{
+    memset(m, 0, sizeof *m);
+    m->next_base = DEVMEM_BASE;
+    m->limit_bytes = limit_bytes;
+}
+
+void sim_devmem_destroy(sim_devmem *m)
+{
+    for (size_t i = 0; i < m->count; i++)
+        free(m->allocs[i].data);
+    free(m->allocs);
+    memset(m, 0, sizeof *m);
+}
+
+int sim_devmem_alloc(sim_devmem *m, uint64_t bytes, uint64_t *addr, gd_err *err)
+{
+    if (bytes == 0)
+        return gd_fail(err, "sim: cannot allocate 0 bytes");
+    if (bytes > m->limit_bytes || m->used_bytes + bytes > m->limit_bytes)
+        return gd_fail(err, "sim: out of device memory (%llu bytes requested, %llu of %llu in use)",
+                       (unsigned long long)bytes, (unsigned long long)m->used_bytes,
+                       (unsigned long long)m->limit_bytes);
+    if (m->count == m->capacity) {
+        size_t cap = m->capacity ? m->capacity * 2 : 16;
+        sim_alloc *a = realloc(m->allocs, cap * sizeof *a);
+        if (!a)
+            return gd_fail(err, "sim: out of host memory");
+        m->allocs = a;
+        m->capacity = cap;
+    }
+    uint8_t *data = calloc(1, bytes);
+    if (!data)
+        return gd_fail(err, "sim: out of host memory for a %llu-byte allocation",
+                       (unsigned long long)bytes);
+    sim_alloc *a = &m->allocs[m->count++];
+    a->base = m->next_base;
+    a->size = bytes;
+    a->data = data;
+    m->next_base = (a->base + bytes + DEVMEM_ALIGN - 1) / DEVMEM_ALIGN * DEVMEM_ALIGN;
+    m->used_bytes += bytes;
+    *addr = a->base;
+    return 0;
+}
+
+int sim_devmem_free(sim_devmem *m, uint64_t addr, gd_err *err)
+{
+    for (size_t i = 0; i < m->count; i++) {
+        if (m->allocs[i].base == addr) {
+            free(m->allocs[i].data);
+            m->used_bytes -= m->allocs[i].size;
+            memmove(&m->allocs[i], &m->allocs[i + 1], (m->count - i - 1) * sizeof m->allocs[0]);
+            m->count--;
+            m->last_hit = 0;
+            return 0;
+        }
+    }
+    return gd_fail(err, "sim: free of 0x%llx, which is not an allocation", (unsigned long long)addr);
+}

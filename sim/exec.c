@@ -1,0 +1,428 @@
+/* exec.c -- what each PTX instruction of the subset computes.
+ *
+ * The functional half of the simulator: given a warp, an instruction and the
+ * lanes that execute it, compute the results into the warp's registers, and for
+ * loads and stores perform the access on device, shared, param or const memory
+ * and report the per-lane addresses to the timing model.
+ *
+ * Register convention: a register is 64 bits wide in the simulator; every read
+ * truncates (or sign-extends) to the instruction's type, so writers need not
+ * care what lies above their width.  f32 values live in the low 32 bits.
+ */
+#include "sim/engine.h"
+
+#include <math.h>
+#include <string.h>
+
+static inline uint64_t trunc_bits(uint64_t v, unsigned bits)
+{
+    return bits >= 64 ? v : (v & ((1ull << bits) - 1));
+}
+
+static inline int64_t sext_bits(uint64_t v, unsigned bits)
+{
+    if (bits >= 64)
+        return (int64_t)v;
+    uint64_t m = 1ull << (bits - 1);
+    v = trunc_bits(v, bits);
+    return (int64_t)((v ^ m) - m);
+}
+
+static inline float as_f32(uint64_t v)
+{
+    uint32_t b = (uint32_t)v;
+    float f;
+    memcpy(&f, &b, sizeof f);
+    return f;
+}
+
+static inline uint64_t from_f32(float f)
+{
+    uint32_t b;
+    memcpy(&b, &f, sizeof b);
+    return b;
+}
+
+static inline double as_f64(uint64_t v)
+{
+    double d;
+    memcpy(&d, &v, sizeof d);
+    return d;
+}
+
+static inline uint64_t from_f64(double d)
+{
+    uint64_t b;
+    memcpy(&b, &d, sizeof b);
+    return b;
+}
+
+uint64_t sim_sreg_value(const sim_engine *e, const sim_sm *sm, const sim_warp *w, unsigned lane,
+                        ptx_sreg sreg)
+{
+    const sim_launch_config *l = e->launch;
+    switch (sreg) {
+    case SR_TID_X: return w->tid[lane][0];
+    case SR_TID_Y: return w->tid[lane][1];
+    case SR_TID_Z: return w->tid[lane][2];
+    case SR_NTID_X: return l->block[0];
+    case SR_NTID_Y: return l->block[1];
+    case SR_NTID_Z: return l->block[2];
+    case SR_CTAID_X: return w->cta->id[0];
+    case SR_CTAID_Y: return w->cta->id[1];
+    case SR_CTAID_Z: return w->cta->id[2];
+    case SR_NCTAID_X: return l->grid[0];
+    case SR_NCTAID_Y: return l->grid[1];
+    case SR_NCTAID_Z: return l->grid[2];
+    case SR_LANEID: return lane;
+    case SR_WARPID: return w->slot;
+    case SR_NWARPID: return e->arch->gpu.max_warps_per_sm;
+    case SR_SMID: return sm->id;
+    case SR_NSMID: return e->sm_count;
+    case SR_CLOCK: return (uint32_t)e->cycle;
+    case SR_CLOCK64: return e->cycle;
+    case SR_COUNT: break;
+    }
+    return 0;
+}
+
+static inline uint64_t operand(const sim_engine *e, const sim_sm *sm, const sim_warp *w,
+                               const ptx_operand *o, unsigned lane)
+{
+    switch (o->kind) {
+    case OK_REG: return w->regs[(size_t)o->reg * SIM_WARP_LANES + lane];
+    case OK_IMM: return (uint64_t)o->imm;
+    case OK_SREG: return sim_sreg_value(e, sm, w, lane, (ptx_sreg)o->sreg);
+    default: return 0;
+    }
+}
+
+#define FOR_LANES(mask, lane)                                                                  \
+    for (uint32_t m_ = (mask), lane; m_ && ((lane = (uint32_t)__builtin_ctz(m_)), 1);           \
+         m_ &= m_ - 1)
+
+static int compare(ptx_type t, ptx_cmp cmp, uint64_t a, uint64_t b)
+{
+    unsigned bits = ptx_type_bits(t);
+    if (t == PT_F32 || t == PT_F64) {
+        double x = t == PT_F32 ? as_f32(a) : as_f64(a);
+        double y = t == PT_F32 ? as_f32(b) : as_f64(b);
+        switch (cmp) {
+        case CMP_EQ: return x == y;
+        case CMP_NE: return x != y;
+        case CMP_LT: return x < y;
+        case CMP_LE: return x <= y;
+        case CMP_GT: return x > y;
+        case CMP_GE: return x >= y;
+        }
+        return 0;
+    }
+    if (ptx_type_is_signed(t)) {
+        int64_t x = sext_bits(a, bits), y = sext_bits(b, bits);
+        switch (cmp) {
+        case CMP_EQ: return x == y;
+        case CMP_NE: return x != y;
+        case CMP_LT: return x < y;
+        case CMP_LE: return x <= y;
+        case CMP_GT: return x > y;
+        case CMP_GE: return x >= y;
+        }
+        return 0;
+    }
+    uint64_t x = trunc_bits(a, bits), y = trunc_bits(b, bits);
+    switch (cmp) {
+    case CMP_EQ: return x == y;
+    case CMP_NE: return x != y;
+    case CMP_LT: return x < y;
+    case CMP_LE: return x <= y;
+    case CMP_GT: return x > y;
+    case CMP_GE: return x >= y;
+    }
+    return 0;
+}
+
+static uint64_t convert(ptx_type dt, ptx_type st, uint64_t v)
+{
+    unsigned sb = ptx_type_bits(st), db = ptx_type_bits(dt);
+    if (st == PT_F32 || st == PT_F64) {
+        double d = st == PT_F32 ? as_f32(v) : as_f64(v);
+        if (dt == PT_F32)
+            return from_f32((float)d);
+        if (dt == PT_F64)
+            return from_f64(d);
+        d = nearbyint(d);
+        if (isnan(d))
+            return 0;
+        if (ptx_type_is_signed(dt)) {
+            double lo = -ldexp(1.0, (int)db - 1), hi = ldexp(1.0, (int)db - 1) - 1;
+            d = d < lo ? lo : d > hi ? hi : d;
+            return trunc_bits((uint64_t)(int64_t)d, db);
+        }
+        double hi = ldexp(1.0, (int)db) - 1;
+        d = d < 0 ? 0 : d > hi ? hi : d;
+        return trunc_bits((uint64_t)d, db);
+    }
+    if (dt == PT_F32 || dt == PT_F64) {
+        double d = ptx_type_is_signed(st) ? (double)sext_bits(v, sb) : (double)trunc_bits(v, sb);
+        return dt == PT_F32 ? from_f32((float)d) : from_f64(d);
+    }
+    uint64_t x = ptx_type_is_signed(st) ? (uint64_t)sext_bits(v, sb) : trunc_bits(v, sb);
+    return trunc_bits(x, db);
+}
+
+static uint64_t alu_int(const ptx_insn *in, uint64_t a, uint64_t b, uint64_t c, int *div0)
+{
+    ptx_type t = (ptx_type)in->type;
+    unsigned bits = ptx_type_bits(t);
+    int sgn = ptx_type_is_signed(t);
+    switch ((ptx_op)in->op) {
+    case OP_ADD: return trunc_bits(a + b, bits);
+    case OP_SUB: return trunc_bits(a - b, bits);
+    case OP_MUL:
+    case OP_MAD: {
+        uint64_t r;
+        if (in->mulmode == MM_WIDE) {
+            if (sgn)
+                r = (uint64_t)(sext_bits(a, bits) * sext_bits(b, bits));
+            else
+                r = trunc_bits(a, bits) * trunc_bits(b, bits);
+            r = trunc_bits(r, bits * 2);
+            if (in->op == OP_MAD)
+                r = trunc_bits(r + c, bits * 2);
+            return r;
+        }
+        if (in->mulmode == MM_HI) {
+            if (bits == 64) {
+                if (sgn)
+                    r = (uint64_t)(((__int128)(int64_t)a * (__int128)(int64_t)b) >> 64);
+                else
+                    r = (uint64_t)(((unsigned __int128)a * (unsigned __int128)b) >> 64);
+            } else if (sgn) {
+                r = (uint64_t)((sext_bits(a, bits) * sext_bits(b, bits)) >> bits);
+            } else {
+                r = (trunc_bits(a, bits) * trunc_bits(b, bits)) >> bits;
+            }
+        } else {
+            r = a * b;
+        }
+        if (in->op == OP_MAD)
+            r += c;
+        return trunc_bits(r, bits);
+    }
+    case OP_DIV:
+    case OP_REM:
+        if (trunc_bits(b, bits) == 0) {
+            *div0 = 1;
+            return 0;
+        }
+        if (sgn) {
+            int64_t x = sext_bits(a, bits), y = sext_bits(b, bits);
+            if (y == -1)
+                return trunc_bits(in->op == OP_DIV ? (uint64_t)0 - (uint64_t)x : 0, bits);
+            return trunc_bits((uint64_t)(in->op == OP_DIV ? x / y : x % y), bits);
+        }
+        a = trunc_bits(a, bits);
+        b = trunc_bits(b, bits);
+        return in->op == OP_DIV ? a / b : a % b;
+    case OP_MIN:
+    case OP_MAX: {
+        int less = sgn ? sext_bits(a, bits) < sext_bits(b, bits)
+                       : trunc_bits(a, bits) < trunc_bits(b, bits);
+        return trunc_bits((in->op == OP_MIN) == less ? a : b, bits);
+    }
+    case OP_NEG: return trunc_bits((uint64_t)0 - a, bits);
+    case OP_ABS: {
+        int64_t x = sext_bits(a, bits);
+        return trunc_bits((uint64_t)(x < 0 ? -x : x), bits);
+    }
+    case OP_AND: return t == PT_PRED ? (a & b & 1) : trunc_bits(a & b, bits);
+    case OP_OR: return t == PT_PRED ? ((a | b) & 1) : trunc_bits(a | b, bits);
+    case OP_XOR: return t == PT_PRED ? ((a ^ b) & 1) : trunc_bits(a ^ b, bits);
+    case OP_NOT: return t == PT_PRED ? (~a & 1) : trunc_bits(~a, bits);
+    case OP_SHL: {
+        uint64_t n = trunc_bits(b, 32);
+        return n >= bits ? 0 : trunc_bits(a << n, bits);
+    }
+    case OP_SHR: {
+        uint64_t n = trunc_bits(b, 32);
+        if (sgn) {
+            int64_t x = sext_bits(a, bits);
+            return trunc_bits((uint64_t)(n >= bits ? (x < 0 ? -1 : 0) : (x >> n)), bits);
+        }
+        return n >= bits ? 0 : trunc_bits(a, bits) >> n;
+    }
+    default: return 0;
+    }
+}
+
+static uint64_t alu_float(const ptx_insn *in, uint64_t a, uint64_t b, uint64_t c)
+{
+    if (in->type == PT_F32) {
+        float x = as_f32(a), y = as_f32(b), z = as_f32(c);
+        switch ((ptx_op)in->op) {
+        case OP_ADD: return from_f32(x + y);
+        case OP_SUB: return from_f32(x - y);
+        case OP_MUL: return from_f32(x * y);
+        case OP_MAD:
+        case OP_FMA: return from_f32(fmaf(x, y, z));
+        case OP_DIV: return from_f32(x / y);
+        case OP_MIN: return from_f32(fminf(x, y));
+        case OP_MAX: return from_f32(fmaxf(x, y));
+        case OP_NEG: return from_f32(-x);
+        case OP_ABS: return from_f32(fabsf(x));
+        default: return 0;
+        }
+    }
+    double x = as_f64(a), y = as_f64(b), z = as_f64(c);
+    switch ((ptx_op)in->op) {
+    case OP_ADD: return from_f64(x + y);
+    case OP_SUB: return from_f64(x - y);
+    case OP_MUL: return from_f64(x * y);
+    case OP_MAD:
+    case OP_FMA: return from_f64(fma(x, y, z));
+    case OP_DIV: return from_f64(x / y);
+    case OP_MIN: return from_f64(fmin(x, y));
+    case OP_MAX: return from_f64(fmax(x, y));
+    case OP_NEG: return from_f64(-x);
+    case OP_ABS: return from_f64(fabs(x));
+    default: return 0;
+    }
+}
+
+static const char *space_name(ptx_space s)
+{
+    switch (s) {
+    case SP_GLOBAL: return "global";
+    case SP_SHARED: return "shared";
+    case SP_CONST: return "const";
+    case SP_PARAM: return "param";
+    case SP_LOCAL: return "local";
+    default: return "?";
+    }
+}
+
+/* Host pointer for one lane's access, or NULL after failing the engine. */
+static uint8_t *resolve(sim_engine *e, sim_warp *w, const ptx_insn *in, uint64_t addr)
+{
+    uint32_t size = in->size;
+    if (addr % size)
+        return sim_engine_fail(e, "ptx:%u: %s.%s of %u bytes at misaligned address 0x%llx",
+                               in->line, in->op == OP_LD ? "ld" : "st",
+                               space_name((ptx_space)in->space), size,
+                               (unsigned long long)addr),
+               NULL;
+    uint8_t *p = NULL;
+    const sim_launch_config *l = e->launch;
+    switch ((ptx_space)in->space) {
+    case SP_GLOBAL:
+        p = sim_devmem_translate(e->mem, addr, size);
+        break;
+    case SP_SHARED:
+        if (addr + size <= w->cta->shared_bytes)
+            p = w->cta->shared + addr;
+        break;
+    case SP_PARAM:
+        if (addr + size <= l->kernel->param_bytes)
+            p = (uint8_t *)(uintptr_t)(l->params + addr);
+        break;
+    case SP_CONST:
+        if (addr + size <= l->const_bytes)
+            p = (uint8_t *)(uintptr_t)(l->const_bank + addr);
+        break;
+    default:
+        break;
+    }
+    if (!p)
+        sim_engine_fail(e, "ptx:%u: %s.%s of %u bytes at 0x%llx is outside %s", in->line,
+                        in->op == OP_LD ? "ld" : "st", space_name((ptx_space)in->space), size,
+                        (unsigned long long)addr,
+                        in->space == SP_GLOBAL ? "every device allocation"
+                                               : "the state space's bounds");
+    return p;
+}
+
+int sim_exec(sim_engine *e, sim_sm *sm, sim_warp *w, const ptx_insn *in, uint32_t mask,
+             sim_mem_access *acc)
+{
+    uint64_t *regs = w->regs;
+    ptx_type t = (ptx_type)in->type;
+    unsigned bits = ptx_type_bits(t);
+    size_t dst = (size_t)in->dst.reg * SIM_WARP_LANES;
+
+    switch ((ptx_op)in->op) {
+    case OP_MOV:
+        if (in->src[0].kind == OK_REG) {
+            const uint64_t *src = &regs[(size_t)in->src[0].reg * SIM_WARP_LANES];
+            FOR_LANES(mask, lane) regs[dst + lane] = trunc_bits(src[lane], bits);
+        } else {
+            FOR_LANES(mask, lane)
+            regs[dst + lane] = t == PT_PRED ? (operand(e, sm, w, &in->src[0], lane) != 0)
+                                            : trunc_bits(operand(e, sm, w, &in->src[0], lane), bits);
+        }
+        return 0;
+    case OP_ADD: case OP_SUB: case OP_MUL: case OP_MAD: case OP_DIV: case OP_REM:
+    case OP_MIN: case OP_MAX: case OP_NEG: case OP_ABS: case OP_AND: case OP_OR:
+    case OP_XOR: case OP_NOT: case OP_SHL: case OP_SHR: case OP_FMA: {
+        int is_float = ptx_type_is_float(t);
+        int div0 = 0;
+        FOR_LANES(mask, lane)
+        {
+            uint64_t a = operand(e, sm, w, &in->src[0], lane);
+            uint64_t b = in->nsrc > 1 ? operand(e, sm, w, &in->src[1], lane) : 0;
+            uint64_t c = in->nsrc > 2 ? operand(e, sm, w, &in->src[2], lane) : 0;
+            regs[dst + lane] = is_float ? alu_float(in, a, b, c) : alu_int(in, a, b, c, &div0);
+        }
+        (void)div0; /* integer division by zero is undefined in PTX; the sim yields 0 */
+        return 0;
+    }
+    case OP_SETP:
+        FOR_LANES(mask, lane)
+        regs[dst + lane] = (uint64_t)compare(t, (ptx_cmp)in->cmp,
+                                             operand(e, sm, w, &in->src[0], lane),
+                                             operand(e, sm, w, &in->src[1], lane));
+        return 0;
+    case OP_SELP:
+        FOR_LANES(mask, lane)
+        regs[dst + lane] = trunc_bits((operand(e, sm, w, &in->src[2], lane) & 1)
+                                          ? operand(e, sm, w, &in->src[0], lane)
+                                          : operand(e, sm, w, &in->src[1], lane),
+                                      bits);
+        return 0;
+    case OP_CVT:
+        FOR_LANES(mask, lane)
+        regs[dst + lane] = convert(t, (ptx_type)in->type2, operand(e, sm, w, &in->src[0], lane));
+        return 0;
+    case OP_LD:
+    case OP_ST: {
+        int is_store = in->op == OP_ST;
+        const ptx_operand *a = &in->src[0];
+        acc->mask = mask;
+        acc->space = in->space;
+        acc->is_store = (uint8_t)is_store;
+        acc->size = in->size;
+        FOR_LANES(mask, lane)
+        {
+            uint64_t addr = (a->reg != PTX_NO_REG ? regs[(size_t)a->reg * SIM_WARP_LANES + lane] : 0) +
+                            (uint64_t)a->imm;
+            acc->addr[lane] = addr;
+            uint8_t *p = resolve(e, w, in, addr);
+            if (!p)
+                return -1;
+            if (is_store) {
+                uint64_t v = operand(e, sm, w, &in->src[1], lane);
+                memcpy(p, &v, in->size); /* little-endian host, as the GPU */
+            } else {
+                uint64_t v = 0;
+                memcpy(&v, p, in->size);
+                if (ptx_type_is_signed(t))
+                    v = (uint64_t)sext_bits(v, bits);
+                regs[dst + lane] = v;
+            }
+        }
+        return 0;
+    }
+    case OP_BRA: case OP_RET: case OP_EXIT: case OP_BAR: case OP_COUNT:
+        return 0; /* control flow is the scheduler's (gpu.c) */
+    }
+    return 0;
+}

@@ -1,0 +1,655 @@
+/* gpu.c -- the simulated GPU's cycle loop.
+ *
+ * A launch places CTAs on SMs (round-robin, as far as warp slots, CTA slots and
+ * shared memory allow; more as CTAs retire), splits each CTA into warps of 32
+ * lanes, and gives warp slot w to sub-partition w mod subpartitions.  Each cycle:
+ *
+ *   1. the L2 and DRAM advance (fills, responses to the SMs);
+ *   2. each SM's fill unit writes one returned line into its L1;
+ *   3. each sub-partition's scheduler issues at most one instruction, from the
+ *      warp that issued last if it can (greedy), else the oldest ready warp;
+ *      a warp may issue when the registers it reads and writes are visible
+ *      (the scoreboard) and its unit can take it;
+ *   4. each SM's load/store unit moves one request through its FIFO (memsys.c).
+ *
+ * When nothing issued and the memory system has nothing to do this cycle, time
+ * jumps to the next cycle at which something completes: a 300-cycle DRAM access
+ * costs one loop iteration, not 300.  `%clock64` reads the current cycle.
+ *
+ * Divergence: each lane has its own PC; a diverged warp runs the lanes at the
+ * smallest PC, which reconverges structured code (forward branches and loops)
+ * without an explicit reconvergence stack.
+ */
+#include "sim/engine.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEFAULT_MAX_CYCLES (1ull << 32)
+
+int sim_engine_fail(sim_engine *e, const char *fmt, ...)
+{
+    if (!e->failed) {
+        e->failed = 1;
+        if (e->err) {
+            va_list ap;
+            va_start(ap, fmt);
+            vsnprintf(e->err->msg, sizeof e->err->msg, fmt, ap);
+            va_end(ap);
+        }
+    }
+    return -1;
+}
+
+int sim_engine_create(const gd_arch *arch, sim_devmem *mem, sim_engine **out, gd_err *err)
+{
+    *out = NULL;
+    sim_engine *e = calloc(1, sizeof *e);
+    if (!e)
+        return gd_fail(err, "sim: out of memory");
+    e->arch = arch;
+    e->mem = mem;
+    e->sm_count = arch->gpu.sm_count;
+    e->max_cycles = DEFAULT_MAX_CYCLES;
+    const char *env = getenv("GPUDISSECT_SIM_MAX_CYCLES");
+    if (env && *env)
+        e->max_cycles = strtoull(env, NULL, 0);
+    uint32_t nw = arch->gpu.max_warps_per_sm, nsub = arch->gpu.subpartitions;
+    e->sms = calloc(e->sm_count, sizeof *e->sms);
+    e->active_sms = calloc(e->sm_count, sizeof *e->active_sms);
+    if (!e->sms || !e->active_sms)
+        goto oom;
+    for (uint32_t s = 0; s < e->sm_count; s++) {
+        sim_sm *sm = &e->sms[s];
+        sm->id = s;
+        sm->warps = calloc(nw, sizeof *sm->warps);
+        sm->ctas = calloc(arch->gpu.max_ctas_per_sm, sizeof *sm->ctas);
+        sm->sub_warps = calloc((size_t)nsub * nw, sizeof *sm->sub_warps);
+        sm->sub_count = calloc(nsub, sizeof *sm->sub_count);
+        sm->sub_last = calloc(nsub, sizeof *sm->sub_last);
+        if (!sm->warps || !sm->ctas || !sm->sub_warps || !sm->sub_count || !sm->sub_last)
+            goto oom;
+        for (uint32_t c = 0; c < arch->gpu.max_ctas_per_sm; c++) {
+            sm->ctas[c].warps = calloc(nw, sizeof *sm->ctas[c].warps);
+            if (!sm->ctas[c].warps)
+                goto oom;
+        }
+    }
+    if (sim_memsys_create(e, err) != 0) {
+        sim_engine_destroy(e);
+        return -1;
+    }
+    *out = e;
+    return 0;
+oom:
+    sim_engine_destroy(e);
+    return gd_fail(err, "sim: out of memory for %u SMs", arch->gpu.sm_count);
+}
+
+void sim_engine_destroy(sim_engine *e)
+{
+    if (!e)
+        return;
+    sim_memsys_destroy(e);
+    for (uint32_t s = 0; e->sms && s < e->sm_count; s++) {
+        sim_sm *sm = &e->sms[s];
+        for (uint32_t w = 0; sm->warps && w < e->arch->gpu.max_warps_per_sm; w++) {
+            free(sm->warps[w].regs);
+            free(sm->warps[w].reg_ready);
+        }
+        for (uint32_t c = 0; sm->ctas && c < e->arch->gpu.max_ctas_per_sm; c++) {
+            free(sm->ctas[c].warps);
+            free(sm->ctas[c].shared);
+        }
+        free(sm->warps);
+        free(sm->ctas);
+        free(sm->sub_warps);
+        free(sm->sub_count);
+        free(sm->sub_last);
+    }
+    free(e->sms);
+    free(e->active_sms);
+    free(e);
+}
+
+/* ------------------------------------------------------------------------- */
+/* CTAs                                                                      */
+
+static int cta_fits(const sim_engine *e, const sim_sm *sm)
+{
+    const gd_arch *a = e->arch;
+    return sm->ctas_resident < a->gpu.max_ctas_per_sm &&
+           sm->warps_resident + e->warps_per_cta <= a->gpu.max_warps_per_sm &&
+           sm->shared_used + e->shared_per_cta <= a->level[GD_SMEM].size_bytes;
+}
+
+static void sm_activate(sim_engine *e, sim_sm *sm)
+{
+    if (!sm->active) {
+        sm->active = 1;
+        e->active_sms[e->active_sm_count++] = sm;
+    }
+}
+
+static int cta_launch(sim_engine *e, sim_sm *sm, uint64_t linear, uint64_t cycle)
+{
+    const sim_launch_config *l = e->launch;
+    const gd_arch *a = e->arch;
+    uint32_t reg_count = l->kernel->reg_count ? l->kernel->reg_count : 1;
+    sim_cta *cta = NULL;
+    for (uint32_t c = 0; c < a->gpu.max_ctas_per_sm; c++)
+        if (!sm->ctas[c].in_use) {
+            cta = &sm->ctas[c];
+            break;
+        }
+    if (!cta)
+        return sim_engine_fail(e, "sim: internal error: no free CTA slot");
+    cta->in_use = 1;
+    cta->id[0] = (uint32_t)(linear % l->grid[0]);
+    cta->id[1] = (uint32_t)(linear / l->grid[0] % l->grid[1]);
+    cta->id[2] = (uint32_t)(linear / ((uint64_t)l->grid[0] * l->grid[1]));
+    cta->warps_total = e->warps_per_cta;
+    cta->warps_done = 0;
+    cta->warps_at_barrier = 0;
+    free(cta->shared);
+    cta->shared = calloc(1, e->shared_per_cta ? e->shared_per_cta : 1);
+    if (!cta->shared)
+        return sim_engine_fail(e, "sim: out of host memory for shared memory");
+    cta->shared_bytes = e->shared_per_cta;
+
+    uint32_t threads = l->block[0] * l->block[1] * l->block[2];
+    uint32_t nsub = a->gpu.subpartitions;
+    for (uint32_t wi = 0; wi < e->warps_per_cta; wi++) {
+        uint32_t slot = 0;
+        while (slot < a->gpu.max_warps_per_sm && sm->warps[slot].state != WARP_FREE)
+            slot++;
+        if (slot == a->gpu.max_warps_per_sm)
+            return sim_engine_fail(e, "sim: internal error: no free warp slot");
+        sim_warp *w = &sm->warps[slot];
+        uint64_t *regs = w->regs, *ready = w->reg_ready;
+        /* registers: reuse the slot's buffers, grown to this kernel's count */
+        regs = realloc(regs, (size_t)reg_count * SIM_WARP_LANES * sizeof *regs);
+        if (regs)
+            w->regs = regs;
+        ready = realloc(ready, (size_t)reg_count * sizeof *ready);
+        if (ready)
+            w->reg_ready = ready;
+        if (!regs || !ready)
+            return sim_engine_fail(e, "sim: out of host memory for registers");
+        memset(w->regs, 0, (size_t)reg_count * SIM_WARP_LANES * sizeof *w->regs);
+        memset(w->reg_ready, 0, (size_t)reg_count * sizeof *w->reg_ready);
+        w->pc = 0;
+        w->diverged = 0;
+        w->state = WARP_RUNNING;
+        w->slot = slot;
+        w->subpartition = (uint16_t)(slot % nsub);
+        w->cta = cta;
+        w->warp_in_cta = wi;
+        w->pending_loads = 0;
+        w->ready_cycle = cycle + 1;
+        w->age = e->warp_age++;
+        w->alive = 0;
+        for (uint32_t lane = 0; lane < SIM_WARP_LANES; lane++) {
+            uint32_t t = wi * SIM_WARP_LANES + lane;
+            if (t >= threads)
+                break;
+            w->alive |= 1u << lane;
+            w->tid[lane][0] = (uint16_t)(t % l->block[0]);
+            w->tid[lane][1] = (uint16_t)(t / l->block[0] % l->block[1]);
+            w->tid[lane][2] = (uint16_t)(t / (l->block[0] * l->block[1]));
+        }
+        cta->warps[wi] = w;
+        uint32_t sub = w->subpartition;
+        sm->sub_warps[(size_t)sub * a->gpu.max_warps_per_sm + sm->sub_count[sub]++] = w;
+    }
+    sm->ctas_resident++;
+    sm->warps_resident += e->warps_per_cta;
+    sm->shared_used += e->shared_per_cta;
+    e->ctas_launched++;
+    sm_activate(e, sm);
+    return 0;
+}
+
+static void sub_remove(sim_sm *sm, const gd_arch *a, sim_warp *w)
+{
+    uint32_t sub = w->subpartition;
+    sim_warp **list = &sm->sub_warps[(size_t)sub * a->gpu.max_warps_per_sm];
+    uint32_t n = sm->sub_count[sub];
+    for (uint32_t i = 0; i < n; i++) {
+        if (list[i] == w) {
+            memmove(&list[i], &list[i + 1], (n - i - 1) * sizeof *list);
+            sm->sub_count[sub]--;
+            if (sm->sub_last[sub] > i)
+                sm->sub_last[sub]--;
+            if (sm->sub_last[sub] >= sm->sub_count[sub])
+                sm->sub_last[sub] = 0;
+            return;
+        }
+    }
+}
+
+/* Retire CTAs whose warps have all exited and drained their loads; launch more. */
+static void sm_retire_ctas(sim_engine *e, sim_sm *sm, uint64_t cycle)
+{
+    const gd_arch *a = e->arch;
+    for (uint32_t c = 0; c < a->gpu.max_ctas_per_sm; c++) {
+        sim_cta *cta = &sm->ctas[c];
+        if (!cta->in_use || cta->warps_done < cta->warps_total)
+            continue;
+        int drained = 1;
+        for (uint32_t wi = 0; wi < cta->warps_total; wi++)
+            if (cta->warps[wi]->pending_loads)
+                drained = 0;
+        if (!drained)
+            continue;
+        for (uint32_t wi = 0; wi < cta->warps_total; wi++)
+            cta->warps[wi]->state = WARP_FREE;
+        cta->in_use = 0;
+        sm->ctas_resident--;
+        sm->warps_resident -= cta->warps_total;
+        sm->shared_used -= e->shared_per_cta;
+        e->ctas_done++;
+    }
+    while (e->ctas_launched < e->ctas_total && cta_fits(e, sm))
+        if (cta_launch(e, sm, e->ctas_launched, cycle) != 0)
+            return;
+}
+
+static void barrier_check(sim_cta *cta, uint64_t cycle)
+{
+    uint32_t live = cta->warps_total - cta->warps_done;
+    if (cta->warps_at_barrier && cta->warps_at_barrier >= live) {
+        for (uint32_t wi = 0; wi < cta->warps_total; wi++) {
+            sim_warp *w = cta->warps[wi];
+            if (w->state == WARP_BARRIER) {
+                w->state = WARP_RUNNING;
+                w->ready_cycle = cycle + 1;
+            }
+        }
+        cta->warps_at_barrier = 0;
+    }
+}
+
+/* ------------------------------------------------------------------------- */
+/* Issue                                                                     */
+
+static inline uint64_t reg_ready_of(const sim_warp *w, const ptx_operand *o)
+{
+    if ((o->kind == OK_REG || o->kind == OK_ADDR) && o->reg != PTX_NO_REG)
+        return w->reg_ready[o->reg];
+    return 0;
+}
+
+static uint32_t smem_conflict_degree(const sim_engine *e, const sim_mem_access *acc)
+{
+    const gd_arch_level *s = &e->arch->level[GD_SMEM];
+    uint32_t banks = s->banks, width = s->bank_width_bytes;
+    uint64_t words[SIM_WARP_LANES];
+    uint32_t bank_of[SIM_WARP_LANES];
+    uint32_t n = 0, worst = 1;
+    for (uint32_t m = acc->mask; m; m &= m - 1) {
+        unsigned lane = (unsigned)__builtin_ctz(m);
+        uint64_t word = acc->addr[lane] / width;
+        uint32_t bank = (uint32_t)(word % banks);
+        uint32_t i, same_bank = 1;
+        int dup = 0;
+        for (i = 0; i < n; i++) {
+            if (words[i] == word) {
+                dup = 1; /* same word: broadcast, no conflict */
+                break;
+            }
+        }
+        if (dup)
+            continue;
+        for (i = 0; i < n; i++)
+            same_bank += bank_of[i] == bank;
+        words[n] = word;
+        bank_of[n] = bank;
+        n++;
+        if (same_bank > worst)
+            worst = same_bank;
+    }
+    return worst;
+}
+
+static void warp_finish(sim_engine *e, sim_sm *sm, sim_warp *w, uint64_t cycle)
+{
+    w->state = WARP_DONE;
+    sub_remove(sm, e->arch, w);
+    w->cta->warps_done++;
+    barrier_check(w->cta, cycle);
+}
+
+/* Tries to issue one instruction of w.  Returns 1 if it issued. */
+static int warp_try_issue(sim_engine *e, sim_sm *sm, sim_warp *w, uint64_t cycle, uint64_t *wake)
+{
+    if (w->state != WARP_RUNNING)
+        return 0;
+    if (w->ready_cycle > cycle) {
+        if (w->ready_cycle < *wake)
+            *wake = w->ready_cycle;
+        return 0;
+    }
+    uint32_t pc, active;
+    if (!w->diverged) {
+        pc = w->pc;
+        active = w->alive;
+    } else {
+        pc = UINT32_MAX;
+        for (uint32_t m = w->alive; m; m &= m - 1) {
+            unsigned lane = (unsigned)__builtin_ctz(m);
+            if (w->lane_pc[lane] < pc)
+                pc = w->lane_pc[lane];
+        }
+        active = 0;
+        for (uint32_t m = w->alive; m; m &= m - 1) {
+            unsigned lane = (unsigned)__builtin_ctz(m);
+            if (w->lane_pc[lane] == pc)
+                active |= 1u << lane;
+        }
+    }
+    const ptx_kernel *k = e->launch->kernel;
+    if (pc >= k->insn_count)
+        return sim_engine_fail(e, "sim: warp ran past the end of kernel %s", k->name), 0;
+    const ptx_insn *in = &k->insns[pc];
+
+    /* scoreboard */
+    uint64_t t = 0, r;
+    if (in->guard != PTX_NO_REG && (r = w->reg_ready[in->guard]) > t)
+        t = r;
+    for (unsigned i = 0; i < in->nsrc; i++)
+        if ((r = reg_ready_of(w, &in->src[i])) > t)
+            t = r;
+    if (in->dst.kind == OK_REG && (r = w->reg_ready[in->dst.reg]) > t)
+        t = r;
+    if (t > cycle) {
+        if (t != SIM_NEVER && t < *wake)
+            *wake = t;
+        return 0;
+    }
+    /* structural hazards */
+    if (in->unit == UNIT_MEM) {
+        if (in->space == SP_GLOBAL && !sim_lsu_can_accept(sm))
+            return 0; /* the LSU's own progress brings us back */
+        if (in->space == SP_SHARED && sm->smem_busy_until > cycle) {
+            if (sm->smem_busy_until < *wake)
+                *wake = sm->smem_busy_until;
+            return 0;
+        }
+    }
+
+    uint32_t exec = active;
+    if (in->guard != PTX_NO_REG) {
+        const uint64_t *p = &w->regs[(size_t)in->guard * SIM_WARP_LANES];
+        uint32_t on = 0;
+        for (uint32_t m = active; m; m &= m - 1) {
+            unsigned lane = (unsigned)__builtin_ctz(m);
+            if ((p[lane] & 1) != in->guard_neg)
+                on |= 1u << lane;
+        }
+        exec = on;
+    }
+
+    e->stats.warp_insns++;
+    e->stats.thread_insns += (uint64_t)__builtin_popcount(exec);
+    w->ready_cycle = cycle + 1;
+    int advance = 1;
+    const gd_arch *a = e->arch;
+
+    switch ((ptx_unit)in->unit) {
+    case UNIT_ALU:
+        if (sim_exec(e, sm, w, in, exec, NULL))
+            return 0;
+        w->reg_ready[in->dst.reg] = cycle + a->gpu.alu_latency_cycles;
+        break;
+    case UNIT_MEM: {
+        sim_mem_access acc;
+        acc.bypass_l1 = 0;
+        if (sim_exec(e, sm, w, in, exec, &acc))
+            return 0;
+        if (!exec)
+            break;
+        switch ((ptx_space)in->space) {
+        case SP_GLOBAL:
+            acc.bypass_l1 = !acc.is_store && (in->cache_op == CO_CG || in->cache_op == CO_CV ||
+                                              in->volatile_);
+            sim_lsu_issue(e, sm, w, &acc, acc.is_store ? PTX_NO_REG : in->dst.reg, cycle);
+            break;
+        case SP_SHARED: {
+            uint32_t n = smem_conflict_degree(e, &acc);
+            e->stats.smem_accesses++;
+            e->stats.smem_replays += n - 1;
+            sm->smem_busy_until = cycle + n;
+            if (!acc.is_store)
+                w->reg_ready[in->dst.reg] = cycle + (n - 1) + a->level[GD_SMEM].latency_cycles;
+            break;
+        }
+        case SP_PARAM:
+        case SP_CONST:
+            w->reg_ready[in->dst.reg] = cycle + a->level[GD_L1C].latency_cycles;
+            break;
+        default:
+            return sim_engine_fail(e, "ptx:%u: state space not simulated", in->line), 0;
+        }
+        break;
+    }
+    case UNIT_BRANCH:
+        advance = 0;
+        if (in->op == OP_BRA) {
+            uint32_t taken = exec;
+            if (!w->diverged) {
+                if (taken == active) {
+                    w->pc = in->target;
+                } else if (!taken) {
+                    w->pc = pc + 1;
+                } else {
+                    for (uint32_t m = w->alive; m; m &= m - 1)
+                        w->lane_pc[__builtin_ctz(m)] = pc;
+                    w->diverged = 1;
+                }
+            }
+            if (w->diverged)
+                for (uint32_t m = active; m; m &= m - 1) {
+                    unsigned lane = (unsigned)__builtin_ctz(m);
+                    w->lane_pc[lane] = ((taken >> lane) & 1) ? in->target : pc + 1;
+                }
+        } else { /* ret, exit */
+            w->alive &= ~exec;
+            if (!w->alive) {
+                warp_finish(e, sm, w, cycle);
+                return 1;
+            }
+            if (!w->diverged)
+                w->pc = pc + 1;
+            else
+                for (uint32_t m = active & ~exec; m; m &= m - 1)
+                    w->lane_pc[__builtin_ctz(m)] = pc + 1;
+        }
+        break;
+    case UNIT_BARRIER:
+        if (w->diverged)
+            return sim_engine_fail(e, "ptx:%u: bar.sync in divergent code", in->line), 0;
+        w->pc = pc + 1;
+        advance = 0;
+        w->state = WARP_BARRIER;
+        w->cta->warps_at_barrier++;
+        barrier_check(w->cta, cycle);
+        break;
+    }
+    if (advance) {
+        if (!w->diverged)
+            w->pc = pc + 1;
+        else
+            for (uint32_t m = active; m; m &= m - 1)
+                w->lane_pc[__builtin_ctz(m)]++;
+    }
+    if (w->diverged) {
+        uint32_t first = (uint32_t)__builtin_ctz(w->alive);
+        uint32_t p0 = w->lane_pc[first];
+        int same = 1;
+        for (uint32_t m = w->alive; m; m &= m - 1)
+            if (w->lane_pc[__builtin_ctz(m)] != p0)
+                same = 0;
+        if (same) {
+            w->diverged = 0;
+            w->pc = p0;
+        }
+    }
+    return 1;
+}
+
+static int sm_issue(sim_engine *e, sim_sm *sm, uint64_t cycle, uint64_t *wake)
+{
+    const gd_arch *a = e->arch;
+    int issued = 0;
+    for (uint32_t sub = 0; sub < a->gpu.subpartitions; sub++) {
+        uint32_t n = sm->sub_count[sub];
+        if (!n)
+            continue;
+        sim_warp **list = &sm->sub_warps[(size_t)sub * a->gpu.max_warps_per_sm];
+        uint32_t last = sm->sub_last[sub] < n ? sm->sub_last[sub] : 0;
+        if (warp_try_issue(e, sm, list[last], cycle, wake)) {
+            issued++;
+            continue;
+        }
+        for (uint32_t i = 0; i < sm->sub_count[sub]; i++) {
+            if (i == last)
+                continue;
+            if (warp_try_issue(e, sm, list[i], cycle, wake)) {
+                /* the list may have shrunk if the warp finished */
+                sm->sub_last[sub] = i < sm->sub_count[sub] ? i : 0;
+                issued++;
+                break;
+            }
+        }
+        if (e->failed)
+            break;
+    }
+    return issued;
+}
+
+/* ------------------------------------------------------------------------- */
+/* The loop                                                                  */
+
+int sim_engine_run(sim_engine *e, const sim_launch_config *l, gd_err *err)
+{
+    const gd_arch *a = e->arch;
+    e->err = err;
+    e->failed = 0;
+    uint64_t threads = (uint64_t)l->block[0] * l->block[1] * l->block[2];
+    uint64_t ctas = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];
+    if (!threads || !ctas)
+        return gd_fail(err, "sim: launch of %s with an empty grid or block", l->kernel->name);
+    if (threads > 1024 || (threads + 31) / 32 > a->gpu.max_warps_per_sm)
+        return gd_fail(err, "sim: launch of %s: %llu threads per block exceed the SM's %u warps",
+                       l->kernel->name, (unsigned long long)threads, a->gpu.max_warps_per_sm);
+    uint32_t shared = l->kernel->shared_static_bytes;
+    if (l->kernel->uses_dynamic_shared)
+        shared = l->kernel->dynamic_shared_offset + l->dynamic_shared_bytes;
+    if (shared > a->gpu.shared_per_block_bytes || shared > a->level[GD_SMEM].size_bytes)
+        return gd_fail(err, "sim: launch of %s needs %u bytes of shared memory per block; the "
+                            "arch allows %u",
+                       l->kernel->name, shared, a->gpu.shared_per_block_bytes);
+    e->launch = l;
+    e->warps_per_cta = (uint32_t)((threads + 31) / 32);
+    e->shared_per_cta = shared;
+    e->ctas_total = ctas;
+    e->ctas_launched = 0;
+    e->ctas_done = 0;
+    e->active_sm_count = 0;
+    for (uint32_t s = 0; s < e->sm_count; s++) {
+        e->sms[s].active = 0;
+        e->sms[s].smem_busy_until = 0;
+    }
+    e->stats.launches++;
+    sim_memsys_launch_begin(e);
+
+    uint64_t cycle = e->cycle;
+    const uint64_t start = cycle;
+    /* initial placement: round-robin over SMs while CTAs fit */
+    for (int progress = 1; progress && e->ctas_launched < ctas;) {
+        progress = 0;
+        for (uint32_t s = 0; s < e->sm_count && e->ctas_launched < ctas; s++) {
+            if (cta_fits(e, &e->sms[s])) {
+                if (cta_launch(e, &e->sms[s], e->ctas_launched, cycle) != 0)
+                    return -1;
+                progress = 1;
+            }
+        }
+    }
+
+    while (!e->failed && (e->ctas_done < ctas || !sim_memsys_idle(e))) {
+        e->cycle = cycle; /* %clock64 */
+        e->next_wake = SIM_NEVER;
+        uint64_t wake = SIM_NEVER;
+        sim_memsys_global_tick(e, cycle);
+        for (uint32_t i = 0; i < e->active_sm_count; i++)
+            sim_lsu_returns(e, e->active_sms[i], cycle);
+        int issued = 0;
+        for (uint32_t i = 0; i < e->active_sm_count && !e->failed; i++)
+            issued += sm_issue(e, e->active_sms[i], cycle, &wake);
+        for (uint32_t i = 0; i < e->active_sm_count; i++)
+            sim_lsu_tick(e, e->active_sms[i], cycle);
+        /* retire finished CTAs, launch waiting ones, drop idle SMs */
+        for (uint32_t i = 0; i < e->active_sm_count;) {
+            sim_sm *sm = e->active_sms[i];
+            sm_retire_ctas(e, sm, cycle);
+            if (!sm->ctas_resident && !sim_lsu_busy(sm)) {
+                sm->active = 0;
+                e->active_sms[i] = e->active_sms[--e->active_sm_count];
+            } else {
+                i++;
+            }
+        }
+        if (e->failed)
+            break;
+        uint64_t next = issued ? cycle + 1 : SIM_NEVER;
+        if (wake < next)
+            next = wake;
+        if (e->next_wake < next)
+            next = e->next_wake;
+        uint64_t mem = sim_memsys_next_event(e, cycle + 1);
+        if (mem < next)
+            next = mem;
+        if (next <= cycle)
+            next = cycle + 1;
+        if (next == SIM_NEVER) {
+            if (e->ctas_done >= ctas && sim_memsys_idle(e))
+                break;
+            sim_engine_fail(e, "sim: kernel %s is deadlocked at cycle %llu (%llu of %llu CTAs "
+                               "done): every warp waits and nothing is in flight",
+                            l->kernel->name, (unsigned long long)(cycle - start),
+                            (unsigned long long)e->ctas_done, (unsigned long long)ctas);
+            break;
+        }
+        if (next - start > e->max_cycles) {
+            sim_engine_fail(e, "sim: kernel %s did not finish within %llu cycles (an endless "
+                               "loop?); raise GPUDISSECT_SIM_MAX_CYCLES if it is expected",
+                            l->kernel->name, (unsigned long long)e->max_cycles);
+            break;
+        }
+        cycle = next;
+    }
+    e->stats.cycles += cycle - start;
+    e->cycle = cycle + 1;
+    if (e->failed) {
+        /* leave the machine clean for the next launch */
+        sim_memsys_destroy(e);
+        for (uint32_t s = 0; s < e->sm_count; s++) {
+            sim_sm *sm = &e->sms[s];
+            for (uint32_t w = 0; w < a->gpu.max_warps_per_sm; w++)
+                sm->warps[w].state = WARP_FREE;
+            for (uint32_t c = 0; c < a->gpu.max_ctas_per_sm; c++)
+                sm->ctas[c].in_use = 0;
+            memset(sm->sub_count, 0, a->gpu.subpartitions * sizeof *sm->sub_count);
+            sm->ctas_resident = sm->warps_resident = sm->shared_used = 0;
+        }
+        gd_err scratch;
+        if (sim_memsys_create(e, &scratch) != 0)
+            snprintf(err->msg, sizeof err->msg, "%s", scratch.msg);
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,258 @@
+/* sim_device.c -- the simulated GPU behind the device interface ("sim:ARCH").
+ *
+ * Opening reads the arch file (plus any --set overrides); loading parses the PTX
+ * the probe emitted (the same text a GPU's JIT would get) and reports 16 bytes of
+ * machine code per instruction, as on sm_70 and later; launching runs the kernel
+ * to completion on the cycle-level engine.  Launches are synchronous, so
+ * synchronize has nothing to wait for.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/arch.h"
+#include "host/device.h"
+#include "sim/engine.h"
+
+#define SIM_BYTES_PER_INSTRUCTION 16 /* SASS encoding size on sm_70 and later */
+
+typedef struct sim_device {
+    gd_device base;
+    gd_arch arch;
+    sim_devmem mem;
+    sim_engine *engine;
+} sim_device;
+
+typedef struct sim_kernel {
+    gd_kernel base;
+    ptx_module *module;
+    const ptx_kernel *kernel;
+} sim_kernel;
+
+static void simdev_close(gd_device *dev)
+{
+    sim_device *d = (sim_device *)dev;
+    sim_engine_destroy(d->engine);
+    sim_devmem_destroy(&d->mem);
+    free(d);
+}
+
+static int simdev_load(gd_device *dev, const char *ptx, const char *entry, gd_kernel **out,
+                    gd_err *err)
+{
+    (void)dev;
+    *out = NULL;
+    sim_kernel *k = calloc(1, sizeof *k);
+    if (!k)
+        return gd_fail(err, "sim: out of memory");
+    if (ptx_parse(ptx, &k->module, err) != 0) {
+        free(k);
+        return -1;
+    }
+    k->kernel = ptx_module_find(k->module, entry);
+    if (!k->kernel) {
+        ptx_module_free(k->module);
+        free(k);
+        return gd_fail(err, "sim: the PTX has no entry named '%s'", entry);
+    }
+    snprintf(k->base.entry, sizeof k->base.entry, "%s", entry);
+    k->base.instruction_count = k->kernel->insn_count;
+    k->base.code_bytes = (uint64_t)k->kernel->insn_count * SIM_BYTES_PER_INSTRUCTION;
+    char info[256];
+    snprintf(info, sizeof info, "sim: %s: %u instructions, %u registers, %u bytes static shared",
+             entry, k->kernel->insn_count, k->kernel->reg_count, k->kernel->shared_static_bytes);
+    k->base.jit_info_log = strdup(info);
+    k->base.jit_error_log = strdup("");
+    if (!k->base.jit_info_log || !k->base.jit_error_log) {
+        free(k->base.jit_info_log);
+        free(k->base.jit_error_log);
+        ptx_module_free(k->module);
+        free(k);
+        return gd_fail(err, "sim: out of memory");
+    }
+    *out = &k->base;
+    return 0;
+}
+
+static void simdev_unload(gd_device *dev, gd_kernel *kernel)
+{
+    (void)dev;
+    sim_kernel *k = (sim_kernel *)kernel;
+    free(k->base.jit_info_log);
+    free(k->base.jit_error_log);
+    ptx_module_free(k->module);
+    free(k);
+}
+
+static int simdev_alloc(gd_device *dev, size_t bytes, gd_devptr *out, gd_err *err)
+{
+    sim_device *d = (sim_device *)dev;
+    return sim_devmem_alloc(&d->mem, bytes, out, err);
+}
+
+static int simdev_release(gd_device *dev, gd_devptr ptr, gd_err *err)
+{
+    sim_device *d = (sim_device *)dev;
+    return sim_devmem_free(&d->mem, ptr, err);
+}
+
+static int simdev_copy_in(gd_device *dev, gd_devptr dst, const void *src, size_t bytes, gd_err *err)
+{
+    sim_device *d = (sim_device *)dev;
+    uint8_t *p = sim_devmem_translate(&d->mem, dst, bytes);
+    if (!p)
+        return gd_fail(err, "sim: copy of %zu bytes to 0x%llx is outside every allocation", bytes,
+                       (unsigned long long)dst);
+    memcpy(p, src, bytes);
+    return 0;
+}
+
+static int simdev_copy_out(gd_device *dev, void *dst, gd_devptr src, size_t bytes, gd_err *err)
+{
+    sim_device *d = (sim_device *)dev;
+    uint8_t *p = sim_devmem_translate(&d->mem, src, bytes);
+    if (!p)
+        return gd_fail(err, "sim: copy of %zu bytes from 0x%llx is outside every allocation",
+                       bytes, (unsigned long long)src);
+    memcpy(dst, p, bytes);
+    return 0;
+}
+
+static int simdev_fill(gd_device *dev, gd_devptr dst, uint8_t byte, size_t bytes, gd_err *err)
+{
+    sim_device *d = (sim_device *)dev;
+    uint8_t *p = sim_devmem_translate(&d->mem, dst, bytes);
+    if (!p)
+        return gd_fail(err, "sim: memset of %zu bytes at 0x%llx is outside every allocation",
+                       bytes, (unsigned long long)dst);
+    memset(p, byte, bytes);
+    return 0;
+}
+
+static int simdev_launch(gd_device *dev, gd_kernel *kernel, const gd_launch *launch, gd_err *err)
+{
+    sim_device *d = (sim_device *)dev;
+    sim_kernel *k = (sim_kernel *)kernel;
+    const ptx_kernel *pk = k->kernel;
+    if (launch->param_count != pk->param_count)
+        return gd_fail(err, "sim: kernel %s takes %u parameters, the launch passes %u", pk->name,
+                       pk->param_count, launch->param_count);
+    uint8_t *params = calloc(1, pk->param_bytes ? pk->param_bytes : 1);
+    if (!params)
+        return gd_fail(err, "sim: out of memory");
+    for (uint32_t i = 0; i < pk->param_count; i++) {
+        if (launch->param_sizes[i] != pk->params[i].size) {
+            free(params);
+            return gd_fail(err, "sim: parameter %u (%s) of %s is %u bytes, the launch passes %zu",
+                           i, pk->params[i].name, pk->name, pk->params[i].size,
+                           launch->param_sizes[i]);
+        }
+        memcpy(params + pk->params[i].offset, launch->param_values[i], pk->params[i].size);
+    }
+    sim_launch_config cfg = {
+        .module = k->module,
+        .kernel = pk,
+        .grid = {launch->grid[0], launch->grid[1], launch->grid[2]},
+        .block = {launch->block[0], launch->block[1], launch->block[2]},
+        .dynamic_shared_bytes = launch->dynamic_shared_bytes,
+        .params = params,
+        .const_bank = k->module->const_init,
+        .const_bytes = k->module->const_bytes,
+    };
+    int rc = sim_engine_run(d->engine, &cfg, err);
+    free(params);
+    return rc;
+}
+
+static int simdev_synchronize(gd_device *dev, gd_err *err)
+{
+    (void)dev;
+    (void)err;
+    return 0;
+}
+
+static int simdev_counters(gd_device *dev, gd_counter_list *out, gd_err *err)
+{
+    sim_device *d = (sim_device *)dev;
+    const sim_stats *s = &d->engine->stats;
+    const struct {
+        const char *name;
+        double value;
+    } items[] = {
+        {"sim.warp_insns", (double)s->warp_insns},
+        {"sim.thread_insns", (double)s->thread_insns},
+        {"sim.cycles", (double)s->cycles},
+        {"sim.launches", (double)s->launches},
+        {"l1d.hits", (double)s->l1d_hits},
+        {"l1d.misses", (double)s->l1d_misses},
+        {"l1d.sector_misses", (double)s->l1d_sector_misses},
+        {"l1d.mshr_merges", (double)s->l1d_merges},
+        {"l1d.reservation_fails", (double)s->l1d_resv_fails},
+        {"l1d.reservation_stall_cycles", (double)s->l1d_resv_fail_cycles},
+        {"l1d.fifo_occupancy_cycles", (double)s->l1d_fifo_occupancy_sum},
+        {"l2.hits", (double)s->l2_hits},
+        {"l2.misses", (double)s->l2_misses},
+        {"dram.reads", (double)s->dram_reads},
+        {"dram.writes", (double)s->dram_writes},
+        {"smem.accesses", (double)s->smem_accesses},
+        {"smem.replays", (double)s->smem_replays},
+        {"global.loads", (double)s->global_loads},
+        {"global.stores", (double)s->global_stores},
+    };
+    for (size_t i = 0; i < sizeof items / sizeof items[0]; i++)
+        if (gd_counter_list_add(out, items[i].name, items[i].value) != 0)
+            return gd_fail(err, "out of memory");
+    return 0;
+}
+
+static const struct gd_device_ops sim_ops = {
+    .close = simdev_close,
+    .load = simdev_load,
+    .unload = simdev_unload,
+    .alloc = simdev_alloc,
+    .release = simdev_release,
+    .copy_in = simdev_copy_in,
+    .copy_out = simdev_copy_out,
+    .fill = simdev_fill,
+    .launch = simdev_launch,
+    .synchronize = simdev_synchronize,
+    .counters = simdev_counters,
+};
+
+int sim_device_open(const char *arch_name, const gd_device_opts *opts, gd_device **out,
+                    gd_err *err)
+{
+    *out = NULL;
+    sim_device *d = calloc(1, sizeof *d);
+    if (!d)
+        return gd_fail(err, "sim: out of memory");
+    char path[512];
+    if (gd_arch_resolve(arch_name, path, sizeof path, err) != 0 ||
+        gd_arch_load(path, opts ? opts->overrides : NULL, opts ? opts->override_count : 0,
+                     &d->arch, err) != 0) {
+        free(d);
+        return -1;
+    }
+    sim_devmem_init(&d->mem, d->arch.gpu.global_mem_bytes);
+    if (sim_engine_create(&d->arch, &d->mem, &d->engine, err) != 0) {
+        sim_devmem_destroy(&d->mem);
+        free(d);
+        return -1;
+    }
+    d->base.ops = &sim_ops;
+    gd_device_info *info = &d->base.info;
+    snprintf(info->backend, sizeof info->backend, "sim");
+    snprintf(info->name, sizeof info->name, "sim: %s", d->arch.gpu.name);
+    snprintf(info->arch_name, sizeof info->arch_name, "%s", d->arch.name);
+    snprintf(info->arch_path, sizeof info->arch_path, "%s", d->arch.path);
+    info->sm_count = (int)d->arch.gpu.sm_count;
+    info->subpartitions_per_sm = (int)d->arch.gpu.subpartitions;
+    info->clock_mhz = d->arch.gpu.clock_mhz;
+    info->l2_bytes = d->arch.level[GD_L2].size_bytes;
+    info->global_mem_bytes = d->arch.gpu.global_mem_bytes;
+    info->shared_per_block_bytes = d->arch.gpu.shared_per_block_bytes;
+    info->cc_major = d->arch.gpu.cc_major;
+    info->cc_minor = d->arch.gpu.cc_minor;
+    *out = &d->base;
+    return 0;
+}

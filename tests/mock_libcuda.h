@@ -1,0 +1,87 @@
+/* mock_libcuda.h -- what the mock CUDA driver pretends to be, and what it saw.
+ *
+ * tests/mock_libcuda.c and tests/mock_libcuda_kernels.c build into
+ * libmockcuda.so, a stand-in for libcuda.so.1 that the CUDA backend loads
+ * through GPUDISSECT_LIBCUDA.  It describes one fixed device (the constants
+ * below), keeps "device memory" in host memory, JIT-compiles PTX by running the
+ * real ptxas, and records what it was asked to do.  A test dlopen()s the same
+ * file and calls mock_cuda_get_state() to check those records.  Tests need no
+ * cuda.h for this header; only the mock's own internal section uses it.
+ */
+#ifndef GD_MOCK_LIBCUDA_H
+#define GD_MOCK_LIBCUDA_H
+
+#include <stddef.h>
+
+/* The one device, shaped like a Tesla T4 (sm_75). */
+#define MOCK_CUDA_DEVICE_COUNT 1
+#define MOCK_CUDA_DEVICE_NAME "gpudissect mock GPU (sm_75)"
+#define MOCK_CUDA_SM_COUNT 40
+#define MOCK_CUDA_CLOCK_KHZ 1590000
+#define MOCK_CUDA_L2_BYTES (4 * 1024 * 1024)
+#define MOCK_CUDA_CC_MAJOR 7
+#define MOCK_CUDA_CC_MINOR 5
+#define MOCK_CUDA_TOTAL_MEM_BYTES (16ull << 30)
+#define MOCK_CUDA_SHARED_PER_BLOCK_BYTES 49152
+#define MOCK_CUDA_SHARED_PER_BLOCK_OPTIN_BYTES 65536
+#define MOCK_CUDA_DRIVER_VERSION 13000
+#define MOCK_CUDA_PCI_BUS_ID "0000:65:00.0"
+
+/* cuMemAlloc_v2 refuses more than this with CUDA_ERROR_OUT_OF_MEMORY (the mock
+ * really mallocs, so the limit is far below the advertised total). */
+#define MOCK_CUDA_MAX_ALLOC_BYTES (1ull << 30)
+/* cuMemAlloc_v2 of exactly this size returns MOCK_CUDA_UNNAMED_ERROR, a code
+ * cuGetErrorName does not know, to test the backend's fallback. */
+#define MOCK_CUDA_UNNAMED_ERROR_ALLOC_BYTES 12345
+#define MOCK_CUDA_UNNAMED_ERROR 9999
+
+#define MOCK_CUDA_MAX_PARAMS 32
+#define MOCK_CUDA_MAX_PARAM_BYTES 4096
+#define MOCK_CUDA_ENTRY_BYTES 128
+
+typedef struct mock_cuda_launch {
+    char entry[MOCK_CUDA_ENTRY_BYTES];
+    unsigned grid[3];
+    unsigned block[3];
+    unsigned shared_bytes;
+    int default_stream; /* hStream was NULL */
+    unsigned param_count;
+    size_t param_sizes[MOCK_CUDA_MAX_PARAMS];
+    size_t param_offsets[MOCK_CUDA_MAX_PARAMS]; /* into param_bytes */
+    unsigned char param_bytes[MOCK_CUDA_MAX_PARAM_BYTES];
+} mock_cuda_launch;
+
+typedef struct mock_cuda_state {
+    int init_calls;
+    int primary_context_refs; /* retains minus releases */
+    int live_allocations;
+    int live_modules;
+    int live_links;
+    int launches;
+    int synchronizes;
+    /* What the last cuLinkCreate_v2 was given. */
+    int jit_info_log_given;
+    int jit_error_log_given;
+    int jit_verbose;
+    int jit_target_from_context;
+    char jit_ptxas_arch[16]; /* "sm_75" */
+    int max_dynamic_shared_set; /* last CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES */
+    mock_cuda_launch last_launch;
+} mock_cuda_state;
+
+/* Exported by libmockcuda.so; look them up with dlsym by these names. */
+#define MOCK_CUDA_STATE_SYMBOL "mock_cuda_get_state"
+#define MOCK_CUDA_RESET_SYMBOL "mock_cuda_reset_records"
+typedef const mock_cuda_state *(*mock_cuda_state_fn)(void);
+typedef void (*mock_cuda_reset_fn)(void); /* zero the launch/JIT records, keep the counts */
+
+#ifdef GD_MOCK_LIBCUDA_INTERNAL
+/* Shared by the mock's own two files (mock_libcuda.c: device, context, memory;
+ * mock_libcuda_kernels.c: JIT, modules, launches).  Tests do not use these. */
+#include <cuda.h>
+mock_cuda_state *mock_cuda_records(void);
+/* CUDA_SUCCESS when initialized with the retained primary context current. */
+CUresult mock_need_context(void);
+#endif
+
+#endif

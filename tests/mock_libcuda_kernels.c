@@ -1,0 +1,544 @@
+/* mock_libcuda_kernels.c -- the fake driver's JIT, modules and launches.
+ *
+ * Half of libmockcuda.so (see tests/mock_libcuda.c for the whole idea).  Here:
+ *
+ *   - cuLinkComplete really compiles: it runs ptxas (PTXAS, else
+ *     $CUDA_HOME/bin/ptxas, else /usr/local/cuda/bin/ptxas) for the device's
+ *     sm_75 and returns its cubin and its log through the buffers given to
+ *     cuLinkCreate_v2, so the backend parses real ptxas output.  The cubin,
+ *     like the driver's, belongs to the link state and dies with it.
+ *   - The mock remembers each cubin it produced together with its PTX, so
+ *     cuModuleLoadData can tell what parameters the image's kernels take: it
+ *     reads them from the `.entry name(...)` declaration.
+ *   - cuLaunchKernel reads every parameter through kernelParams, as the driver
+ *     does at launch, and records the launch for mock_cuda_get_state().
+ */
+#ifndef GD_HAVE_CUDA
+typedef int mock_libcuda_kernels_needs_cuda_headers;
+#else
+
+#define GD_MOCK_LIBCUDA_INTERNAL
+#include "tests/mock_libcuda.h"
+
+#include <elf.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#define MOCK_MAX_MODULES 64
+#define MOCK_MAX_JIT_OUTPUTS 64
+#define MOCK_MAX_THREADS_PER_BLOCK 1024
+
+struct CUfunc_st {
+    struct CUfunc_st *next;
+    char name[MOCK_CUDA_ENTRY_BYTES];
+    unsigned param_count;
+    size_t param_sizes[MOCK_CUDA_MAX_PARAMS];
+    int max_dynamic_shared;
+};
+
+struct CUmod_st {
+    char *ptx; /* the PTX the image was compiled from, or NULL if unknown */
+    struct CUfunc_st *functions;
+};
+
+struct CUlinkState_st {
+    char *info_log, *error_log;
+    unsigned info_capacity, error_capacity;
+    void **info_size_slot, **error_size_slot; /* where filled sizes go back */
+    int verbose;
+    char *ptx;
+    void *cubin;
+    size_t cubin_bytes;
+};
+
+/* Every cubin this mock's JIT produced, with its PTX. */
+typedef struct jit_output {
+    void *cubin;
+    size_t cubin_bytes;
+    char *ptx;
+} jit_output;
+
+static struct CUmod_st *modules[MOCK_MAX_MODULES];
+static jit_output jit_outputs[MOCK_MAX_JIT_OUTPUTS];
+static size_t jit_output_next;
+
+/* ---- JIT: cuLink* runs ptxas --------------------------------------------- */
+
+CUresult CUDAAPI cuLinkCreate_v2(unsigned int numOptions, CUjit_option *options,
+                                 void **optionValues, CUlinkState *stateOut)
+{
+    mock_cuda_state *records = mock_cuda_records();
+    CUresult rc = mock_need_context();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    if (!stateOut || (numOptions && (!options || !optionValues)))
+        return CUDA_ERROR_INVALID_VALUE;
+    struct CUlinkState_st *link = calloc(1, sizeof *link);
+    if (!link)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    records->jit_target_from_context = 0;
+    records->jit_ptxas_arch[0] = '\0';
+    for (unsigned i = 0; i < numOptions; i++) {
+        uintptr_t value = (uintptr_t)optionValues[i];
+        switch (options[i]) {
+        case CU_JIT_INFO_LOG_BUFFER: link->info_log = optionValues[i]; break;
+        case CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES:
+            link->info_capacity = (unsigned)value;
+            link->info_size_slot = &optionValues[i];
+            break;
+        case CU_JIT_ERROR_LOG_BUFFER: link->error_log = optionValues[i]; break;
+        case CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES:
+            link->error_capacity = (unsigned)value;
+            link->error_size_slot = &optionValues[i];
+            break;
+        case CU_JIT_LOG_VERBOSE: link->verbose = value != 0; break;
+        case CU_JIT_TARGET_FROM_CUCONTEXT: records->jit_target_from_context = 1; break;
+        default: free(link); return CUDA_ERROR_INVALID_VALUE;
+        }
+    }
+    records->jit_info_log_given = link->info_log && link->info_capacity;
+    records->jit_error_log_given = link->error_log && link->error_capacity;
+    records->jit_verbose = link->verbose;
+    records->live_links++;
+    *stateOut = link;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuLinkAddData_v2(CUlinkState link, CUjitInputType type, void *data, size_t size,
+                                  const char *name, unsigned int numOptions, CUjit_option *options,
+                                  void **optionValues)
+{
+    (void)name;
+    (void)options;
+    (void)optionValues;
+    if (!link || !data || size == 0 || numOptions != 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (type != CU_JIT_INPUT_PTX || link->ptx) /* one PTX input is all the mock links */
+        return CUDA_ERROR_INVALID_VALUE;
+    link->ptx = malloc(size + 1);
+    if (!link->ptx)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    memcpy(link->ptx, data, size);
+    link->ptx[size] = '\0';
+    return CUDA_SUCCESS;
+}
+
+/* Copy a log into the caller's buffer and report the filled size back. */
+static void deliver_log(const char *text, char *buffer, unsigned capacity, void **size_slot)
+{
+    if (!buffer || capacity == 0)
+        return;
+    size_t n = strlen(text);
+    if (n >= capacity)
+        n = capacity - 1;
+    memcpy(buffer, text, n);
+    buffer[n] = '\0';
+    if (size_slot)
+        *size_slot = (void *)(uintptr_t)(n + 1);
+}
+
+static const char *ptxas_path(void)
+{
+    static char path[1024];
+    const char *env = getenv("PTXAS");
+    if (env && access(env, X_OK) == 0)
+        return env;
+    const char *home = getenv("CUDA_HOME");
+    snprintf(path, sizeof path, "%s/bin/ptxas", home && *home ? home : "/usr/local/cuda");
+    if (access(path, X_OK) == 0)
+        return path;
+    return access("/usr/local/cuda/bin/ptxas", X_OK) == 0 ? "/usr/local/cuda/bin/ptxas" : NULL;
+}
+
+static int write_file(const char *path, const void *data, size_t bytes)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return -1;
+    size_t written = fwrite(data, 1, bytes, f);
+    return fclose(f) == 0 && written == bytes ? 0 : -1;
+}
+
+static void *read_file(const char *path, size_t *bytes)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    unsigned char *data = NULL;
+    size_t size = 0, capacity = 0;
+    for (;;) {
+        if (size == capacity) {
+            capacity = capacity ? capacity * 2 : 4096;
+            unsigned char *grown = realloc(data, capacity + 1);
+            if (!grown) {
+                free(data);
+                fclose(f);
+                return NULL;
+            }
+            data = grown;
+        }
+        size_t n = fread(data + size, 1, capacity - size, f);
+        size += n;
+        if (n == 0)
+            break;
+    }
+    fclose(f);
+    data[size] = '\0'; /* logs are read as text */
+    *bytes = size;
+    return data;
+}
+
+/* Run ptxas on `ptx` for the mock device; on success *cubin is the output.
+ * *log gets ptxas' combined stdout and stderr either way. */
+static CUresult run_ptxas(const char *ptx, int verbose, void **cubin, size_t *cubin_bytes,
+                          char **log)
+{
+    mock_cuda_state *records = mock_cuda_records();
+    const char *ptxas = ptxas_path();
+    *cubin = NULL;
+    *log = NULL;
+    if (!ptxas)
+        return CUDA_ERROR_JIT_COMPILER_NOT_FOUND;
+
+    char dir[] = "/tmp/gd-mockcuda-XXXXXX";
+    if (!mkdtemp(dir))
+        return CUDA_ERROR_OPERATING_SYSTEM;
+    char ptx_path[64], cubin_path[64], log_path[64], arch[32];
+    snprintf(ptx_path, sizeof ptx_path, "%s/in.ptx", dir);
+    snprintf(cubin_path, sizeof cubin_path, "%s/out.cubin", dir);
+    snprintf(log_path, sizeof log_path, "%s/ptxas.log", dir);
+    snprintf(records->jit_ptxas_arch, sizeof records->jit_ptxas_arch, "sm_%d%d",
+             MOCK_CUDA_CC_MAJOR, MOCK_CUDA_CC_MINOR);
+    snprintf(arch, sizeof arch, "-arch=%s", records->jit_ptxas_arch);
+
+    CUresult rc = CUDA_ERROR_OPERATING_SYSTEM;
+    posix_spawn_file_actions_t actions;
+    int have_actions = 0;
+    if (write_file(ptx_path, ptx, strlen(ptx)) != 0)
+        goto done;
+    if (posix_spawn_file_actions_init(&actions) != 0)
+        goto done;
+    have_actions = 1;
+    if (posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log_path,
+                                         O_WRONLY | O_CREAT | O_TRUNC, 0600) != 0 ||
+        posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO) != 0)
+        goto done;
+    char *argv[8];
+    int argc = 0;
+    argv[argc++] = (char *)ptxas;
+    if (verbose)
+        argv[argc++] = "-v";
+    argv[argc++] = arch;
+    argv[argc++] = "-o";
+    argv[argc++] = cubin_path;
+    argv[argc++] = ptx_path;
+    argv[argc] = NULL;
+    pid_t pid;
+    if (posix_spawn(&pid, ptxas, &actions, NULL, argv, environ) != 0)
+        goto done;
+    int status = 0;
+    if (waitpid(pid, &status, 0) != pid)
+        goto done;
+    size_t log_bytes = 0;
+    *log = read_file(log_path, &log_bytes);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        rc = CUDA_ERROR_INVALID_PTX;
+        goto done;
+    }
+    *cubin = read_file(cubin_path, cubin_bytes);
+    rc = *cubin ? CUDA_SUCCESS : CUDA_ERROR_OPERATING_SYSTEM;
+
+done:
+    if (have_actions)
+        posix_spawn_file_actions_destroy(&actions);
+    unlink(ptx_path);
+    unlink(cubin_path);
+    unlink(log_path);
+    rmdir(dir);
+    return rc;
+}
+
+static void remember_jit_output(const void *cubin, size_t bytes, const char *ptx)
+{
+    jit_output *slot = &jit_outputs[jit_output_next++ % MOCK_MAX_JIT_OUTPUTS];
+    free(slot->cubin);
+    free(slot->ptx);
+    slot->cubin = malloc(bytes);
+    slot->ptx = strdup(ptx);
+    slot->cubin_bytes = bytes;
+    if (slot->cubin)
+        memcpy(slot->cubin, cubin, bytes);
+}
+
+CUresult CUDAAPI cuLinkComplete(CUlinkState link, void **cubinOut, size_t *sizeOut)
+{
+    if (!link || !cubinOut || !sizeOut || !link->ptx)
+        return CUDA_ERROR_INVALID_VALUE;
+    char *log = NULL;
+    free(link->cubin);
+    link->cubin = NULL;
+    CUresult rc = run_ptxas(link->ptx, link->verbose, &link->cubin, &link->cubin_bytes, &log);
+    if (rc == CUDA_SUCCESS) {
+        deliver_log(log ? log : "", link->info_log, link->info_capacity, link->info_size_slot);
+        remember_jit_output(link->cubin, link->cubin_bytes, link->ptx);
+        *cubinOut = link->cubin;
+        *sizeOut = link->cubin_bytes;
+    } else {
+        deliver_log(log ? log : "", link->error_log, link->error_capacity,
+                    link->error_size_slot);
+    }
+    free(log);
+    return rc;
+}
+
+CUresult CUDAAPI cuLinkDestroy(CUlinkState link)
+{
+    mock_cuda_state *records = mock_cuda_records();
+    if (!link)
+        return CUDA_ERROR_INVALID_HANDLE;
+    free(link->ptx);
+    free(link->cubin);
+    free(link);
+    records->live_links--;
+    return CUDA_SUCCESS;
+}
+
+/* ---- modules and functions -------------------------------------------------- */
+
+/* Bytes an ELF image spans, from its headers (cuModuleLoadData gets no size). */
+static size_t elf_extent(const unsigned char *image)
+{
+    Elf64_Ehdr ehdr;
+    memcpy(&ehdr, image, sizeof ehdr);
+    size_t end = ehdr.e_shoff + (size_t)ehdr.e_shnum * ehdr.e_shentsize;
+    size_t program_end = ehdr.e_phoff + (size_t)ehdr.e_phnum * ehdr.e_phentsize;
+    if (program_end > end)
+        end = program_end;
+    for (unsigned i = 0; i < ehdr.e_shnum; i++) {
+        Elf64_Shdr shdr;
+        memcpy(&shdr, image + ehdr.e_shoff + (size_t)i * ehdr.e_shentsize, sizeof shdr);
+        if (shdr.sh_type != SHT_NOBITS && shdr.sh_offset + shdr.sh_size > end)
+            end = shdr.sh_offset + shdr.sh_size;
+    }
+    return end;
+}
+
+CUresult CUDAAPI cuModuleLoadData(CUmodule *module, const void *image)
+{
+    mock_cuda_state *records = mock_cuda_records();
+    CUresult rc = mock_need_context();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    if (!module || !image)
+        return CUDA_ERROR_INVALID_VALUE;
+    const unsigned char *bytes = image;
+    if (memcmp(bytes, ELFMAG, SELFMAG) != 0 || bytes[EI_CLASS] != ELFCLASS64)
+        return CUDA_ERROR_INVALID_IMAGE;
+    size_t extent = elf_extent(bytes);
+    const char *ptx = NULL;
+    for (size_t i = 0; i < MOCK_MAX_JIT_OUTPUTS; i++)
+        if (jit_outputs[i].cubin && jit_outputs[i].cubin_bytes == extent &&
+            memcmp(jit_outputs[i].cubin, image, extent) == 0)
+            ptx = jit_outputs[i].ptx;
+    for (size_t i = 0; i < MOCK_MAX_MODULES; i++) {
+        if (modules[i])
+            continue;
+        modules[i] = calloc(1, sizeof *modules[i]);
+        if (!modules[i])
+            return CUDA_ERROR_OUT_OF_MEMORY;
+        modules[i]->ptx = ptx ? strdup(ptx) : NULL;
+        records->live_modules++;
+        *module = modules[i];
+        return CUDA_SUCCESS;
+    }
+    return CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+CUresult CUDAAPI cuModuleUnload(CUmodule hmod)
+{
+    mock_cuda_state *records = mock_cuda_records();
+    for (size_t i = 0; i < MOCK_MAX_MODULES; i++) {
+        if (!hmod || modules[i] != hmod)
+            continue;
+        while (hmod->functions) {
+            struct CUfunc_st *next = hmod->functions->next;
+            free(hmod->functions);
+            hmod->functions = next;
+        }
+        free(hmod->ptx);
+        free(hmod);
+        modules[i] = NULL;
+        records->live_modules--;
+        return CUDA_SUCCESS;
+    }
+    return CUDA_ERROR_INVALID_HANDLE;
+}
+
+static const char *skip_space(const char *p)
+{
+    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+        p++;
+    return p;
+}
+
+static int is_name_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '_' || c == '$' || c == '%' || c == '.';
+}
+
+/* Parameter sizes of `.entry name(...)` in the PTX: each `.param` is sized from
+ * its type suffix (.u64 -> 8) times an optional [N]; .align/.ptr/state-space
+ * qualifiers are skipped.  Returns 0, or -1 if there is no such entry. */
+static int parse_entry_params(const char *ptx, const char *name, struct CUfunc_st *fn)
+{
+    size_t name_len = strlen(name);
+    for (const char *p = strstr(ptx, ".entry"); p; p = strstr(p + 1, ".entry")) {
+        const char *q = skip_space(p + strlen(".entry"));
+        if (strncmp(q, name, name_len) != 0 || is_name_char(q[name_len]))
+            continue;
+        q = skip_space(q + name_len);
+        fn->param_count = 0;
+        if (*q != '(')
+            return 0;
+        q++;
+        size_t bytes = 0;
+        while (*q && *q != ')') {
+            q = skip_space(q);
+            if (*q == ',' || *q == ')') {
+                if (bytes) {
+                    if (fn->param_count == MOCK_CUDA_MAX_PARAMS)
+                        return -1;
+                    fn->param_sizes[fn->param_count++] = bytes;
+                    bytes = 0;
+                }
+                if (*q == ',')
+                    q++;
+                continue;
+            }
+            const char *token = q;
+            while (is_name_char(*q))
+                q++;
+            size_t len = (size_t)(q - token);
+            if (len >= 3 && token[0] == '.' && strchr("usbf", token[1]) &&
+                strspn(token + 2, "0123456789") == len - 2)
+                bytes = (size_t)atoi(token + 2) / 8;
+            if (*q == '[') {
+                bytes *= (size_t)atoi(q + 1);
+                q = strchr(q, ']');
+                if (!q)
+                    return -1;
+                q++;
+            } else if (len == 0) {
+                q++; /* a character that is no part of a token */
+            }
+        }
+        if (bytes && fn->param_count < MOCK_CUDA_MAX_PARAMS)
+            fn->param_sizes[fn->param_count++] = bytes;
+        return 0;
+    }
+    return -1;
+}
+
+CUresult CUDAAPI cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name)
+{
+    if (!hfunc || !hmod || !name || strlen(name) >= MOCK_CUDA_ENTRY_BYTES)
+        return CUDA_ERROR_INVALID_VALUE;
+    for (struct CUfunc_st *fn = hmod->functions; fn; fn = fn->next)
+        if (strcmp(fn->name, name) == 0) {
+            *hfunc = fn;
+            return CUDA_SUCCESS;
+        }
+    struct CUfunc_st *fn = calloc(1, sizeof *fn);
+    if (!fn)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    if (!hmod->ptx || parse_entry_params(hmod->ptx, name, fn) != 0) {
+        free(fn);
+        return CUDA_ERROR_NOT_FOUND;
+    }
+    snprintf(fn->name, sizeof fn->name, "%s", name);
+    fn->next = hmod->functions;
+    hmod->functions = fn;
+    *hfunc = fn;
+    return CUDA_SUCCESS;
+}
+
+static int function_is_live(CUfunction f)
+{
+    for (size_t i = 0; i < MOCK_MAX_MODULES; i++)
+        if (modules[i])
+            for (struct CUfunc_st *fn = modules[i]->functions; fn; fn = fn->next)
+                if (fn == f)
+                    return 1;
+    return 0;
+}
+
+CUresult CUDAAPI cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value)
+{
+    mock_cuda_state *records = mock_cuda_records();
+    CUresult rc = mock_need_context();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    if (!function_is_live(hfunc))
+        return CUDA_ERROR_INVALID_HANDLE;
+    if (attrib != CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES || value < 0 ||
+        value > MOCK_CUDA_SHARED_PER_BLOCK_OPTIN_BYTES)
+        return CUDA_ERROR_INVALID_VALUE;
+    hfunc->max_dynamic_shared = value;
+    records->max_dynamic_shared_set = value;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
+                                unsigned int gridDimZ, unsigned int blockDimX,
+                                unsigned int blockDimY, unsigned int blockDimZ,
+                                unsigned int sharedMemBytes, CUstream hStream,
+                                void **kernelParams, void **extra)
+{
+    mock_cuda_state *records = mock_cuda_records();
+    CUresult rc = mock_need_context();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    if (!function_is_live(f))
+        return CUDA_ERROR_INVALID_HANDLE;
+    if (!gridDimX || !gridDimY || !gridDimZ || !blockDimX || !blockDimY || !blockDimZ ||
+        (unsigned long long)blockDimX * blockDimY * blockDimZ > MOCK_MAX_THREADS_PER_BLOCK)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (sharedMemBytes > MOCK_CUDA_SHARED_PER_BLOCK_BYTES &&
+        sharedMemBytes > (unsigned)f->max_dynamic_shared)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (extra || (f->param_count && !kernelParams))
+        return CUDA_ERROR_INVALID_VALUE;
+
+    mock_cuda_launch *launch = &records->last_launch;
+    memset(launch, 0, sizeof *launch);
+    snprintf(launch->entry, sizeof launch->entry, "%s", f->name);
+    launch->grid[0] = gridDimX, launch->grid[1] = gridDimY, launch->grid[2] = gridDimZ;
+    launch->block[0] = blockDimX, launch->block[1] = blockDimY, launch->block[2] = blockDimZ;
+    launch->shared_bytes = sharedMemBytes;
+    launch->default_stream = hStream == NULL;
+    size_t offset = 0;
+    for (unsigned i = 0; i < f->param_count; i++) {
+        if (offset + f->param_sizes[i] > MOCK_CUDA_MAX_PARAM_BYTES)
+            return CUDA_ERROR_INVALID_VALUE;
+        /* Reading through kernelParams[i] is what the driver does at launch. */
+        memcpy(launch->param_bytes + offset, kernelParams[i], f->param_sizes[i]);
+        launch->param_sizes[i] = f->param_sizes[i];
+        launch->param_offsets[i] = offset;
+        offset += f->param_sizes[i];
+    }
+    launch->param_count = f->param_count;
+    records->launches++;
+    return CUDA_SUCCESS;
+}
+
+#endif /* GD_HAVE_CUDA */
