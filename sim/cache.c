@@ -3,14 +3,25 @@
  * Set index is the line number modulo the number of sets, so capacities that are
  * not powers of two (e.g. 48 KiB of 128-B lines in 4 ways = 96 sets) work and the
  * analytical model can predict them with the same formula.  Replacement:
- *   lru    -- evict the way with the oldest use stamp;
- *   fifo   -- evict the way filled first (stamp set at install, never on hit);
+ *   lru    -- evict the least recently used unreserved way;
+ *   fifo   -- evict the earliest filled unreserved way (uses do not reorder);
  *   random -- a seeded xorshift picks among unreserved ways, so runs repeat.
+ * Each set keeps its ways in a doubly linked recency list (newest .. oldest), so
+ * a hit and a victim choice cost O(1) even in a 128-way set.  Lines are never
+ * invalidated except by a flush, so a set fills its ways in order and its free
+ * ways are always the tail [filled, ways).
+ *
+ * Lookup scans the ways of the set, except in highly associative caches (the
+ * T4's L1 model has 128 ways) where a scan per access would dominate the
+ * simulation: those keep a hash index from tag to line (linear probing with
+ * backward-shift deletion), updated on install.
  */
 #include "sim/cache.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+#define INDEX_MIN_WAYS 16 /* beyond this many ways a hash index beats scanning the set */
 
 static unsigned log2u(uint32_t x)
 {
@@ -35,21 +46,98 @@ int sim_cache_init(sim_cache *c, const gd_arch_level *level, uint64_t seed, gd_e
     c->rng = c->seed;
     if (!c->sets || !c->ways || c->sectors_per_line == 0 || c->sectors_per_line > 32)
         return gd_fail(err, "sim: bad cache geometry");
+    if (c->ways >= SIM_CACHE_NO_WAY)
+        return gd_fail(err, "sim: at most %u ways", SIM_CACHE_NO_WAY - 1);
     c->lines = calloc((size_t)c->sets * c->ways, sizeof *c->lines);
-    if (!c->lines)
+    c->newest = malloc(c->sets * sizeof *c->newest);
+    c->oldest = malloc(c->sets * sizeof *c->oldest);
+    c->filled = malloc(c->sets * sizeof *c->filled);
+    if (!c->lines || !c->newest || !c->oldest || !c->filled) {
+        sim_cache_destroy(c);
         return gd_fail(err, "sim: out of memory for a %u x %u cache", c->sets, c->ways);
+    }
+    sim_cache_flush(c);
+    if (c->ways > INDEX_MIN_WAYS) {
+        size_t slots = 1;
+        while (slots < 2 * (size_t)c->sets * c->ways)
+            slots *= 2;
+        c->index = calloc(slots, sizeof *c->index);
+        if (!c->index) {
+            sim_cache_destroy(c);
+            return gd_fail(err, "sim: out of memory for a cache index");
+        }
+        c->index_mask = (uint32_t)(slots - 1);
+    }
     return 0;
+}
+
+static inline uint32_t index_hash(const sim_cache *c, uint64_t tag)
+{
+    tag *= 0x9e3779b97f4a7c15ull;
+    return (uint32_t)(tag >> 32) & c->index_mask;
+}
+
+sim_cache_line *sim_cache_find_indexed(sim_cache *c, uint64_t line)
+{
+    for (uint32_t i = index_hash(c, line);; i = (i + 1) & c->index_mask) {
+        uint32_t v = c->index[i];
+        if (!v)
+            return NULL;
+        if (c->lines[v - 1].tag == line)
+            return &c->lines[v - 1];
+    }
+}
+
+static void index_insert(sim_cache *c, uint64_t tag, uint32_t line_index)
+{
+    uint32_t i = index_hash(c, tag);
+    while (c->index[i])
+        i = (i + 1) & c->index_mask;
+    c->index[i] = line_index + 1;
+}
+
+static void index_remove(sim_cache *c, uint64_t tag)
+{
+    uint32_t i = index_hash(c, tag);
+    while (c->index[i] && c->lines[c->index[i] - 1].tag != tag)
+        i = (i + 1) & c->index_mask;
+    if (!c->index[i])
+        return;
+    /* backward-shift deletion keeps every probe chain unbroken */
+    uint32_t hole = i;
+    for (uint32_t j = (i + 1) & c->index_mask; c->index[j]; j = (j + 1) & c->index_mask) {
+        uint32_t home = index_hash(c, c->lines[c->index[j] - 1].tag);
+        /* can the entry at j move into the hole? only if its home is not in (hole, j] */
+        int in_range = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
+        if (!in_range) {
+            c->index[hole] = c->index[j];
+            hole = j;
+        }
+    }
+    c->index[hole] = 0;
 }
 
 void sim_cache_destroy(sim_cache *c)
 {
     free(c->lines);
+    free(c->index);
+    free(c->newest);
+    free(c->oldest);
+    free(c->filled);
     c->lines = NULL;
+    c->index = NULL;
+    c->newest = c->oldest = c->filled = NULL;
 }
 
 void sim_cache_flush(sim_cache *c)
 {
     memset(c->lines, 0, (size_t)c->sets * c->ways * sizeof *c->lines);
+    for (uint32_t set = 0; set < c->sets; set++) {
+        c->newest[set] = c->oldest[set] = SIM_CACHE_NO_WAY;
+        c->filled[set] = 0;
+    }
+    if (c->index)
+        memset(c->index, 0, ((size_t)c->index_mask + 1) * sizeof *c->index);
     c->rng = c->seed;
 }
 
@@ -65,15 +153,6 @@ uint32_t sim_cache_sector_mask(const sim_cache *c, uint64_t addr, uint32_t bytes
     return mask << first;
 }
 
-sim_cache_line *sim_cache_find(sim_cache *c, uint64_t line)
-{
-    sim_cache_line *set = &c->lines[(size_t)sim_cache_set_of(c, line) * c->ways];
-    for (uint32_t w = 0; w < c->ways; w++)
-        if (set[w].present && set[w].tag == line)
-            return &set[w];
-    return NULL;
-}
-
 static uint64_t xorshift(uint64_t *s)
 {
     uint64_t x = *s;
@@ -84,12 +163,49 @@ static uint64_t xorshift(uint64_t *s)
     return x;
 }
 
+static void list_unlink(sim_cache *c, sim_cache_line *set, uint32_t s, uint16_t way)
+{
+    sim_cache_line *l = &set[way];
+    if (l->newer != SIM_CACHE_NO_WAY)
+        set[l->newer].older = l->older;
+    else
+        c->newest[s] = l->older;
+    if (l->older != SIM_CACHE_NO_WAY)
+        set[l->older].newer = l->newer;
+    else
+        c->oldest[s] = l->newer;
+}
+
+static void list_push_newest(sim_cache *c, sim_cache_line *set, uint32_t s, uint16_t way)
+{
+    sim_cache_line *l = &set[way];
+    l->newer = SIM_CACHE_NO_WAY;
+    l->older = c->newest[s];
+    if (l->older != SIM_CACHE_NO_WAY)
+        set[l->older].newer = way;
+    else
+        c->oldest[s] = way;
+    c->newest[s] = way;
+}
+
+void sim_cache_make_newest(sim_cache *c, sim_cache_line *l)
+{
+    size_t idx = (size_t)(l - c->lines);
+    uint32_t s = (uint32_t)(idx / c->ways);
+    uint16_t way = (uint16_t)(idx % c->ways);
+    if (c->newest[s] == way)
+        return;
+    sim_cache_line *set = &c->lines[(size_t)s * c->ways];
+    list_unlink(c, set, s, way);
+    list_push_newest(c, set, s, way);
+}
+
 sim_cache_line *sim_cache_victim(sim_cache *c, uint64_t line)
 {
-    sim_cache_line *set = &c->lines[(size_t)sim_cache_set_of(c, line) * c->ways];
-    for (uint32_t w = 0; w < c->ways; w++)
-        if (!set[w].present)
-            return &set[w];
+    uint32_t s = sim_cache_set_of(c, line);
+    sim_cache_line *set = &c->lines[(size_t)s * c->ways];
+    if (c->filled[s] < c->ways)
+        return &set[c->filled[s]];
     if (c->replacement == GD_REPL_RANDOM) {
         uint32_t free_ways = 0;
         for (uint32_t w = 0; w < c->ways; w++)
@@ -102,19 +218,31 @@ sim_cache_line *sim_cache_victim(sim_cache *c, uint64_t line)
                 return &set[w];
         return NULL;
     }
-    sim_cache_line *best = NULL;
-    for (uint32_t w = 0; w < c->ways; w++)
-        if (set[w].reserved == 0 && (!best || set[w].stamp < best->stamp))
-            best = &set[w];
-    return best;
+    for (uint16_t w = c->oldest[s]; w != SIM_CACHE_NO_WAY; w = set[w].newer)
+        if (set[w].reserved == 0)
+            return &set[w];
+    return NULL;
 }
 
 void sim_cache_install(sim_cache *c, sim_cache_line *l, uint64_t line)
 {
+    size_t idx = (size_t)(l - c->lines);
+    uint32_t s = (uint32_t)(idx / c->ways);
+    uint16_t way = (uint16_t)(idx % c->ways);
+    sim_cache_line *set = &c->lines[(size_t)s * c->ways];
+    if (c->index) {
+        if (l->present)
+            index_remove(c, l->tag);
+        index_insert(c, line, (uint32_t)idx);
+    }
+    if (l->present)
+        list_unlink(c, set, s, way);
+    else
+        c->filled[s]++;
     l->present = 1;
     l->tag = line;
     l->valid_sectors = 0;
     l->dirty_sectors = 0;
     l->reserved = 0;
-    l->stamp = ++c->clock;
+    list_push_newest(c, set, s, way);
 }

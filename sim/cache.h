@@ -15,12 +15,14 @@
 
 typedef struct sim_cache_line {
     uint64_t tag;            /* line number: address / line_bytes */
-    uint64_t stamp;          /* LRU: last use; FIFO: fill time */
     uint32_t valid_sectors;
     uint32_t dirty_sectors;
     uint16_t reserved;       /* outstanding fills into this line */
+    uint16_t newer, older;   /* recency list of the set (way indices) */
     uint8_t present;
 } sim_cache_line;
+
+#define SIM_CACHE_NO_WAY 0xffffu
 
 typedef struct sim_cache {
     uint32_t sets, ways;
@@ -28,7 +30,11 @@ typedef struct sim_cache {
     unsigned line_shift, sector_shift;
     gd_replacement replacement;
     sim_cache_line *lines;   /* sets * ways */
-    uint64_t clock;          /* replacement stamps */
+    uint16_t *newest;        /* per set: most recently used (LRU) or filled (FIFO) way */
+    uint16_t *oldest;        /* per set: the next victim candidate */
+    uint16_t *filled;        /* per set: ways in use; ways fill in order, so [filled, ways) are free */
+    uint32_t *index;         /* highly associative caches: tag hash -> line + 1 (0 = empty) */
+    uint32_t index_mask;
     uint64_t rng;
     uint64_t seed;
 } sim_cache;
@@ -52,13 +58,25 @@ static inline uint32_t sim_cache_set_of(const sim_cache *c, uint64_t line)
 uint32_t sim_cache_sector_mask(const sim_cache *c, uint64_t addr, uint32_t bytes);
 
 /* The line holding `line` (a line number), or NULL.  Does not update replacement state. */
-sim_cache_line *sim_cache_find(sim_cache *c, uint64_t line);
+sim_cache_line *sim_cache_find_indexed(sim_cache *c, uint64_t line);
+static inline sim_cache_line *sim_cache_find(sim_cache *c, uint64_t line)
+{
+    if (c->index)
+        return sim_cache_find_indexed(c, line);
+    sim_cache_line *set = &c->lines[(size_t)sim_cache_set_of(c, line) * c->ways];
+    for (uint32_t w = 0; w < c->ways; w++)
+        if (set[w].present && set[w].tag == line)
+            return &set[w];
+    return NULL;
+}
 
-/* Record a use (LRU). */
+void sim_cache_make_newest(sim_cache *c, sim_cache_line *l);
+
+/* Record a use (LRU moves the line to the newest end; FIFO and random ignore uses). */
 static inline void sim_cache_touch(sim_cache *c, sim_cache_line *l)
 {
     if (c->replacement == GD_REPL_LRU)
-        l->stamp = ++c->clock;
+        sim_cache_make_newest(c, l);
 }
 
 /* Choose a way for `line` in its set: an absent way, else a victim by the

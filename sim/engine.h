@@ -36,6 +36,7 @@ typedef struct sim_warp {
     uint32_t alive;           /* lanes that exist and have not exited */
     uint8_t diverged;
     uint8_t state;            /* warp_state */
+    uint8_t scoreboard_clear; /* the instruction at pc may issue at ready_cycle */
     uint16_t subpartition;
     uint64_t ready_cycle;     /* earliest cycle of the next issue */
     uint64_t *regs;           /* reg_count x 32 lanes, reg-major */
@@ -83,14 +84,16 @@ struct sim_sm {
     sim_warp **sub_warps;     /* per subpartition: warps_per_sub pointers, in age order */
     uint32_t *sub_count;      /* per subpartition */
     uint32_t *sub_last;       /* per subpartition: index of the last issued warp (greedy) */
+    uint32_t sub_nonempty;    /* bit s: subpartition s has warps */
     uint64_t smem_busy_until; /* shared-memory pipe */
     sim_lsu *lsu;
     int active;               /* on the engine's active list */
+    uint32_t ctas_finished;   /* CTAs whose warps all exited, not yet retired */
 };
 
 typedef struct sim_stats {
     uint64_t warp_insns;
-    uint64_t thread_insns;
+    uint64_t loop_iterations;  /* cycles the engine actually visited (the rest were skipped) */
     uint64_t cycles;
     uint64_t launches;
     uint64_t l1d_hits, l1d_misses, l1d_sector_misses, l1d_merges;

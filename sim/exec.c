@@ -173,7 +173,7 @@ static uint64_t convert(ptx_type dt, ptx_type st, uint64_t v)
 static uint64_t alu_int(const ptx_insn *in, uint64_t a, uint64_t b, uint64_t c, int *div0)
 {
     ptx_type t = (ptx_type)in->type;
-    unsigned bits = ptx_type_bits(t);
+    unsigned bits = in->bits;
     int sgn = ptx_type_is_signed(t);
     switch ((ptx_op)in->op) {
     case OP_ADD: return trunc_bits(a + b, bits);
@@ -346,7 +346,7 @@ int sim_exec(sim_engine *e, sim_sm *sm, sim_warp *w, const ptx_insn *in, uint32_
 {
     uint64_t *regs = w->regs;
     ptx_type t = (ptx_type)in->type;
-    unsigned bits = ptx_type_bits(t);
+    unsigned bits = in->bits;
     size_t dst = (size_t)in->dst.reg * SIM_WARP_LANES;
 
     switch ((ptx_op)in->op) {

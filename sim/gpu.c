@@ -182,6 +182,7 @@ static int cta_launch(sim_engine *e, sim_sm *sm, uint64_t linear, uint64_t cycle
         memset(w->reg_ready, 0, (size_t)reg_count * sizeof *w->reg_ready);
         w->pc = 0;
         w->diverged = 0;
+        w->scoreboard_clear = 0;
         w->state = WARP_RUNNING;
         w->slot = slot;
         w->subpartition = (uint16_t)(slot % nsub);
@@ -203,7 +204,9 @@ static int cta_launch(sim_engine *e, sim_sm *sm, uint64_t linear, uint64_t cycle
         cta->warps[wi] = w;
         uint32_t sub = w->subpartition;
         sm->sub_warps[(size_t)sub * a->gpu.max_warps_per_sm + sm->sub_count[sub]++] = w;
+        sm->sub_nonempty |= 1u << sub;
     }
+    sim_engine_wake_at(e, cycle + 1);
     sm->ctas_resident++;
     sm->warps_resident += e->warps_per_cta;
     sm->shared_used += e->shared_per_cta;
@@ -220,7 +223,8 @@ static void sub_remove(sim_sm *sm, const gd_arch *a, sim_warp *w)
     for (uint32_t i = 0; i < n; i++) {
         if (list[i] == w) {
             memmove(&list[i], &list[i + 1], (n - i - 1) * sizeof *list);
-            sm->sub_count[sub]--;
+            if (--sm->sub_count[sub] == 0)
+                sm->sub_nonempty &= ~(1u << sub);
             if (sm->sub_last[sub] > i)
                 sm->sub_last[sub]--;
             if (sm->sub_last[sub] >= sm->sub_count[sub])
@@ -234,7 +238,7 @@ static void sub_remove(sim_sm *sm, const gd_arch *a, sim_warp *w)
 static void sm_retire_ctas(sim_engine *e, sim_sm *sm, uint64_t cycle)
 {
     const gd_arch *a = e->arch;
-    for (uint32_t c = 0; c < a->gpu.max_ctas_per_sm; c++) {
+    for (uint32_t c = 0; sm->ctas_finished && c < a->gpu.max_ctas_per_sm; c++) {
         sim_cta *cta = &sm->ctas[c];
         if (!cta->in_use || cta->warps_done < cta->warps_total)
             continue;
@@ -247,6 +251,7 @@ static void sm_retire_ctas(sim_engine *e, sim_sm *sm, uint64_t cycle)
         for (uint32_t wi = 0; wi < cta->warps_total; wi++)
             cta->warps[wi]->state = WARP_FREE;
         cta->in_use = 0;
+        sm->ctas_finished--;
         sm->ctas_resident--;
         sm->warps_resident -= cta->warps_total;
         sm->shared_used -= e->shared_per_cta;
@@ -257,7 +262,7 @@ static void sm_retire_ctas(sim_engine *e, sim_sm *sm, uint64_t cycle)
             return;
 }
 
-static void barrier_check(sim_cta *cta, uint64_t cycle)
+static void barrier_check(sim_engine *e, sim_cta *cta, uint64_t cycle)
 {
     uint32_t live = cta->warps_total - cta->warps_done;
     if (cta->warps_at_barrier && cta->warps_at_barrier >= live) {
@@ -269,18 +274,12 @@ static void barrier_check(sim_cta *cta, uint64_t cycle)
             }
         }
         cta->warps_at_barrier = 0;
+        sim_engine_wake_at(e, cycle + 1);
     }
 }
 
 /* ------------------------------------------------------------------------- */
 /* Issue                                                                     */
-
-static inline uint64_t reg_ready_of(const sim_warp *w, const ptx_operand *o)
-{
-    if ((o->kind == OK_REG || o->kind == OK_ADDR) && o->reg != PTX_NO_REG)
-        return w->reg_ready[o->reg];
-    return 0;
-}
 
 static uint32_t smem_conflict_degree(const sim_engine *e, const sim_mem_access *acc)
 {
@@ -318,8 +317,30 @@ static void warp_finish(sim_engine *e, sim_sm *sm, sim_warp *w, uint64_t cycle)
 {
     w->state = WARP_DONE;
     sub_remove(sm, e->arch, w);
-    w->cta->warps_done++;
-    barrier_check(w->cta, cycle);
+    if (++w->cta->warps_done == w->cta->warps_total)
+        sm->ctas_finished++;
+    barrier_check(e, w->cta, cycle);
+}
+
+/* The earliest cycle after `cycle` at which w could issue, as far as is known now
+ * (SIM_NEVER: it waits for a load, whose completion will wake the engine). */
+static uint64_t warp_next_ready(const sim_engine *e, const sim_sm *sm, const sim_warp *w,
+                                uint64_t cycle)
+{
+    if (w->state != WARP_RUNNING)
+        return SIM_NEVER;
+    if (w->diverged)
+        return cycle + 1;
+    const ptx_insn *in = &e->launch->kernel->insns[w->pc];
+    uint64_t t = cycle + 1;
+    for (unsigned i = 0; i < in->sb_count; i++) {
+        uint64_t r = w->reg_ready[in->sb_regs[i]];
+        if (r > t)
+            t = r;
+    }
+    if (in->unit == UNIT_MEM && in->space == SP_SHARED && sm->smem_busy_until > t)
+        t = sm->smem_busy_until;
+    return t;
 }
 
 /* Tries to issue one instruction of w.  Returns 1 if it issued. */
@@ -355,19 +376,23 @@ static int warp_try_issue(sim_engine *e, sim_sm *sm, sim_warp *w, uint64_t cycle
         return sim_engine_fail(e, "sim: warp ran past the end of kernel %s", k->name), 0;
     const ptx_insn *in = &k->insns[pc];
 
-    /* scoreboard */
-    uint64_t t = 0, r;
-    if (in->guard != PTX_NO_REG && (r = w->reg_ready[in->guard]) > t)
-        t = r;
-    for (unsigned i = 0; i < in->nsrc; i++)
-        if ((r = reg_ready_of(w, &in->src[i])) > t)
-            t = r;
-    if (in->dst.kind == OK_REG && (r = w->reg_ready[in->dst.reg]) > t)
-        t = r;
-    if (t > cycle) {
-        if (t != SIM_NEVER && t < *wake)
-            *wake = t;
-        return 0;
+    /* scoreboard (already known clear when the last issue predicted this one) */
+    if (!w->scoreboard_clear) {
+        uint64_t t = 0;
+        for (unsigned i = 0; i < in->sb_count; i++) {
+            uint64_t r = w->reg_ready[in->sb_regs[i]];
+            if (r > t)
+                t = r;
+        }
+        if (t > cycle) {
+            if (t != SIM_NEVER) {
+                if (t < *wake)
+                    *wake = t;
+                w->ready_cycle = t;
+                w->scoreboard_clear = 1;
+            }
+            return 0;
+        }
     }
     /* structural hazards */
     if (in->unit == UNIT_MEM) {
@@ -393,8 +418,8 @@ static int warp_try_issue(sim_engine *e, sim_sm *sm, sim_warp *w, uint64_t cycle
     }
 
     e->stats.warp_insns++;
-    e->stats.thread_insns += (uint64_t)__builtin_popcount(exec);
     w->ready_cycle = cycle + 1;
+    w->scoreboard_clear = 0;
     int advance = 1;
     const gd_arch *a = e->arch;
 
@@ -475,7 +500,7 @@ static int warp_try_issue(sim_engine *e, sim_sm *sm, sim_warp *w, uint64_t cycle
         advance = 0;
         w->state = WARP_BARRIER;
         w->cta->warps_at_barrier++;
-        barrier_check(w->cta, cycle);
+        barrier_check(e, w->cta, cycle);
         break;
     }
     if (advance) {
@@ -497,6 +522,14 @@ static int warp_try_issue(sim_engine *e, sim_sm *sm, sim_warp *w, uint64_t cycle
             w->pc = p0;
         }
     }
+    uint64_t next = warp_next_ready(e, sm, w, cycle);
+    if (next != SIM_NEVER) {
+        /* remember: the next instruction's registers are ready by then */
+        w->ready_cycle = next;
+        w->scoreboard_clear = !w->diverged && w->state == WARP_RUNNING;
+        if (next < *wake)
+            *wake = next;
+    }
     return 1;
 }
 
@@ -504,14 +537,15 @@ static int sm_issue(sim_engine *e, sim_sm *sm, uint64_t cycle, uint64_t *wake)
 {
     const gd_arch *a = e->arch;
     int issued = 0;
-    for (uint32_t sub = 0; sub < a->gpu.subpartitions; sub++) {
+    for (uint32_t subs = sm->sub_nonempty; subs; subs &= subs - 1) {
+        uint32_t sub = (uint32_t)__builtin_ctz(subs);
         uint32_t n = sm->sub_count[sub];
-        if (!n)
-            continue;
         sim_warp **list = &sm->sub_warps[(size_t)sub * a->gpu.max_warps_per_sm];
         uint32_t last = sm->sub_last[sub] < n ? sm->sub_last[sub] : 0;
         if (warp_try_issue(e, sm, list[last], cycle, wake)) {
             issued++;
+            if (sm->sub_count[sub] > 1 && cycle + 1 < *wake)
+                *wake = cycle + 1; /* the others were not looked at */
             continue;
         }
         for (uint32_t i = 0; i < sm->sub_count[sub]; i++) {
@@ -521,6 +555,8 @@ static int sm_issue(sim_engine *e, sim_sm *sm, uint64_t cycle, uint64_t *wake)
                 /* the list may have shrunk if the warp finished */
                 sm->sub_last[sub] = i < sm->sub_count[sub] ? i : 0;
                 issued++;
+                if (sm->sub_count[sub] > 1 && cycle + 1 < *wake)
+                    *wake = cycle + 1;
                 break;
             }
         }
@@ -582,20 +618,19 @@ int sim_engine_run(sim_engine *e, const sim_launch_config *l, gd_err *err)
 
     while (!e->failed && (e->ctas_done < ctas || !sim_memsys_idle(e))) {
         e->cycle = cycle; /* %clock64 */
+        e->stats.loop_iterations++;
         e->next_wake = SIM_NEVER;
         uint64_t wake = SIM_NEVER;
         sim_memsys_global_tick(e, cycle);
-        for (uint32_t i = 0; i < e->active_sm_count; i++)
-            sim_lsu_returns(e, e->active_sms[i], cycle);
-        int issued = 0;
-        for (uint32_t i = 0; i < e->active_sm_count && !e->failed; i++)
-            issued += sm_issue(e, e->active_sms[i], cycle, &wake);
-        for (uint32_t i = 0; i < e->active_sm_count; i++)
-            sim_lsu_tick(e, e->active_sms[i], cycle);
-        /* retire finished CTAs, launch waiting ones, drop idle SMs */
+        /* SMs interact only through the L2, whose responses were all delivered
+         * above, so each SM can run its whole cycle in turn. */
         for (uint32_t i = 0; i < e->active_sm_count;) {
             sim_sm *sm = e->active_sms[i];
-            sm_retire_ctas(e, sm, cycle);
+            sim_lsu_returns(e, sm, cycle);
+            sm_issue(e, sm, cycle, &wake);
+            sim_lsu_tick(e, sm, cycle);
+            if (sm->ctas_finished || e->ctas_launched < ctas)
+                sm_retire_ctas(e, sm, cycle);
             if (!sm->ctas_resident && !sim_lsu_busy(sm)) {
                 sm->active = 0;
                 e->active_sms[i] = e->active_sms[--e->active_sm_count];
@@ -605,14 +640,16 @@ int sim_engine_run(sim_engine *e, const sim_launch_config *l, gd_err *err)
         }
         if (e->failed)
             break;
-        uint64_t next = issued ? cycle + 1 : SIM_NEVER;
-        if (wake < next)
-            next = wake;
+        /* jump to the next cycle at which anything can happen: a warp able to
+         * issue, a load completing, the memory system moving */
+        uint64_t next = wake;
         if (e->next_wake < next)
             next = e->next_wake;
-        uint64_t mem = sim_memsys_next_event(e, cycle + 1);
-        if (mem < next)
-            next = mem;
+        if (next > cycle + 1) {
+            uint64_t mem = sim_memsys_next_event(e, cycle + 1);
+            if (mem < next)
+                next = mem;
+        }
         if (next <= cycle)
             next = cycle + 1;
         if (next == SIM_NEVER) {
@@ -644,7 +681,9 @@ int sim_engine_run(sim_engine *e, const sim_launch_config *l, gd_err *err)
             for (uint32_t c = 0; c < a->gpu.max_ctas_per_sm; c++)
                 sm->ctas[c].in_use = 0;
             memset(sm->sub_count, 0, a->gpu.subpartitions * sizeof *sm->sub_count);
+            sm->sub_nonempty = 0;
             sm->ctas_resident = sm->warps_resident = sm->shared_used = 0;
+            sm->ctas_finished = 0;
         }
         gd_err scratch;
         if (sim_memsys_create(e, &scratch) != 0)

@@ -35,14 +35,18 @@
 
 typedef struct ring {
     int32_t *buf;
-    uint32_t cap, head, count;
+    uint32_t mask;  /* capacity - 1; the capacity is a power of two */
+    uint32_t head, count;
     uint32_t limit; /* 0: grows without bound */
 } ring;
 
 static int ring_init(ring *r, uint32_t limit)
 {
-    r->cap = limit ? limit : 64;
-    r->buf = malloc(r->cap * sizeof *r->buf);
+    uint32_t cap = 64;
+    while (cap < limit)
+        cap *= 2;
+    r->buf = malloc(cap * sizeof *r->buf);
+    r->mask = cap - 1;
     r->head = r->count = 0;
     r->limit = limit;
     return r->buf ? 0 : -1;
@@ -64,21 +68,26 @@ static inline uint32_t ring_space(const ring *r)
     return r->limit ? r->limit - r->count : UINT32_MAX;
 }
 
-static int ring_push(ring *r, int32_t v)
+static int ring_grow(ring *r)
 {
-    if (r->count == r->cap) {
-        uint32_t ncap = r->cap * 2;
-        int32_t *nb = malloc(ncap * sizeof *nb);
-        if (!nb)
-            return -1;
-        for (uint32_t i = 0; i < r->count; i++)
-            nb[i] = r->buf[(r->head + i) % r->cap];
-        free(r->buf);
-        r->buf = nb;
-        r->cap = ncap;
-        r->head = 0;
-    }
-    r->buf[(r->head + r->count) % r->cap] = v;
+    uint32_t cap = r->mask + 1, ncap = cap * 2;
+    int32_t *nb = malloc(ncap * sizeof *nb);
+    if (!nb)
+        return -1;
+    for (uint32_t i = 0; i < r->count; i++)
+        nb[i] = r->buf[(r->head + i) & r->mask];
+    free(r->buf);
+    r->buf = nb;
+    r->mask = ncap - 1;
+    r->head = 0;
+    return 0;
+}
+
+static inline int ring_push(ring *r, int32_t v)
+{
+    if (r->count > r->mask && ring_grow(r) != 0)
+        return -1;
+    r->buf[(r->head + r->count) & r->mask] = v;
     r->count++;
     return 0;
 }
@@ -91,7 +100,7 @@ static inline int32_t ring_peek(const ring *r)
 static inline int32_t ring_pop(ring *r)
 {
     int32_t v = r->buf[r->head];
-    r->head = (r->head + 1) % r->cap;
+    r->head = (r->head + 1) & r->mask;
     r->count--;
     return v;
 }
@@ -613,6 +622,8 @@ void sim_lsu_tick(sim_engine *e, sim_sm *sm, uint64_t cycle)
     sim_lsu *lsu = sm->lsu;
     e->stats.l1d_fifo_occupancy_sum += (uint64_t)lsu->fifo.count * (cycle - lsu->occupancy_cycle);
     lsu->occupancy_cycle = cycle;
+    if (!lsu->fifo.count && !lsu->coalesce_count && !lsu->miss_queue.count)
+        return;
 
     /* 1. the FIFO head probes the L1 tags */
     int requeued = 0;
@@ -869,6 +880,8 @@ static void l2_fill(sim_engine *e, int32_t mid, uint64_t cycle)
 void sim_memsys_global_tick(sim_engine *e, uint64_t cycle)
 {
     sim_memsys *ms = e->memsys;
+    if (!ms->dram_queue.count && !ms->l2_input.count)
+        return;
     while (ms->dram_queue.count && ms->msg[ring_peek(&ms->dram_queue)].ready <= cycle) {
         int32_t mid = ring_pop(&ms->dram_queue);
         if (ms->msg[mid].is_store)

@@ -74,6 +74,9 @@ typedef struct ptx_insn {
     uint8_t size;      /* ld/st: access bytes */
     uint8_t volatile_; /* ld.volatile / st.volatile */
     uint16_t guard;    /* predicate register or PTX_NO_REG */
+    uint8_t bits;      /* width of `type` */
+    uint8_t sb_count;  /* registers the scoreboard checks before issue */
+    uint16_t sb_regs[6];
     ptx_operand dst;
     ptx_operand src[3];
     uint32_t target;   /* bra: instruction index */

@@ -462,6 +462,16 @@ static int parse_instruction(lexer *lx, kparse *kp)
         ptx_type_bits((ptx_type)in->type) != 64)
         return lex_fail(lx, line, "'%s': %%clock64 needs a 64-bit move", full);
 
+    /* what the scoreboard must check: guard, sources (and address bases), destination */
+    in->bits = (uint8_t)ptx_type_bits((ptx_type)in->type);
+    if (in->guard != PTX_NO_REG)
+        in->sb_regs[in->sb_count++] = in->guard;
+    for (int i = 0; i < nsrc; i++)
+        if ((in->src[i].kind == OK_REG || in->src[i].kind == OK_ADDR) && in->src[i].reg != PTX_NO_REG)
+            in->sb_regs[in->sb_count++] = in->src[i].reg;
+    if (in->dst.kind == OK_REG)
+        in->sb_regs[in->sb_count++] = in->dst.reg;
+
     switch (op) {
     case OP_LD: case OP_ST: in->unit = UNIT_MEM; break;
     case OP_BRA: case OP_RET: case OP_EXIT: in->unit = UNIT_BRANCH; break;

@@ -180,8 +180,8 @@ static int simdev_counters(gd_device *dev, gd_counter_list *out, gd_err *err)
         double value;
     } items[] = {
         {"sim.warp_insns", (double)s->warp_insns},
-        {"sim.thread_insns", (double)s->thread_insns},
         {"sim.cycles", (double)s->cycles},
+        {"sim.visited_cycles", (double)s->loop_iterations},
         {"sim.launches", (double)s->launches},
         {"l1d.hits", (double)s->l1d_hits},
         {"l1d.misses", (double)s->l1d_misses},
