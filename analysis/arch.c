@@ -453,6 +453,24 @@ static char *line_reader(char *str, int num, void *stream)
     str[len] = '\n';
     str[len + 1] = 0;
     ctx->cursor = s + advance;
+    /* inih only reports a section through its first key: check headers here so
+     * that an unknown one is named at its own line */
+    const char *h = str;
+    while (*h == ' ' || *h == '\t')
+        h++;
+    const char *close = *h == '[' ? strchr(h, ']') : NULL;
+    if (close && close - h - 1 < 32) {
+        char name[32];
+        memcpy(name, h + 1, (size_t)(close - h - 1));
+        name[close - h - 1] = 0;
+        int sec = section_index(name);
+        if (sec < 0)
+            ctx_error(ctx, "unknown section [%s] (expected gpu, noise or a level: L0I L1I L15I "
+                           "L1C L15C L1D SMEM L2 TLB1 TLB2 DRAM)",
+                      name);
+        else if (!ctx->section_line[sec])
+            ctx->section_line[sec] = ctx->line;
+    }
     return str;
 }
 

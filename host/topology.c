@@ -3,8 +3,8 @@
  * What a reader of a result needs to reproduce it: the CPU model, how many
  * packages, cores and NUMA nodes the host has, and for a CUDA device its PCI bus
  * id and the CPUs local to it (where the runner's thread should sit to keep
- * launch latency low).  hwloc is asked for important I/O objects so that the
- * GPU's PCI device appears in the tree.
+ * launch latency low).  For a CUDA device hwloc is asked for important I/O
+ * objects so that the GPU's PCI device appears in the tree.
  */
 #include "host/topology.h"
 
@@ -25,7 +25,11 @@ json_t *gd_topology_describe(const char *pci_bus_id, gd_err *err)
         gd_fail(err, "hwloc_topology_init failed");
         return NULL;
     }
-    hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+    /* PCI discovery only when there is a GPU to place: it is slow, and the
+     * libpciaccess behind hwloc's PCI plugin leaks a little on every load */
+    int want_pci = pci_bus_id && *pci_bus_id;
+    if (want_pci)
+        hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
     if (hwloc_topology_load(topo) != 0) {
         hwloc_topology_destroy(topo);
         gd_fail(err, "hwloc_topology_load failed");

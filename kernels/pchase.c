@@ -38,6 +38,8 @@
 #define PCHASE_MAX_SAMPLES 2048
 #define PCHASE_DEFAULT_STRIDE 32
 #define PCHASE_HEADER_BYTES 16        /* final pointer, checksum */
+#define PCHASE_MIN_SASS 40            /* expected machine code, see pchase_plan */
+#define PCHASE_MAX_SASS 128
 
 typedef struct pchase_state {
     uint64_t elements;
@@ -80,6 +82,7 @@ static char *pchase_ptx(const gd_device_info *dev, const char *cache_op, uint32_
         "    mov.u32 %%r2, 0;\n"
         "    mov.u32 %%r6, gd_calib;\n"
         "$L_calib:\n"
+        "    .pragma \"nounroll\";\n"
         "    mov.u64 %%rd10, %%clock64;\n"
         "    st.shared.u64 [gd_sink], %%rd3;\n"
         "    mov.u64 %%rd11, %%clock64;\n"
@@ -95,6 +98,7 @@ static char *pchase_ptx(const gd_device_info *dev, const char *cache_op, uint32_
         "    // 2. warm-up lap\n"
         "    mov.u32 %%r2, 0;\n"
         "$L_warm:\n"
+        "    .pragma \"nounroll\";\n"
         "    ld.global.%s.u64 %%rd3, [%%rd3];\n"
         "    add.s32 %%r2, %%r2, 1;\n"
         "    setp.lt.u32 %%p1, %%r2, %%r1;\n"
@@ -107,6 +111,7 @@ static char *pchase_ptx(const gd_device_info *dev, const char *cache_op, uint32_
         "    mov.u32 %%r6, gd_trace;\n"
         "    mov.u32 %%r7, gd_delta;\n"
         "$L_timed:\n"
+        "    .pragma \"nounroll\";\n"
         "    and.b32 %%r8, %%r2, %u;\n"
         "    shl.b32 %%r9, %%r8, 3;\n"
         "    add.s32 %%r9, %%r9, %%r6;\n"
@@ -130,6 +135,7 @@ static char *pchase_ptx(const gd_device_info *dev, const char *cache_op, uint32_
         "    mov.u32 %%r2, 0;\n"
         "    mov.u32 %%r6, gd_calib;\n"
         "$L_copy_calib:\n"
+        "    .pragma \"nounroll\";\n"
         "    shl.b32 %%r4, %%r2, 2;\n"
         "    add.s32 %%r5, %%r6, %%r4;\n"
         "    ld.shared.u32 %%r3, [%%r5];\n"
@@ -144,6 +150,7 @@ static char *pchase_ptx(const gd_device_info *dev, const char *cache_op, uint32_
         "    mov.u32 %%r6, gd_trace;\n"
         "    mov.u32 %%r7, gd_delta;\n"
         "$L_copy_ring:\n"
+        "    .pragma \"nounroll\";\n"
         "    shl.b32 %%r4, %%r2, 2;\n"
         "    add.s32 %%r5, %%r7, %%r4;\n"
         "    ld.shared.u32 %%r3, [%%r5];\n"
@@ -222,6 +229,10 @@ static int pchase_plan(const gd_probe_opts *opts, const gd_device_info *dev, uin
     out->params[1] = (gd_probe_param){.kind = GD_PARAM_BUFFER, .buffer = 1};
     out->params[2] = (gd_probe_param){.kind = GD_PARAM_U32, .value = elements};
     out->param_count = 3;
+    /* ptxas gives 63 instructions for sm_75 and up to 96 (with padding) for sm_90;
+     * far outside that means it unrolled, merged or dropped code */
+    out->code_min_instructions = PCHASE_MIN_SASS;
+    out->code_max_instructions = PCHASE_MAX_SASS;
     return 0;
 }
 
@@ -329,12 +340,16 @@ static void pchase_release(gd_probe_plan *plan)
     plan->state = NULL;
 }
 
+static const char *const pchase_variants[] = {"ca", "cg", NULL};
+
 const gd_probe gd_probe_pchase = {
     .name = "pchase",
     .summary = "pointer chase: load-to-use latency vs footprint (L1D, L2, DRAM)",
     .sweep_name = "footprint_bytes",
     .value_unit = "cycles",
     .default_stride_bytes = PCHASE_DEFAULT_STRIDE,
+    .variants = pchase_variants,
+    .example_point = 4096,
     .plan = pchase_plan,
     .fill = pchase_fill,
     .decode = pchase_decode,

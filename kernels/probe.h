@@ -55,7 +55,9 @@ typedef struct gd_probe_plan {
     gd_probe_param params[GD_PROBE_MAX_PARAMS];
     unsigned param_count;
     uint64_t point;           /* the sweep value this plan is for */
-    uint32_t intended_instructions; /* what the machine code should contain, 0: unchecked */
+    uint32_t intended_instructions; /* exact SASS instructions of the probe body, 0: unchecked */
+    uint32_t code_min_instructions; /* expected range of the entry's machine code, */
+    uint32_t code_max_instructions; /* in 16-byte instructions (padding included); 0: unchecked */
     gd_probe_opts opts;       /* as resolved by plan (defaults filled in) */
     void *state;              /* probe-private, freed by release */
 } gd_probe_plan;
@@ -78,6 +80,8 @@ typedef struct gd_probe {
     const char *sweep_name;   /* CSV column of the sweep value, e.g. "footprint_bytes" */
     const char *value_unit;   /* unit of the samples, e.g. "cycles" */
     uint64_t default_stride_bytes;
+    const char *const *variants;     /* NULL-terminated; the first is the default */
+    uint64_t example_point;          /* a representative sweep value (tests, emit) */
     /* Plans one sweep point.  `dev` is the device's self-description. */
     int (*plan)(const gd_probe_opts *opts, const gd_device_info *dev, uint64_t point,
                 gd_probe_plan *out, gd_err *err);

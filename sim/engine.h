@@ -126,6 +126,8 @@ struct sim_engine {
     sim_memsys *memsys;
     uint64_t cycle;
     uint64_t next_wake;       /* earliest future cycle something asked to be woken */
+    uint64_t memsys_due;      /* earliest cycle the memory system has work (its ticks are
+                               * skipped before it; an issue to the LSU sets it to now) */
     sim_stats stats;
     uint64_t max_cycles;      /* watchdog per launch */
 

@@ -604,6 +604,7 @@ int sim_engine_run(sim_engine *e, const sim_launch_config *l, gd_err *err)
 
     uint64_t cycle = e->cycle;
     const uint64_t start = cycle;
+    e->memsys_due = cycle;
     /* initial placement: round-robin over SMs while CTAs fit */
     for (int progress = 1; progress && e->ctas_launched < ctas;) {
         progress = 0;
@@ -621,23 +622,32 @@ int sim_engine_run(sim_engine *e, const sim_launch_config *l, gd_err *err)
         e->stats.loop_iterations++;
         e->next_wake = SIM_NEVER;
         uint64_t wake = SIM_NEVER;
-        sim_memsys_global_tick(e, cycle);
-        /* SMs interact only through the L2, whose responses were all delivered
-         * above, so each SM can run its whole cycle in turn. */
+        /* SMs interact only through the L2, whose responses are all delivered
+         * first, so each SM can run its whole cycle in turn.  The memory system's
+         * steps are skipped while it has nothing due. */
+        int mem_active = cycle >= e->memsys_due;
+        if (mem_active)
+            sim_memsys_global_tick(e, cycle);
         for (uint32_t i = 0; i < e->active_sm_count;) {
             sim_sm *sm = e->active_sms[i];
-            sim_lsu_returns(e, sm, cycle);
+            if (mem_active)
+                sim_lsu_returns(e, sm, cycle);
             sm_issue(e, sm, cycle, &wake);
-            sim_lsu_tick(e, sm, cycle);
+            if (cycle >= e->memsys_due) { /* an issue may have handed work to the LSU */
+                mem_active = 1;
+                sim_lsu_tick(e, sm, cycle);
+            }
             if (sm->ctas_finished || e->ctas_launched < ctas)
                 sm_retire_ctas(e, sm, cycle);
-            if (!sm->ctas_resident && !sim_lsu_busy(sm)) {
+            if (!sm->ctas_resident && (!mem_active || !sim_lsu_busy(sm))) {
                 sm->active = 0;
                 e->active_sms[i] = e->active_sms[--e->active_sm_count];
             } else {
                 i++;
             }
         }
+        if (mem_active)
+            e->memsys_due = sim_memsys_next_event(e, cycle + 1);
         if (e->failed)
             break;
         /* jump to the next cycle at which anything can happen: a warp able to
@@ -645,11 +655,8 @@ int sim_engine_run(sim_engine *e, const sim_launch_config *l, gd_err *err)
         uint64_t next = wake;
         if (e->next_wake < next)
             next = e->next_wake;
-        if (next > cycle + 1) {
-            uint64_t mem = sim_memsys_next_event(e, cycle + 1);
-            if (mem < next)
-                next = mem;
-        }
+        if (e->memsys_due < next)
+            next = e->memsys_due;
         if (next <= cycle)
             next = cycle + 1;
         if (next == SIM_NEVER) {

@@ -422,7 +422,6 @@ void sim_lsu_issue(sim_engine *e, sim_sm *sm, sim_warp *w, const sim_mem_access 
 {
     sim_memsys *ms = e->memsys;
     sim_lsu *lsu = sm->lsu;
-    (void)cycle;
     int32_t load_id = -1;
     if (!acc->is_store) {
         POOL_ALLOC(ms, load, load_cap, load_free, load_id);
@@ -442,6 +441,7 @@ void sim_lsu_issue(sim_engine *e, sim_sm *sm, sim_warp *w, const sim_mem_access 
     } else {
         e->stats.global_stores++;
     }
+    e->memsys_due = cycle; /* the LSU moves this very cycle */
     lsu->instr_seq++;
     lsu->newest_in_fifo = 0;
     lsu->coalesce_head = 0;

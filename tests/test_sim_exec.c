@@ -1,0 +1,328 @@
+/* test_sim_exec.c -- the simulator's PTX front end and functional model: what the
+ * subset computes (arithmetic, predication, divergence, barriers, shared memory),
+ * what it rejects (with the PTX line), and its timing basics (scoreboard). */
+#include "tests/testing.h"
+
+#include "host/device.h"
+
+#define HEADER ".version 6.3\n.target sm_75\n.address_size 64\n"
+
+static gd_device *open_tiny(void)
+{
+    gd_device *dev = NULL;
+    gd_err err;
+    if (gd_device_open("sim:tiny", NULL, &dev, &err) != 0)
+        fail_msg("%s", err.msg);
+    return dev;
+}
+
+/* Runs `ptx` (entry "k", one .u64 param = an output buffer of `words` u64) with
+ * grid x block threads; copies the buffer into out. Returns 0 or -1 with err. */
+static int run_kernel(gd_device *dev, const char *ptx, unsigned grid, unsigned block,
+                      uint64_t *out, size_t words, gd_err *err)
+{
+    gd_kernel *k = NULL;
+    if (gd_kernel_load(dev, ptx, "k", &k, err) != 0)
+        return -1;
+    gd_devptr buf;
+    int rc = -1;
+    if (gd_mem_alloc(dev, words * 8, &buf, err) != 0)
+        goto out;
+    if (gd_mem_fill(dev, buf, 0, words * 8, err) != 0)
+        goto out_free;
+    const void *values[1] = {&buf};
+    size_t sizes[1] = {8};
+    gd_launch l = {.grid = {grid, 1, 1}, .block = {block, 1, 1}, .param_count = 1,
+                   .param_values = values, .param_sizes = sizes};
+    if (gd_kernel_launch(dev, k, &l, err) != 0 || gd_device_synchronize(dev, err) != 0)
+        goto out_free;
+    if (gd_mem_copy_out(dev, out, buf, words * 8, err) != 0)
+        goto out_free;
+    rc = 0;
+out_free:
+    gd_mem_release(dev, buf, err);
+out:
+    gd_kernel_unload(dev, k);
+    return rc;
+}
+
+static void test_arithmetic(void **state)
+{
+    (void)state;
+    gd_device *dev = open_tiny();
+    const char *ptx = HEADER
+        ".visible .entry k(.param .u64 out)\n{\n"
+        ".reg .pred %p<4>;\n.reg .b32 %r<16>;\n.reg .b64 %rd<16>;\n.reg .f32 %f<8>;\n"
+        "ld.param.u64 %rd1, [out];\n"
+        "mov.u32 %r1, 7;\n"
+        "mov.u32 %r2, -3;\n"
+        "mul.wide.s32 %rd2, %r1, %r2;\n"          /* -21 as s64 */
+        "st.global.u64 [%rd1], %rd2;\n"
+        "shr.s32 %r3, %r2, 1;\n"                  /* -2 */
+        "cvt.s64.s32 %rd3, %r3;\n"
+        "st.global.u64 [%rd1+8], %rd3;\n"
+        "shr.u32 %r4, %r2, 28;\n"                 /* 0xfffffffd >> 28 = 15 */
+        "cvt.u64.u32 %rd4, %r4;\n"
+        "st.global.u64 [%rd1+16], %rd4;\n"
+        "setp.lt.s32 %p1, %r2, %r1;\n"            /* -3 < 7 */
+        "selp.u32 %r5, 11, 22, %p1;\n"
+        "cvt.u64.u32 %rd5, %r5;\n"
+        "st.global.u64 [%rd1+24], %rd5;\n"
+        "setp.lt.u32 %p2, %r2, %r1;\n"            /* 0xfffffffd < 7 is false */
+        "selp.u32 %r6, 11, 22, %p2;\n"
+        "cvt.u64.u32 %rd6, %r6;\n"
+        "st.global.u64 [%rd1+32], %rd6;\n"
+        "mov.f32 %f1, 0f40000000;\n"              /* 2.0 */
+        "mov.f32 %f2, 1.5;\n"
+        "mov.f32 %f3, 0f3F800000;\n"              /* 1.0 */
+        "fma.rn.f32 %f4, %f1, %f2, %f3;\n"        /* 4.0 */
+        "cvt.rzi.u32.f32 %r7, %f4;\n"
+        "cvt.u64.u32 %rd7, %r7;\n"
+        "st.global.u64 [%rd1+40], %rd7;\n"
+        "mad.lo.s32 %r8, %r1, %r1, %r2;\n"        /* 49 - 3 = 46 */
+        "rem.u32 %r9, %r8, 5;\n"                  /* 1 */
+        "div.s32 %r10, %r2, 2;\n"                 /* -1 (truncation) */
+        "add.s32 %r11, %r9, %r10;\n"              /* 0 */
+        "min.s32 %r12, %r2, %r1;\n"               /* -3 */
+        "sub.s32 %r13, %r11, %r12;\n"             /* 3 */
+        "shl.b32 %r14, %r13, 4;\n"                /* 48 */
+        "xor.b32 %r15, %r14, 1;\n"                /* 49 */
+        "cvt.u64.u32 %rd8, %r15;\n"
+        "st.global.u64 [%rd1+48], %rd8;\n"
+        "mul.hi.u64 %rd9, %rd1, 0;\n"
+        "st.global.u64 [%rd1+56], %rd9;\n"
+        "ret;\n}\n";
+    uint64_t out[8];
+    gd_err err;
+    if (run_kernel(dev, ptx, 1, 1, out, 8, &err) != 0)
+        fail_msg("%s", err.msg);
+    assert_int_equal((int64_t)out[0], -21);
+    assert_int_equal((int64_t)out[1], -2);
+    assert_int_equal(out[2], 15);
+    assert_int_equal(out[3], 11);
+    assert_int_equal(out[4], 22);
+    assert_int_equal(out[5], 4);
+    assert_int_equal(out[6], 49);
+    assert_int_equal(out[7], 0);
+    gd_device_close(dev);
+}
+
+/* 64 threads: even lanes take one side of an if/else, odd ones the other; a
+ * loop whose trip count depends on the lane; everything reconverges. */
+static void test_divergence_and_loops(void **state)
+{
+    (void)state;
+    gd_device *dev = open_tiny();
+    const char *ptx = HEADER
+        ".visible .entry k(.param .u64 out)\n{\n"
+        ".reg .pred %p<4>;\n.reg .b32 %r<16>;\n.reg .b64 %rd<16>;\n"
+        "ld.param.u64 %rd1, [out];\n"
+        "mov.u32 %r1, %tid.x;\n"
+        "and.b32 %r2, %r1, 1;\n"
+        "setp.eq.u32 %p1, %r2, 0;\n"
+        "@%p1 bra EVEN;\n"
+        "mov.u32 %r3, 1000;\n"
+        "bra JOIN;\n"
+        "EVEN:\n"
+        "mov.u32 %r3, 2000;\n"
+        "JOIN:\n"
+        /* loop tid%4 times adding 1 */
+        "and.b32 %r4, %r1, 3;\n"
+        "mov.u32 %r5, 0;\n"
+        "LOOP:\n"
+        "setp.ge.u32 %p2, %r5, %r4;\n"
+        "@%p2 bra DONE;\n"
+        "add.s32 %r3, %r3, 1;\n"
+        "add.s32 %r5, %r5, 1;\n"
+        "bra LOOP;\n"
+        "DONE:\n"
+        "mul.wide.u32 %rd2, %r1, 8;\n"
+        "add.s64 %rd3, %rd1, %rd2;\n"
+        "cvt.u64.u32 %rd4, %r3;\n"
+        "st.global.u64 [%rd3], %rd4;\n"
+        "ret;\n}\n";
+    uint64_t out[64];
+    gd_err err;
+    if (run_kernel(dev, ptx, 1, 64, out, 64, &err) != 0)
+        fail_msg("%s", err.msg);
+    for (int t = 0; t < 64; t++)
+        assert_int_equal(out[t], (t % 2 == 0 ? 2000u : 1000u) + (unsigned)(t % 4));
+    gd_device_close(dev);
+}
+
+/* Two warps exchange values through shared memory across bar.sync; CTAs on
+ * both SMs; %ctaid and %smid are what the launch placed. */
+static void test_barrier_shared_and_ctas(void **state)
+{
+    (void)state;
+    gd_device *dev = open_tiny();
+    const char *ptx = HEADER
+        ".visible .entry k(.param .u64 out)\n{\n"
+        ".reg .pred %p<4>;\n.reg .b32 %r<16>;\n.reg .b64 %rd<16>;\n"
+        ".shared .align 4 .b8 buf[256];\n"
+        "ld.param.u64 %rd1, [out];\n"
+        "mov.u32 %r1, %tid.x;\n"
+        "mov.u32 %r2, %ctaid.x;\n"
+        "mad.lo.s32 %r3, %r2, 100, %r1;\n"     /* value = ctaid*100 + tid */
+        "shl.b32 %r4, %r1, 2;\n"
+        "mov.u32 %r5, buf;\n"
+        "add.s32 %r6, %r5, %r4;\n"
+        "st.shared.u32 [%r6], %r3;\n"
+        "bar.sync 0;\n"
+        "sub.s32 %r7, 63, %r1;\n"              /* read the mirror thread's value */
+        "shl.b32 %r8, %r7, 2;\n"
+        "add.s32 %r9, %r5, %r8;\n"
+        "ld.shared.u32 %r10, [%r9];\n"
+        "mad.lo.s32 %r11, %r2, 64, %r1;\n"
+        "mul.wide.u32 %rd2, %r11, 8;\n"
+        "add.s64 %rd3, %rd1, %rd2;\n"
+        "cvt.u64.u32 %rd4, %r10;\n"
+        "st.global.u64 [%rd3], %rd4;\n"
+        "setp.ne.u32 %p1, %r1, 0;\n"
+        "@%p1 bra END;\n"
+        "mov.u32 %r12, %smid;\n"
+        "cvt.u64.u32 %rd5, %r12;\n"
+        "mul.wide.u32 %rd6, %r2, 8;\n"
+        "add.s64 %rd7, %rd1, %rd6;\n"
+        "st.global.u64 [%rd7+2048], %rd5;\n"
+        "END:\n"
+        "ret;\n}\n";
+    uint64_t out[256 + 4];
+    gd_err err;
+    if (run_kernel(dev, ptx, 4, 64, out, 260, &err) != 0)
+        fail_msg("%s", err.msg);
+    for (int c = 0; c < 4; c++)
+        for (int t = 0; t < 64; t++)
+            assert_int_equal(out[c * 64 + t], (uint64_t)(c * 100 + (63 - t)));
+    /* round-robin placement over the 2 SMs of tiny.arch */
+    for (int c = 0; c < 4; c++)
+        assert_int_equal(out[256 + c], (uint64_t)(c % 2));
+    gd_device_close(dev);
+}
+
+/* %clock64 deltas: an ALU dependency costs alu_latency; a shared load its latency. */
+static void test_timing_basics(void **state)
+{
+    (void)state;
+    gd_device *dev = open_tiny(); /* alu_latency 1, SMEM latency 15 */
+    const char *ptx = HEADER
+        ".visible .entry k(.param .u64 out)\n{\n"
+        ".reg .b32 %r<8>;\n.reg .b64 %rd<16>;\n"
+        ".shared .align 8 .b8 s[64];\n"
+        "ld.param.u64 %rd1, [out];\n"
+        "mov.u32 %r1, s;\n"
+        "st.shared.u32 [%r1], 5;\n"
+        "mov.u64 %rd2, %clock64;\n"
+        "mov.u64 %rd3, %clock64;\n"          /* back-to-back: 1 cycle */
+        "ld.shared.u32 %r2, [%r1];\n"
+        "add.s32 %r3, %r2, 1;\n"             /* waits for the load */
+        "mov.u64 %rd4, %clock64;\n"
+        "sub.s64 %rd5, %rd3, %rd2;\n"
+        "sub.s64 %rd6, %rd4, %rd3;\n"
+        "st.global.u64 [%rd1], %rd5;\n"
+        "st.global.u64 [%rd1+8], %rd6;\n"
+        "cvt.u64.u32 %rd7, %r3;\n"
+        "st.global.u64 [%rd1+16], %rd7;\n"
+        "ret;\n}\n";
+    uint64_t out[3];
+    gd_err err;
+    if (run_kernel(dev, ptx, 1, 1, out, 3, &err) != 0)
+        fail_msg("%s", err.msg);
+    assert_int_equal(out[0], 1);
+    /* ld.shared at t+1, add at t+1+15, clock at t+1+15+1 */
+    assert_int_equal(out[1], 17);
+    assert_int_equal(out[2], 6);
+    gd_device_close(dev);
+}
+
+static void expect_load_error(const char *ptx, const char *needle)
+{
+    gd_device *dev = open_tiny();
+    gd_kernel *k = NULL;
+    gd_err err = {{0}};
+    int rc = gd_kernel_load(dev, ptx, "k", &k, &err);
+    if (rc == 0) {
+        gd_kernel_unload(dev, k);
+        gd_device_close(dev);
+        fail_msg("expected '%s'", needle);
+    }
+    if (!strstr(err.msg, needle))
+        fail_msg("error '%s' lacks '%s'", err.msg, needle);
+    assert_null(strchr(err.msg, '\n'));
+    gd_device_close(dev);
+}
+
+static void test_unsupported_ptx_is_rejected_with_its_line(void **state)
+{
+    (void)state;
+    expect_load_error(HEADER ".visible .entry k(.param .u64 out)\n{\n.reg .f32 %f<4>;\n"
+                             ".reg .b64 %rd<4>;\n"
+                             "tex.2d.v4.f32.f32 %f1, [%rd1];\nret;\n}\n",
+                      "ptx:8: unsupported instruction 'tex.2d.v4.f32.f32'");
+    expect_load_error(HEADER ".visible .entry k(.param .u64 out)\n{\n.reg .b64 %rd<4>;\n"
+                             "ld.u64 %rd1, [%rd2];\nret;\n}\n",
+                      "ptx:7: 'ld.u64': generic addressing is not in the subset");
+    expect_load_error(HEADER ".visible .entry k(.param .u64 out)\n{\n.reg .b64 %rd<4>;\n"
+                             "add.u64 %rd1, %rd9, 1;\nret;\n}\n",
+                      "ptx:7: undeclared register %rd9");
+    expect_load_error(HEADER ".visible .entry k(.param .u64 out)\n{\nbra NOWHERE;\n}\n",
+                      "branch to undefined label NOWHERE");
+    expect_load_error(".target sm_75\n.visible .entry k()\n{\nret;\n}\n",
+                      "missing '.version'");
+    expect_load_error(HEADER ".visible .entry k(.param .u64 out)\n{\n.reg .b32 %r<2>;\n"
+                             "atom.global.add.u32 %r1, [out], 1;\nret;\n}\n",
+                      "ptx:7: unsupported instruction 'atom.global.add.u32'");
+    expect_load_error(HEADER ".visible .func f()\n{\nret;\n}\n", "ptx:4: '.func'");
+    expect_load_error(HEADER ".visible .entry other()\n{\nret;\n}\n", "no entry named 'k'");
+    expect_load_error(HEADER ".visible .entry k(.param .u64 out)\n{\n.reg .b32 %r<2>;\n"
+                             "mov.u32 %r1, 1\nret;\n}\n",
+                      "ptx:8: expected ';'");
+}
+
+static void test_runtime_errors(void **state)
+{
+    (void)state;
+    gd_device *dev = open_tiny();
+    uint64_t out[1];
+    gd_err err = {{0}};
+    /* a load from an address outside every allocation */
+    const char *wild = HEADER ".visible .entry k(.param .u64 out)\n{\n.reg .b64 %rd<4>;\n"
+                              "mov.u64 %rd1, 4096;\nld.global.u64 %rd2, [%rd1];\nret;\n}\n";
+    assert_int_equal(run_kernel(dev, wild, 1, 1, out, 1, &err), -1);
+    assert_non_null(strstr(err.msg, "ptx:8: ld.global of 8 bytes at 0x1000 is outside every "
+                                    "device allocation"));
+    /* an endless loop hits the watchdog */
+    setenv("GPUDISSECT_SIM_MAX_CYCLES", "100000", 1);
+    gd_device_close(dev);
+    dev = open_tiny();
+    const char *endless = HEADER ".visible .entry k(.param .u64 out)\n{\nL:\nbra L;\n}\n";
+    assert_int_equal(run_kernel(dev, endless, 1, 1, out, 1, &err), -1);
+    assert_non_null(strstr(err.msg, "did not finish within 100000 cycles"));
+    unsetenv("GPUDISSECT_SIM_MAX_CYCLES");
+    /* the device is still usable after a failed launch */
+    const char *fine = HEADER ".visible .entry k(.param .u64 out)\n{\n.reg .b64 %rd<4>;\n"
+                              "ld.param.u64 %rd1, [out];\nst.global.u64 [%rd1], 77;\nret;\n}\n";
+    assert_int_equal(run_kernel(dev, fine, 1, 1, out, 1, &err), 0);
+    assert_int_equal(out[0], 77);
+    /* wrong parameter count */
+    gd_kernel *k;
+    assert_int_equal(gd_kernel_load(dev, fine, "k", &k, &err), 0);
+    gd_launch l = {.grid = {1, 1, 1}, .block = {1, 1, 1}, .param_count = 0};
+    assert_int_equal(gd_kernel_launch(dev, k, &l, &err), -1);
+    assert_non_null(strstr(err.msg, "takes 1 parameters, the launch passes 0"));
+    gd_kernel_unload(dev, k);
+    gd_device_close(dev);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_arithmetic),
+        cmocka_unit_test(test_divergence_and_loops),
+        cmocka_unit_test(test_barrier_shared_and_ctas),
+        cmocka_unit_test(test_timing_basics),
+        cmocka_unit_test(test_unsupported_ptx_is_rejected_with_its_line),
+        cmocka_unit_test(test_runtime_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

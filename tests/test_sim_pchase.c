@@ -1,0 +1,247 @@
+/* test_sim_pchase.c -- the p-chase probe on the simulated T4: plateaus at the arch
+ * file's latencies, knees at its capacities, the walk verified, the variants. */
+#include "tests/testing.h"
+
+#include "analysis/arch.h"
+#include "host/device.h"
+#include "host/runner.h"
+#include "kernels/probe.h"
+
+typedef struct fixture {
+    gd_device *dev;
+    gd_arch arch;
+} fixture;
+
+static int open_arch(void **state, const char *name)
+{
+    fixture *f = calloc(1, sizeof *f);
+    gd_err err;
+    char spec[64], path[1024];
+    snprintf(spec, sizeof spec, "sim:%s", name);
+    if (gd_device_open(spec, NULL, &f->dev, &err) != 0 ||
+        gd_arch_resolve(name, path, sizeof path, &err) != 0 ||
+        gd_arch_load(path, NULL, 0, &f->arch, &err) != 0) {
+        fprintf(stderr, "%s\n", err.msg);
+        free(f);
+        return -1;
+    }
+    *state = f;
+    return 0;
+}
+
+static int setup_t4(void **state)
+{
+    return open_arch(state, "t4");
+}
+
+static int setup_tiny(void **state)
+{
+    return open_arch(state, "tiny");
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    gd_device_close(f->dev);
+    free(f);
+    return 0;
+}
+
+/* Measures the given footprints; fails the test on any error. */
+static void measure(fixture *f, gd_curve *curve, const gd_probe_opts *opts, const uint64_t *xs,
+                    size_t n)
+{
+    gd_runner r;
+    gd_err err;
+    gd_runner_init(&r, f->dev, NULL, NULL);
+    gd_curve_init(curve, "pchase", gd_probe_find("pchase"), opts);
+    for (size_t i = 0; i < n; i++)
+        if (gd_runner_measure(&r, curve, xs[i], i, n, &err) != 0)
+            fail_msg("%s", err.msg);
+    gd_runner_close(&r);
+}
+
+static const gd_summary *cycles_at(const gd_curve *c, uint64_t x)
+{
+    const gd_point *p = gd_curve_find(c, x);
+    assert_non_null(p);
+    int s = gd_point_series_index(p, "cycles");
+    assert_true(s >= 0);
+    return &p->series[s].summary;
+}
+
+static void assert_flat_at(const gd_curve *c, uint64_t x, unsigned latency)
+{
+    const gd_summary *s = cycles_at(c, x);
+    if (s->min < latency - 1.0 || s->max > latency + 1.0 || s->median != latency)
+        fail_msg("footprint %llu: samples %.1f..%.1f (median %.1f), expected flat at %u",
+                 (unsigned long long)x, s->min, s->max, s->median, latency);
+}
+
+static void assert_above(const gd_curve *c, uint64_t x, unsigned latency)
+{
+    const gd_summary *s = cycles_at(c, x);
+    if (!(s->max > latency + 1.0 && s->mean > latency))
+        fail_msg("footprint %llu: max %.1f mean %.2f, expected misses above %u",
+                 (unsigned long long)x, s->max, s->mean, latency);
+}
+
+static void test_t4_plateaus_and_knees(void **state)
+{
+    fixture *f = *state;
+    const gd_arch_level *l1 = &f->arch.level[GD_L1D], *l2 = &f->arch.level[GD_L2];
+    unsigned lat1 = l1->latency_cycles, lat2 = l2->latency_cycles,
+             lat3 = f->arch.level[GD_DRAM].latency_cycles;
+    uint64_t c1 = l1->size_bytes, c2 = l2->size_bytes;
+    uint64_t xs[] = {4096, c1 / 2, c1, c1 + l1->line_bytes, 2 * c1, c2 / 2, c2,
+                     c2 + l2->line_bytes, 2 * c2, 4 * c2};
+    gd_probe_opts opts = {0};
+    gd_curve c;
+    measure(f, &c, &opts, xs, sizeof xs / sizeof xs[0]);
+    /* flat regions at the arch file's latencies */
+    assert_flat_at(&c, 4096, lat1);
+    assert_flat_at(&c, c1 / 2, lat1);
+    assert_flat_at(&c, c1, lat1);         /* the L1 knee: its capacity still hits ... */
+    assert_above(&c, c1 + l1->line_bytes, lat1); /* ... one more line misses */
+    assert_flat_at(&c, 2 * c1, lat2);
+    assert_flat_at(&c, c2 / 2, lat2);
+    assert_flat_at(&c, c2, lat2);         /* the L2 knee */
+    assert_above(&c, c2 + l2->line_bytes, lat2);
+    assert_flat_at(&c, 2 * c2, lat3);
+    assert_flat_at(&c, 4 * c2, lat3);
+    /* the timer correction is the measured cost of the timed sequence */
+    const gd_point *p = gd_curve_find(&c, 4096);
+    int o = gd_point_series_index(p, "timer_overhead");
+    assert_true(o >= 0);
+    assert_true(p->series[o].summary.median >= 1);
+    gd_curve_free(&c);
+}
+
+static void test_t4_cg_skips_l1(void **state)
+{
+    fixture *f = *state;
+    uint64_t xs[] = {16384, 8 << 20};
+    gd_probe_opts opts = {0};
+    snprintf(opts.variant, sizeof opts.variant, "cg");
+    gd_curve c;
+    measure(f, &c, &opts, xs, 2);
+    assert_flat_at(&c, 16384, f->arch.level[GD_L2].latency_cycles);
+    assert_flat_at(&c, 8 << 20, f->arch.level[GD_DRAM].latency_cycles);
+    gd_curve_free(&c);
+}
+
+static void test_t4_random_pattern(void **state)
+{
+    fixture *f = *state;
+    uint64_t xs[] = {32768, 1 << 20, 16 << 20};
+    gd_probe_opts opts = {.random_order = 1, .seed = 42, .stride_bytes = 128};
+    gd_curve c;
+    measure(f, &c, &opts, xs, 3);
+    assert_flat_at(&c, 32768, f->arch.level[GD_L1D].latency_cycles);
+    assert_flat_at(&c, 1 << 20, f->arch.level[GD_L2].latency_cycles);
+    assert_flat_at(&c, 16 << 20, f->arch.level[GD_DRAM].latency_cycles);
+    gd_curve_free(&c);
+}
+
+/* A dense sweep on the tiny arch: every point up to a capacity is flat, every
+ * point past it is not. */
+static void test_tiny_dense_knees(void **state)
+{
+    fixture *f = *state;
+    gd_sweep sw;
+    gd_err err;
+    assert_int_equal(gd_sweep_parse("512:40KiB:+256", 32, &sw, &err), 0);
+    gd_probe_opts opts = {0};
+    gd_curve c;
+    measure(f, &c, &opts, sw.points, sw.count);
+    uint64_t c1 = f->arch.level[GD_L1D].size_bytes, c2 = f->arch.level[GD_L2].size_bytes;
+    for (size_t i = 0; i < sw.count; i++) {
+        uint64_t x = sw.points[i];
+        if (x <= c1)
+            assert_flat_at(&c, x, f->arch.level[GD_L1D].latency_cycles);
+        else if (x <= c1 + 256)
+            assert_above(&c, x, f->arch.level[GD_L1D].latency_cycles);
+        else if (x >= 2 * c1 && x <= c2)
+            assert_flat_at(&c, x, f->arch.level[GD_L2].latency_cycles);
+        else if (x > c2 && x <= c2 + 256)
+            assert_above(&c, x, f->arch.level[GD_L2].latency_cycles);
+        else if (x >= 2 * c2)
+            assert_flat_at(&c, x, f->arch.level[GD_DRAM].latency_cycles);
+    }
+    gd_curve_free(&c);
+    gd_sweep_free(&sw);
+    /* the L1 saw hits for the whole timed lap of every L1-resident footprint */
+    gd_counter_list cl = {0};
+    assert_int_equal(gd_device_counters(f->dev, &cl, &err), 0);
+    assert_true(gd_counter_list_get(&cl, "l1d.hits", 0) >= (double)(c1 / 32));
+    assert_true(gd_counter_list_get(&cl, "sim.warp_insns", 0) > 0);
+    gd_counter_list_free(&cl);
+}
+
+/* decode rejects a walk that did not return to the start or skipped elements */
+static void test_walk_is_verified(void **state)
+{
+    fixture *f = *state;
+    const gd_probe *p = gd_probe_find("pchase");
+    gd_probe_opts opts = {0};
+    gd_probe_plan plan;
+    gd_err err;
+    assert_int_equal(p->plan(&opts, gd_device_get_info(f->dev), 4096, &plan, &err), 0);
+    gd_devptr addr[2] = {0x7f0000000000ull, 0x7f0000200000ull};
+    uint8_t *out = calloc(1, plan.buffers[1].bytes);
+    uint64_t n = 4096 / 32, base = addr[0];
+    uint64_t sum = n * base + 32 * (n * (n - 1) / 2);
+    void *bufs[2] = {NULL, out};
+    gd_probe_result res = {0};
+
+    uint64_t wrong = base + 64;
+    memcpy(out, &wrong, 8);
+    memcpy(out + 8, &sum, 8);
+    assert_int_equal(p->decode(&plan, addr, bufs, &res, &err), -1);
+    assert_non_null(strstr(err.msg, "did not follow the chain"));
+    gd_probe_result_free(&res);
+
+    memcpy(out, &base, 8);
+    uint64_t short_sum = sum - base;
+    memcpy(out + 8, &short_sum, 8);
+    assert_int_equal(p->decode(&plan, addr, bufs, &res, &err), -1);
+    assert_non_null(strstr(err.msg, "some elements were not visited"));
+    gd_probe_result_free(&res);
+
+    memcpy(out + 8, &sum, 8);
+    assert_int_equal(p->decode(&plan, addr, bufs, &res, &err), 0);
+    gd_probe_result_free(&res);
+    free(out);
+    gd_probe_plan_free(p, &plan);
+}
+
+static void test_bad_options(void **state)
+{
+    fixture *f = *state;
+    const gd_probe *p = gd_probe_find("pchase");
+    gd_probe_plan plan;
+    gd_err err;
+    gd_probe_opts bad_variant = {0};
+    snprintf(bad_variant.variant, sizeof bad_variant.variant, "lu");
+    assert_int_equal(p->plan(&bad_variant, gd_device_get_info(f->dev), 4096, &plan, &err), -1);
+    assert_non_null(strstr(err.msg, "unknown variant 'lu'"));
+    gd_probe_opts bad_stride = {.stride_bytes = 12};
+    assert_int_equal(p->plan(&bad_stride, gd_device_get_info(f->dev), 4096, &plan, &err), -1);
+    assert_non_null(strstr(err.msg, "multiple of 8"));
+    gd_probe_opts bad_samples = {.samples = 100};
+    assert_int_equal(p->plan(&bad_samples, gd_device_get_info(f->dev), 4096, &plan, &err), -1);
+    assert_non_null(strstr(err.msg, "power of two"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_t4_plateaus_and_knees, setup_t4, teardown),
+        cmocka_unit_test_setup_teardown(test_t4_cg_skips_l1, setup_t4, teardown),
+        cmocka_unit_test_setup_teardown(test_t4_random_pattern, setup_t4, teardown),
+        cmocka_unit_test_setup_teardown(test_tiny_dense_knees, setup_tiny, teardown),
+        cmocka_unit_test_setup_teardown(test_walk_is_verified, setup_tiny, teardown),
+        cmocka_unit_test_setup_teardown(test_bad_options, setup_tiny, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
