@@ -92,6 +92,14 @@ int gd_arch_resolve(const char *name_or_path, char *path, size_t path_bytes, gd_
     return 0;
 }
 
+const char *gd_arch_source_of(const gd_arch *arch, const char *section, const char *key)
+{
+    for (unsigned i = arch->source_count; i-- > 0;)
+        if (!strcasecmp(arch->sources[i].section, section) && !strcmp(arch->sources[i].key, key))
+            return arch->sources[i].text;
+    return NULL;
+}
+
 int gd_parse_bytes(const char *text, uint64_t *out)
 {
     static const struct {
@@ -236,6 +244,7 @@ typedef struct parse_ctx {
     int section_line[GD_LEVEL_COUNT + 2]; /* +gpu +noise */
     /* the string being read by the line reader */
     const char *cursor;
+    char line_comment[120];     /* inline comment of the current line */
     int from_override;
 } parse_ctx;
 
@@ -431,6 +440,14 @@ static int arch_handler(void *user, const char *section, const char *name, const
         snprintf(s->key, sizeof s->key, "%s", name);
         s->line = ctx->line;
     }
+    if ((ctx->line_comment[0] || ctx->from_override) &&
+        ctx->arch->source_count < GD_ARCH_MAX_SOURCES) {
+        gd_arch_source *src = &ctx->arch->sources[ctx->arch->source_count++];
+        snprintf(src->section, sizeof src->section, "%s", section);
+        snprintf(src->key, sizeof src->key, "%s", name);
+        snprintf(src->text, sizeof src->text, "%s",
+                 ctx->from_override ? "set on the command line (--set)" : ctx->line_comment);
+    }
     return store_value(ctx, key, base, value);
 }
 
@@ -453,6 +470,23 @@ static char *line_reader(char *str, int num, void *stream)
     str[len] = '\n';
     str[len + 1] = 0;
     ctx->cursor = s + advance;
+    /* remember the inline comment: it cites the value's source */
+    ctx->line_comment[0] = 0;
+    const char *semi = strstr(str, " ;");
+    if (!semi)
+        semi = strstr(str, "\t;");
+    if (semi) {
+        const char *c = semi + 2;
+        while (*c == ' ' || *c == '\t')
+            c++;
+        size_t cl = strcspn(c, "\r\n");
+        while (cl && (c[cl - 1] == ' ' || c[cl - 1] == '\t'))
+            cl--;
+        if (cl >= sizeof ctx->line_comment)
+            cl = sizeof ctx->line_comment - 1;
+        memcpy(ctx->line_comment, c, cl);
+        ctx->line_comment[cl] = 0;
+    }
     /* inih only reports a section through its first key: check headers here so
      * that an unknown one is named at its own line */
     const char *h = str;
@@ -660,6 +694,7 @@ static int apply_overrides(parse_ctx *ctx, const char *const *overrides, size_t 
         key[eq - dot - 1] = 0;
         snprintf(value, sizeof value, "%s", eq + 1);
         ctx->line = 0;
+        ctx->from_override = 1;
         if (!arch_handler(ctx, section, key, value))
             return gd_fail(err, "override '%s': %s", o, ctx->error);
     }

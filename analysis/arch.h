@@ -85,13 +85,26 @@ typedef struct gd_arch_noise {
     uint64_t seed;
 } gd_arch_noise;
 
+/* The comment that follows a value in the file: its cited source. */
+#define GD_ARCH_MAX_SOURCES 128
+typedef struct gd_arch_source {
+    char section[12];
+    char key[24];
+    char text[120];
+} gd_arch_source;
+
 typedef struct gd_arch {
     char name[64];              /* file stem: "t4" */
     char path[512];
     gd_arch_gpu gpu;
     gd_arch_level level[GD_LEVEL_COUNT];
     gd_arch_noise noise;
+    gd_arch_source sources[GD_ARCH_MAX_SOURCES];
+    unsigned source_count;
 } gd_arch;
+
+/* The source comment of SECTION.key ("[Jia19] Table 3.1: 4096 KiB"), or NULL. */
+const char *gd_arch_source_of(const gd_arch *arch, const char *section, const char *key);
 
 /* Parse an arch file.  overrides: "SECTION.key=value" applied after the file.
  * On error fills err with "FILE:LINE: message" (or "override 'X': message"). */

@@ -40,6 +40,7 @@ static const char run_help[] =
     "                      spaced geometrically; FROM:TO:+STEP a linear sweep.\n"
     "                      Sizes take units: 1KiB:8MiB\n"
     "  --stride BYTES      element stride (p-chase: default 32)\n"
+    "  --footprint BYTES   fixed footprint of a stride sweep (pchase_stride: 256KiB)\n"
     "  --pattern P         seq (default) or random (seeded single-cycle permutation)\n"
     "  --seed N            seed of the random pattern (default 1)\n"
     "  --variant V         probe variant (p-chase: ca = L1+L2, cg = L2 only)\n"
@@ -59,7 +60,8 @@ static const char emit_help[] =
 
 static int parse_args(int argc, char **argv, run_args *a, const char *help, int is_emit)
 {
-    enum { O_STRIDE = 256, O_PATTERN, O_SEED, O_VARIANT, O_SAMPLES, O_SET, O_OUT, O_QUIET, O_POINT };
+    enum { O_STRIDE = 256, O_PATTERN, O_SEED, O_VARIANT, O_SAMPLES, O_SET, O_OUT, O_QUIET, O_POINT,
+           O_FOOTPRINT };
     static const struct option opts[] = {
         {"device", required_argument, 0, 'd'},   {"probe", required_argument, 0, 'p'},
         {"sweep", required_argument, 0, 's'},    {"stride", required_argument, 0, O_STRIDE},
@@ -67,6 +69,7 @@ static int parse_args(int argc, char **argv, run_args *a, const char *help, int 
         {"variant", required_argument, 0, O_VARIANT}, {"samples", required_argument, 0, O_SAMPLES},
         {"set", required_argument, 0, O_SET},    {"out", required_argument, 0, O_OUT},
         {"quiet", no_argument, 0, O_QUIET},      {"point", required_argument, 0, O_POINT},
+        {"footprint", required_argument, 0, O_FOOTPRINT},
         {"help", no_argument, 0, 'h'},           {0, 0, 0, 0},
     };
     memset(a, 0, sizeof *a);
@@ -86,6 +89,13 @@ static int parse_args(int argc, char **argv, run_args *a, const char *help, int 
                 return 2;
             }
             a->opts.stride_bytes = v;
+            break;
+        case O_FOOTPRINT:
+            if (gd_parse_bytes(optarg, &v) || v == 0) {
+                fprintf(stderr, "gpudissect: --footprint must be a size in bytes, got '%s'\n", optarg);
+                return 2;
+            }
+            a->opts.footprint_bytes = v;
             break;
         case O_PATTERN:
             if (!strcmp(optarg, "random"))

@@ -10,7 +10,8 @@
  *      the timed sequence below without its load (the correction we subtract);
  *   2. walks the chain once (warm-up: cold misses are not what we measure);
  *   3. walks it again, timing each access as
- *          t0 = %clock64; p = ld.global [p]; st.shared trace[i], p; t1 = %clock64
+ *          t0 = %clock64; p = ld.global [p]; st.shared.u32 trace[i], p; t1 = %clock64
+ *      (the 32-bit store of a 64-bit register keeps its low half, as PTX allows).
  *      The store *consumes* the loaded pointer, so the second clock read cannot
  *      issue before the data is back (a GPU issues in order but only waits for a
  *      load at its first use).  Deltas and the visited pointers go to shared-
@@ -29,13 +30,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/pchase.h"
 #include "kernels/probe.h"
 #include "kernels/ptx_emit.h"
 
 #define PCHASE_CALIBRATION_SAMPLES 32
-#define PCHASE_DEFAULT_SAMPLES 2048   /* ring entries: 24 KiB of shared memory */
+#define PCHASE_DEFAULT_SAMPLES GD_PCHASE_DEFAULT_SAMPLES /* ring entries: 32 KiB of shared memory */
 #define PCHASE_MIN_SAMPLES 64
-#define PCHASE_MAX_SAMPLES 2048
+#define PCHASE_MAX_SAMPLES 4096       /* two 4-byte rings fit the 48 KiB a CTA may use */
 #define PCHASE_DEFAULT_STRIDE 32
 #define PCHASE_HEADER_BYTES 16        /* final pointer, checksum */
 #define PCHASE_MIN_SASS 40            /* expected machine code, see pchase_plan */
@@ -49,7 +51,7 @@ typedef struct pchase_state {
 static size_t out_bytes(uint32_t ring)
 {
     return PCHASE_HEADER_BYTES + PCHASE_CALIBRATION_SAMPLES * 4 + (size_t)ring * 4 +
-           (size_t)ring * 8;
+           (size_t)ring * 4;
 }
 
 static char *pchase_ptx(const gd_device_info *dev, const char *cache_op, uint32_t ring)
@@ -68,7 +70,7 @@ static char *pchase_ptx(const gd_device_info *dev, const char *cache_op, uint32_
         "    .reg .pred %%p<3>;\n"
         "    .reg .b32 %%r<16>;\n"
         "    .reg .b64 %%rd<16>;\n"
-        "    .shared .align 8 .b8 gd_trace[%u];\n"
+        "    .shared .align 4 .b8 gd_trace[%u];\n"
         "    .shared .align 4 .b8 gd_delta[%u];\n"
         "    .shared .align 4 .b8 gd_calib[%u];\n"
         "    .shared .align 8 .b8 gd_sink[8];\n"
@@ -84,7 +86,7 @@ static char *pchase_ptx(const gd_device_info *dev, const char *cache_op, uint32_
         "$L_calib:\n"
         "    .pragma \"nounroll\";\n"
         "    mov.u64 %%rd10, %%clock64;\n"
-        "    st.shared.u64 [gd_sink], %%rd3;\n"
+        "    st.shared.u32 [gd_sink], %%rd3;\n"
         "    mov.u64 %%rd11, %%clock64;\n"
         "    sub.s64 %%rd12, %%rd11, %%rd10;\n"
         "    cvt.u32.u64 %%r3, %%rd12;\n"
@@ -113,13 +115,13 @@ static char *pchase_ptx(const gd_device_info *dev, const char *cache_op, uint32_
         "$L_timed:\n"
         "    .pragma \"nounroll\";\n"
         "    and.b32 %%r8, %%r2, %u;\n"
-        "    shl.b32 %%r9, %%r8, 3;\n"
+        "    shl.b32 %%r9, %%r8, 2;\n"
         "    add.s32 %%r9, %%r9, %%r6;\n"
         "    shl.b32 %%r10, %%r8, 2;\n"
         "    add.s32 %%r10, %%r10, %%r7;\n"
         "    mov.u64 %%rd10, %%clock64;\n"
         "    ld.global.%s.u64 %%rd3, [%%rd3];\n"
-        "    st.shared.u64 [%%r9], %%rd3;\n"
+        "    st.shared.u32 [%%r9], %%rd3;   // low half of the pointer: the trace\n"
         "    mov.u64 %%rd11, %%clock64;\n"
         "    sub.s64 %%rd12, %%rd11, %%rd10;\n"
         "    cvt.u32.u64 %%r3, %%rd12;\n"
@@ -157,26 +159,23 @@ static char *pchase_ptx(const gd_device_info *dev, const char *cache_op, uint32_
         "    cvt.u64.u32 %%rd5, %%r4;\n"
         "    add.s64 %%rd6, %%rd2, %%rd5;\n"
         "    st.global.u32 [%%rd6+%u], %%r3;\n"
-        "    shl.b32 %%r4, %%r2, 3;\n"
         "    add.s32 %%r5, %%r6, %%r4;\n"
-        "    ld.shared.u64 %%rd7, [%%r5];\n"
-        "    cvt.u64.u32 %%rd5, %%r4;\n"
-        "    add.s64 %%rd6, %%rd2, %%rd5;\n"
-        "    st.global.u64 [%%rd6+%u], %%rd7;\n"
+        "    ld.shared.u32 %%r3, [%%r5];\n"
+        "    st.global.u32 [%%rd6+%u], %%r3;\n"
         "    add.s32 %%r2, %%r2, 1;\n"
         "    setp.lt.u32 %%p1, %%r2, %%r11;\n"
         "    @%%p1 bra $L_copy_ring;\n"
         "    ret;\n"
         "}\n",
-        ring * 8, ring * 4, PCHASE_CALIBRATION_SAMPLES * 4, PCHASE_CALIBRATION_SAMPLES, cache_op,
+        ring * 4, ring * 4, PCHASE_CALIBRATION_SAMPLES * 4, PCHASE_CALIBRATION_SAMPLES, cache_op,
         ring - 1, cache_op, PCHASE_HEADER_BYTES, PCHASE_CALIBRATION_SAMPLES, ring,
         PCHASE_HEADER_BYTES + PCHASE_CALIBRATION_SAMPLES * 4,
         PCHASE_HEADER_BYTES + PCHASE_CALIBRATION_SAMPLES * 4 + ring * 4);
     return gd_ptx_finish(&p);
 }
 
-static int pchase_plan(const gd_probe_opts *opts, const gd_device_info *dev, uint64_t point,
-                       gd_probe_plan *out, gd_err *err)
+int gd_pchase_plan(const gd_probe_opts *opts, const gd_device_info *dev, uint64_t point,
+                   gd_probe_plan *out, gd_err *err)
 {
     memset(out, 0, sizeof *out);
     out->opts = *opts;
@@ -244,8 +243,25 @@ static uint64_t splitmix64(uint64_t *s)
     return z ^ (z >> 31);
 }
 
-static int pchase_fill(const gd_probe_plan *plan, unsigned index, const gd_devptr *addresses,
-                       void *host, gd_err *err)
+int gd_pchase_permutation(uint64_t n, uint64_t seed, uint32_t *next)
+{
+    if (n == 0 || n > UINT32_MAX)
+        return -1;
+    /* Sattolo's algorithm: a uniformly random permutation with a single cycle */
+    for (uint64_t i = 0; i < n; i++)
+        next[i] = (uint32_t)i;
+    uint64_t state = seed ? seed : 1;
+    for (uint64_t i = n - 1; i > 0; i--) {
+        uint64_t j = splitmix64(&state) % i;
+        uint32_t t = next[i];
+        next[i] = next[j];
+        next[j] = t;
+    }
+    return 0;
+}
+
+int gd_pchase_fill(const gd_probe_plan *plan, unsigned index, const gd_devptr *addresses,
+                   void *host, gd_err *err)
 {
     const pchase_state *st = plan->state;
     if (index != 0)
@@ -259,19 +275,11 @@ static int pchase_fill(const gd_probe_plan *plan, unsigned index, const gd_devpt
         }
         return 0;
     }
-    /* Sattolo's algorithm: a uniformly random permutation with a single cycle */
     uint32_t *perm = malloc(n * sizeof *perm);
-    if (!perm)
+    if (!perm || gd_pchase_permutation(n, plan->opts.seed, perm) != 0) {
+        free(perm);
         return gd_fail(err, "pchase: out of memory for a %llu-element permutation",
                        (unsigned long long)n);
-    for (uint64_t i = 0; i < n; i++)
-        perm[i] = (uint32_t)i;
-    uint64_t seed = plan->opts.seed ? plan->opts.seed : 1;
-    for (uint64_t i = n - 1; i > 0; i--) {
-        uint64_t j = splitmix64(&seed) % i;
-        uint32_t t = perm[i];
-        perm[i] = perm[j];
-        perm[j] = t;
     }
     for (uint64_t i = 0; i < n; i++) {
         uint64_t next = base + (uint64_t)perm[i] * stride;
@@ -287,8 +295,8 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static int pchase_decode(const gd_probe_plan *plan, const gd_devptr *addresses, void *const *host,
-                         gd_probe_result *out, gd_err *err)
+int gd_pchase_decode(const gd_probe_plan *plan, const gd_devptr *addresses, void *const *host,
+                     gd_probe_result *out, gd_err *err)
 {
     const pchase_state *st = plan->state;
     const uint8_t *buf = host[1];
@@ -320,9 +328,11 @@ static int pchase_decode(const gd_probe_plan *plan, const gd_devptr *addresses, 
     uint64_t count = n < st->ring ? n : st->ring;
     gd_series *cycles = gd_probe_result_add(out, "cycles", count);
     gd_series *overhead_series = gd_probe_result_add(out, "timer_overhead", 1);
-    if (!cycles || !overhead_series)
+    gd_series *base_series = gd_probe_result_add(out, "chain_base", 1);
+    if (!cycles || !overhead_series || !base_series)
         return gd_fail(err, "pchase: out of memory");
     overhead_series->samples[0] = overhead;
+    base_series->samples[0] = (double)base; /* exact below 2^53: where the chain lived, for the model */
     const uint8_t *deltas = buf + PCHASE_HEADER_BYTES + PCHASE_CALIBRATION_SAMPLES * 4;
     /* chronological order: the ring slot of access i is i mod ring */
     uint64_t first = n > st->ring ? n % st->ring : 0;
@@ -334,7 +344,7 @@ static int pchase_decode(const gd_probe_plan *plan, const gd_devptr *addresses, 
     return 0;
 }
 
-static void pchase_release(gd_probe_plan *plan)
+void gd_pchase_release(gd_probe_plan *plan)
 {
     free(plan->state);
     plan->state = NULL;
@@ -350,8 +360,8 @@ const gd_probe gd_probe_pchase = {
     .default_stride_bytes = PCHASE_DEFAULT_STRIDE,
     .variants = pchase_variants,
     .example_point = 4096,
-    .plan = pchase_plan,
-    .fill = pchase_fill,
-    .decode = pchase_decode,
-    .release = pchase_release,
+    .plan = gd_pchase_plan,
+    .fill = gd_pchase_fill,
+    .decode = gd_pchase_decode,
+    .release = gd_pchase_release,
 };

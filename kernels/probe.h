@@ -27,6 +27,7 @@ typedef struct gd_probe_opts {
     uint64_t seed;            /* for random orders */
     char variant[32];         /* e.g. "ca" or "cg" for the p-chase */
     uint32_t samples;         /* samples recorded per point; 0: default */
+    uint64_t footprint_bytes; /* sweeps of something else at a fixed footprint (stride sweep) */
 } gd_probe_opts;
 
 typedef struct gd_probe_buffer {

@@ -10,9 +10,11 @@
 #include "kernels/probe.h"
 
 extern const gd_probe gd_probe_pchase;
+extern const gd_probe gd_probe_pchase_stride;
 
 static const gd_probe *const probes[] = {
     &gd_probe_pchase,
+    &gd_probe_pchase_stride,
 };
 
 const gd_probe *const *gd_probe_list(size_t *count)

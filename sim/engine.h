@@ -130,6 +130,8 @@ struct sim_engine {
                                * skipped before it; an issue to the LSU sets it to now) */
     sim_stats stats;
     uint64_t max_cycles;      /* watchdog per launch */
+    uint64_t noise_rng;       /* [noise]: seeded timing noise on load completions */
+    int noise_on;
 
     /* the current launch */
     const sim_launch_config *launch;

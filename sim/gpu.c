@@ -53,6 +53,8 @@ int sim_engine_create(const gd_arch *arch, sim_devmem *mem, sim_engine **out, gd
     e->mem = mem;
     e->sm_count = arch->gpu.sm_count;
     e->max_cycles = DEFAULT_MAX_CYCLES;
+    e->noise_rng = arch->noise.seed ? arch->noise.seed : 1;
+    e->noise_on = arch->noise.jitter_cycles > 0 || arch->noise.outlier_rate > 0;
     const char *env = getenv("GPUDISSECT_SIM_MAX_CYCLES");
     if (env && *env)
         e->max_cycles = strtoull(env, NULL, 0);

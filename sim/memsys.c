@@ -115,6 +115,8 @@ typedef struct sim_request {   /* one coalesced access: an L1 line and its secto
     uint8_t bypass;
     uint16_t sm;
     uint16_t pending_msgs;     /* L1-bypassing reads: responses still to come */
+    uint8_t fine;              /* stores and L1-bypassing reads: `sectors` counts fine
+                                * granules (the L2's sectors), not L1 sectors */
     int32_t load;              /* sim_load index, -1 for stores */
     int32_t next;              /* free list / MSHR waiter chain */
     uint64_t instr_seq;
@@ -169,6 +171,7 @@ struct sim_lsu {
     uint64_t occupancy_cycle;  /* last FIFO occupancy sample */
     uint32_t hit_tail;         /* L1 latency - 1: probe or fill to register */
     uint32_t inflight;         /* requests issued and not yet complete */
+    uint32_t fine_bytes;       /* granule of stores and L1-bypassing reads */
     int reorder;               /* CN110457238A options, from the arch file */
     int pipelined_issue;
 };
@@ -331,6 +334,13 @@ int sim_memsys_create(sim_engine *e, gd_err *err)
             ring_init(&lsu->miss_queue, l1->miss_queue_entries) || ring_init(&lsu->returns, 0))
             return gd_fail(err, "sim: out of memory for an LSU");
         lsu->hit_tail = l1->latency_cycles ? l1->latency_cycles - 1 : 0;
+        /* what reaches the L2 without an L1 fill moves in L2 sectors (ld.cg of
+         * 8 bytes fetches 32, not a whole 128-byte L1 line); at most 32 per line */
+        uint32_t l1_sector = l1->sector_bytes ? l1->sector_bytes : l1->line_bytes;
+        uint32_t l2_sector = l2->sector_bytes ? l2->sector_bytes : l2->line_bytes;
+        lsu->fine_bytes = l1_sector < l2_sector ? l1_sector : l2_sector;
+        if (lsu->fine_bytes < l1->line_bytes / 32)
+            lsu->fine_bytes = l1->line_bytes / 32;
         lsu->reorder = l1->reorder;
         lsu->pipelined_issue = l1->pipelined_issue;
     }
@@ -376,6 +386,30 @@ void sim_memsys_launch_begin(sim_engine *e)
 /* ------------------------------------------------------------------------- */
 /* Completion                                                                */
 
+static uint64_t noise_next(sim_engine *e)
+{
+    uint64_t z = (e->noise_rng += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* [noise]: the delay a real card's timer jitter and rare interruptions add to a
+ * load: uniform integer jitter in [-jitter, +jitter] (symmetric, so medians and
+ * means stay on the latency) and, with probability outlier_rate, an outlier of
+ * outlier_cycles to twice that (large, like an interrupt or a context switch). */
+static int64_t load_noise(sim_engine *e)
+{
+    const gd_arch_noise *n = &e->arch->noise;
+    int64_t d = 0;
+    int64_t j = (int64_t)n->jitter_cycles;
+    if (j > 0)
+        d += (int64_t)(noise_next(e) % (uint64_t)(2 * j + 1)) - j;
+    if (n->outlier_rate > 0 && (double)(noise_next(e) >> 11) * 0x1.0p-53 < n->outlier_rate)
+        d += (int64_t)n->outlier_cycles + (int64_t)(noise_next(e) % (n->outlier_cycles + 1ull));
+    return d;
+}
+
 static void load_complete_one(sim_engine *e, int32_t load_id, uint64_t cycle)
 {
     sim_memsys *ms = e->memsys;
@@ -383,6 +417,10 @@ static void load_complete_one(sim_engine *e, int32_t load_id, uint64_t cycle)
     if (cycle > ld->done_cycle)
         ld->done_cycle = cycle;
     if (--ld->outstanding == 0) {
+        if (e->noise_on) {
+            int64_t t = (int64_t)ld->done_cycle + load_noise(e);
+            ld->done_cycle = t > (int64_t)e->cycle ? (uint64_t)t : e->cycle + 1;
+        }
         sim_warp *w = ld->warp;
         if (ld->dst != PTX_NO_REG)
             w->reg_ready[ld->dst] = ld->done_cycle;
@@ -447,11 +485,19 @@ void sim_lsu_issue(sim_engine *e, sim_sm *sm, sim_warp *w, const sim_mem_access 
     lsu->coalesce_head = 0;
     lsu->coalesce_count = 0;
     uint64_t line_mask = ~(uint64_t)(lsu->l1.line_bytes - 1);
+    int fine = acc->is_store || acc->bypass_l1;
     for (uint32_t m = acc->mask; m; m &= m - 1) {
         unsigned lane = (unsigned)__builtin_ctz(m);
         uint64_t addr = acc->addr[lane];
         uint64_t line = addr & line_mask;
-        uint32_t sectors = sim_cache_sector_mask(&lsu->l1, addr, acc->size);
+        uint32_t sectors;
+        if (fine) {
+            uint32_t off = (uint32_t)(addr - line);
+            uint32_t first = off / lsu->fine_bytes, last = (off + acc->size - 1) / lsu->fine_bytes;
+            sectors = (uint32_t)((2ull << last) - (1ull << first));
+        } else {
+            sectors = sim_cache_sector_mask(&lsu->l1, addr, acc->size);
+        }
         uint32_t i;
         for (i = 0; i < lsu->coalesce_count; i++) {
             sim_request *r = &ms->req[lsu->coalesce[i]];
@@ -470,6 +516,7 @@ void sim_lsu_issue(sim_engine *e, sim_sm *sm, sim_warp *w, const sim_mem_access 
         r->sectors = sectors;
         r->is_store = acc->is_store;
         r->bypass = acc->bypass_l1;
+        r->fine = (uint8_t)fine;
         r->sm = (uint16_t)sm->id;
         r->pending_msgs = 0;
         r->load = load_id;
@@ -487,11 +534,10 @@ void sim_lsu_issue(sim_engine *e, sim_sm *sm, sim_warp *w, const sim_mem_access 
 /* Splits the sectors of an L1 line into byte ranges that do not cross an L2
  * line; emits them into the miss queue when `emit`, else only counts them. */
 static uint32_t l1_line_messages(sim_engine *e, sim_sm *sm, uint64_t line_addr, uint32_t sectors,
-                                 int is_store, int32_t bypass_req, int emit)
+                                 uint32_t sb, int is_store, int32_t bypass_req, int emit)
 {
     sim_memsys *ms = e->memsys;
     sim_lsu *lsu = sm->lsu;
-    uint32_t sb = lsu->l1.sector_bytes;
     uint64_t l2_line = ms->l2.line_bytes;
     uint32_t n = 0;
     uint32_t s = 0;
@@ -544,25 +590,24 @@ static int lsu_probe(sim_engine *e, sim_sm *sm, int32_t rid, uint64_t cycle)
     sim_cache *c = &lsu->l1;
 
     if (r->is_store) {
-        /* write-through, no write-allocate: update a present line, forward to L2 */
-        uint32_t need = l1_line_messages(e, sm, r->line_addr, r->sectors, 1, -1, 0);
+        /* write-through, no write-allocate: a present line is updated in place (its
+         * valid sectors stay valid), the data goes on to the L2 */
+        uint32_t need = l1_line_messages(e, sm, r->line_addr, r->sectors, lsu->fine_bytes, 1, -1, 0);
         if (ring_space(&lsu->miss_queue) < need)
             return PROBE_FAIL;
         sim_cache_line *l = sim_cache_find(c, sim_cache_line_of(c, r->line_addr));
-        if (l) {
-            l->valid_sectors |= r->sectors;
+        if (l)
             sim_cache_touch(c, l);
-        }
-        l1_line_messages(e, sm, r->line_addr, r->sectors, 1, -1, 1);
+        l1_line_messages(e, sm, r->line_addr, r->sectors, lsu->fine_bytes, 1, -1, 1);
         request_complete(e, rid, cycle);
         return PROBE_DONE;
     }
     if (r->bypass) {
-        uint32_t need = l1_line_messages(e, sm, r->line_addr, r->sectors, 0, rid, 0);
+        uint32_t need = l1_line_messages(e, sm, r->line_addr, r->sectors, lsu->fine_bytes, 0, rid, 0);
         if (ring_space(&lsu->miss_queue) < need)
             return PROBE_FAIL;
         r->pending_msgs = (uint16_t)need;
-        l1_line_messages(e, sm, r->line_addr, r->sectors, 0, rid, 1);
+        l1_line_messages(e, sm, r->line_addr, r->sectors, lsu->fine_bytes, 0, rid, 1);
         return PROBE_DONE;
     }
     uint64_t lineno = sim_cache_line_of(c, r->line_addr);
@@ -575,7 +620,8 @@ static int lsu_probe(sim_engine *e, sim_sm *sm, int32_t rid, uint64_t cycle)
     }
     sim_mshr *m = l && l->reserved ? mshr_find(&lsu->mshr, lineno) : NULL;
     uint32_t missing = r->sectors & ~(l ? l->valid_sectors : 0u) & ~(m ? m->pending_sectors : 0u);
-    uint32_t need = missing ? l1_line_messages(e, sm, r->line_addr, missing, 0, -1, 0) : 0;
+    uint32_t need =
+        missing ? l1_line_messages(e, sm, r->line_addr, missing, c->sector_bytes, 0, -1, 0) : 0;
     if (m) {
         if (m->merged >= lsu->mshr.merge_limit || ring_space(&lsu->miss_queue) < need)
             return PROBE_FAIL;
@@ -597,7 +643,7 @@ static int lsu_probe(sim_engine *e, sim_sm *sm, int32_t rid, uint64_t cycle)
     }
     if (missing) {
         m->pending_sectors |= missing;
-        l1_line_messages(e, sm, r->line_addr, missing, 0, -1, 1);
+        l1_line_messages(e, sm, r->line_addr, missing, c->sector_bytes, 0, -1, 1);
     } else {
         e->stats.l1d_merges++;
     }

@@ -63,6 +63,13 @@ static void test_t4_has_published_values(void **state)
     assert_int_equal(a.level[GD_SMEM].latency_cycles, 19);
     assert_int_equal(a.level[GD_L1C].size_bytes, 2048);
     assert_int_equal(a.level[GD_L1C].sets, 8);
+    /* each value keeps the source its comment cites */
+    assert_string_equal(gd_arch_source_of(&a, "L2", "latency"),
+                        "[Jia19] Table 3.1 and [Fig35]: L2 hit ~188 cycles");
+    assert_null(gd_arch_source_of(&a, "L2", "prefetch"));
+    const char *ov[] = {"L2.latency=190"};
+    assert_int_equal(gd_arch_load(path, ov, 1, &a, &err), 0);
+    assert_string_equal(gd_arch_source_of(&a, "L2", "latency"), "set on the command line (--set)");
 }
 
 static void test_minimal_and_defaults(void **state)

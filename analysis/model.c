@@ -1,0 +1,244 @@
+/* model.c -- the expected p-chase curve of an arch, in closed form.
+ *
+ * A pointer chase repeats one fixed cycle over its n elements, and each timed
+ * access's level follows from the geometry alone:
+ *
+ *   - Under LRU (and FIFO, which cyclic access cannot tell apart from LRU), a set
+ *     that holds the lines of at most `ways` chain lines keeps them all: every
+ *     access to such a line hits.  A set with more lines thrashes: every line is
+ *     evicted before the lap comes back, so every access misses -- except one that
+ *     falls into the sector its predecessor just fetched (strides below the fetch
+ *     granularity).  So a level hits iff its set fits, or the previous access was
+ *     to the same sector.
+ *   - Under random replacement a thrashing set of N lines keeps a line for a lap
+ *     with the steady-state probability h solving h = (1 - 1/W)^((N-1)(1-h)): each
+ *     of the (N-1)(1-h) misses of the other lines evicts it with probability 1/W.
+ *     This mean-field fixed point is the textbook estimate, not exact.
+ *   - Accesses that miss the L1 (all of them for ld.cg) go to the L2, whose sets
+ *     are counted over the L2 lines that see such accesses; L2 misses go to DRAM.
+ *
+ * The expectation is over exactly the accesses the probe records: the last
+ * `samples` accesses of the timed lap, in the chain's order (the random chain is
+ * regenerated with the probe's own permutation), so on an LRU arch the model
+ * equals the simulator's noiseless mean point by point.
+ *
+ * Assumptions, stated: the L1 is much smaller than the L2 (lines that hit the L1
+ * do not crowd the L2 sets the missing lines use); one thread, so no contention
+ * adds latency; the chain's base address is known (or 0) because sets that are
+ * not a power of two map lines according to it.
+ */
+#include "analysis/model.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/pchase.h"
+
+#define DEFAULT_STRIDE 32
+#define DEFAULT_STRIDE_FOOTPRINT (256 * 1024) /* kernels/pchase_stride.c */
+#define FIXED_POINT_ITERATIONS 60             /* bisection to well below 1e-15 */
+
+double gd_model_random_hit_rate(uint64_t lines, uint32_t ways)
+{
+    if (lines <= ways)
+        return 1.0;
+    if (ways <= 1)
+        return 0.0;
+    double keep = 1.0 - 1.0 / (double)ways;
+    double others = (double)(lines - 1);
+    /* f(h) = h - keep^(others (1-h)): negative at 0, zero at the trivial root 1,
+     * positive just below 1 when others > ways: bisect for the root inside */
+    double lo = 0.0, hi = 1.0 - 1e-9;
+    for (int i = 0; i < FIXED_POINT_ITERATIONS; i++) {
+        double mid = (lo + hi) / 2;
+        double f = mid - pow(keep, others * (1 - mid));
+        if (f < 0)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return (lo + hi) / 2;
+}
+
+typedef struct level_geom {
+    int present;
+    uint64_t line, sector;
+    uint32_t sets, ways;
+    gd_replacement repl;
+    uint32_t *lines_in_set;   /* distinct chain lines per set */
+    double *keep;             /* per set: probability a line survives a lap */
+} level_geom;
+
+static int geom_init(level_geom *g, const gd_arch_level *l)
+{
+    memset(g, 0, sizeof *g);
+    if (!l->present)
+        return 0;
+    g->present = 1;
+    g->line = l->line_bytes;
+    g->sector = l->sector_bytes ? l->sector_bytes : l->line_bytes;
+    g->sets = l->sets;
+    g->ways = l->ways;
+    g->repl = l->replacement;
+    g->lines_in_set = calloc(g->sets, sizeof *g->lines_in_set);
+    g->keep = calloc(g->sets, sizeof *g->keep);
+    return g->lines_in_set && g->keep ? 0 : -1;
+}
+
+static void geom_free(level_geom *g)
+{
+    free(g->lines_in_set);
+    free(g->keep);
+}
+
+static void geom_finish(level_geom *g)
+{
+    for (uint32_t s = 0; s < g->sets; s++)
+        g->keep[s] = g->lines_in_set[s] <= g->ways ? 1.0
+                     : g->repl == GD_REPL_RANDOM   ? gd_model_random_hit_rate(g->lines_in_set[s], g->ways)
+                                                   : 0.0;
+}
+
+/* Probability that an access to `addr`, following an access to `prev`, hits. */
+static double hit_probability(const level_geom *g, uint64_t addr, uint64_t prev, int has_prev)
+{
+    if (has_prev && addr / g->sector == prev / g->sector)
+        return 1.0; /* the sector the previous access just brought in */
+    uint64_t line = addr / g->line;
+    double keep = g->keep[line % g->sets];
+    if (keep < 1.0 && has_prev && prev / g->line == line)
+        return 0.0; /* the line was just (re)installed, this sector not fetched */
+    return keep;
+}
+
+int gd_model_pchase(const gd_arch *arch, const gd_probe_opts *opts, uint64_t footprint,
+                    uint64_t base, gd_model_point *out, gd_err *err)
+{
+    memset(out, 0, sizeof *out);
+    uint64_t stride = opts->stride_bytes ? opts->stride_bytes : DEFAULT_STRIDE;
+    uint64_t n = footprint / stride;
+    if (n == 0 || n > UINT32_MAX)
+        return gd_fail(err, "model: footprint %llu holds no %llu-byte element",
+                       (unsigned long long)footprint, (unsigned long long)stride);
+    uint64_t samples = opts->samples ? opts->samples : GD_PCHASE_DEFAULT_SAMPLES;
+    uint64_t window = n < samples ? n : samples;
+    int bypass_l1 = !strcmp(opts->variant, "cg");
+
+    uint32_t *next = NULL, *order = NULL;
+    uint8_t *l2_accessed = NULL;
+    level_geom l1, l2;
+    int rc = -1;
+    if (geom_init(&l1, &arch->level[GD_L1D]) || geom_init(&l2, &arch->level[GD_L2])) {
+        gd_fail(err, "model: out of memory");
+        goto out;
+    }
+    /* the timed lap's order: element 0 first, then along the chain */
+    order = malloc(n * sizeof *order);
+    if (!order) {
+        gd_fail(err, "model: out of memory");
+        goto out;
+    }
+    if (opts->random_order) {
+        next = malloc(n * sizeof *next);
+        if (!next || gd_pchase_permutation(n, opts->seed, next) != 0) {
+            gd_fail(err, "model: out of memory");
+            goto out;
+        }
+        uint32_t e = 0;
+        for (uint64_t k = 0; k < n; k++) {
+            order[k] = e;
+            e = next[e];
+        }
+    } else {
+        for (uint64_t k = 0; k < n; k++)
+            order[k] = (uint32_t)k;
+    }
+#define ADDR(e) (base + (uint64_t)(e)*stride)
+
+    /* L1: distinct lines per set (elements are in address order) */
+    if (l1.present && !bypass_l1) {
+        uint64_t last = UINT64_MAX;
+        for (uint64_t e = 0; e < n; e++) {
+            uint64_t line = ADDR(e) / l1.line;
+            if (line != last)
+                l1.lines_in_set[line % l1.sets]++;
+            last = line;
+        }
+        geom_finish(&l1);
+    }
+    /* L2: lines of the elements that can miss the L1 */
+    l2_accessed = calloc(n, 1);
+    if (!l2_accessed) {
+        gd_fail(err, "model: out of memory");
+        goto out;
+    }
+    for (uint64_t k = 0; k < n; k++) {
+        uint32_t e = order[k], p = order[(k + n - 1) % n];
+        double h1 = (l1.present && !bypass_l1) ? hit_probability(&l1, ADDR(e), ADDR(p), n > 1) : 0;
+        l2_accessed[e] = h1 < 1.0;
+    }
+    {
+        uint64_t last = UINT64_MAX;
+        for (uint64_t e = 0; e < n; e++) {
+            if (!l2_accessed[e])
+                continue;
+            uint64_t line = ADDR(e) / l2.line;
+            if (line != last)
+                l2.lines_in_set[line % l2.sets]++;
+            last = line;
+        }
+        geom_finish(&l2);
+    }
+    /* expectation over the recorded window: the last `window` accesses of the lap */
+    double lat1 = arch->level[GD_L1D].latency_cycles, lat2 = arch->level[GD_L2].latency_cycles,
+           latd = arch->level[GD_DRAM].latency_cycles;
+    double sum = 0, f1 = 0, f2 = 0, fd = 0;
+    for (uint64_t k = n - window; k < n; k++) {
+        uint32_t e = order[k], p = order[(k + n - 1) % n];
+        double h1 = (l1.present && !bypass_l1) ? hit_probability(&l1, ADDR(e), ADDR(p), n > 1) : 0;
+        double h2 = hit_probability(&l2, ADDR(e), ADDR(p), n > 1);
+        double miss1 = 1 - h1;
+        f1 += h1;
+        f2 += miss1 * h2;
+        fd += miss1 * (1 - h2);
+        sum += h1 * lat1 + miss1 * (h2 * lat2 + (1 - h2) * latd);
+    }
+#undef ADDR
+    out->x = (double)footprint;
+    out->accesses = window;
+    out->mean_cycles = sum / (double)window;
+    out->fraction_l1 = f1 / (double)window;
+    out->fraction_l2 = f2 / (double)window;
+    out->fraction_dram = fd / (double)window;
+    rc = 0;
+out:
+    free(next);
+    free(order);
+    free(l2_accessed);
+    geom_free(&l1);
+    geom_free(&l2);
+    return rc;
+}
+
+int gd_model_curve(const gd_arch *arch, const char *probe, const gd_probe_opts *opts,
+                   const uint64_t *xs, const uint64_t *bases, size_t count, gd_model_point *out,
+                   gd_err *err)
+{
+    int stride_sweep = !strcmp(probe, "pchase_stride");
+    if (!stride_sweep && strcmp(probe, "pchase"))
+        return gd_fail(err, "model: no analytical model for probe '%s'", probe);
+    for (size_t i = 0; i < count; i++) {
+        gd_probe_opts o = *opts;
+        uint64_t footprint = xs[i];
+        if (stride_sweep) {
+            o.stride_bytes = xs[i];
+            footprint = o.footprint_bytes ? o.footprint_bytes : DEFAULT_STRIDE_FOOTPRINT;
+            footprint -= footprint % xs[i];
+        }
+        if (gd_model_pchase(arch, &o, footprint, bases ? bases[i] : 0, &out[i], err) != 0)
+            return -1;
+        out[i].x = (double)xs[i];
+    }
+    return 0;
+}

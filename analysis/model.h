@@ -1,0 +1,43 @@
+/* model.h -- the analytical model: what a probe should measure on an arch.
+ *
+ * From an arch file alone, the expected curve of a probe in closed form: for the
+ * pointer chase, which level serves each access of the timed lap, hence the mean
+ * latency per point.  Compare (analysis/compare.c) holds measured curves against
+ * these, and the plots overlay them.
+ */
+#ifndef GD_MODEL_H
+#define GD_MODEL_H
+
+#include <stdint.h>
+
+#include "analysis/arch.h"
+#include "kernels/probe.h"
+
+typedef struct gd_model_point {
+    double x;                 /* the sweep value */
+    double mean_cycles;       /* expected mean of the recorded samples */
+    double fraction_l1;       /* expected share of recorded accesses served by L1D */
+    double fraction_l2;       /* ... by the L2 */
+    double fraction_dram;     /* ... by DRAM */
+    uint64_t accesses;        /* recorded accesses the expectation is over */
+} gd_model_point;
+
+/* Expected p-chase result for one chain: `footprint` bytes, opts->stride_bytes
+ * apart, sequential or random (opts->random_order, opts->seed), variant ca/cg,
+ * recording the last opts->samples accesses of the timed lap.  `base` is the
+ * chain's address (set indexing depends on it when the set count is not a power
+ * of two; pass 0 when unknown). */
+int gd_model_pchase(const gd_arch *arch, const gd_probe_opts *opts, uint64_t footprint,
+                    uint64_t base, gd_model_point *out, gd_err *err);
+
+/* The curve of a probe over a list of sweep values: pchase (footprints) or
+ * pchase_stride (strides at opts->footprint_bytes).  bases may be NULL. */
+int gd_model_curve(const gd_arch *arch, const char *probe, const gd_probe_opts *opts,
+                   const uint64_t *xs, const uint64_t *bases, size_t count, gd_model_point *out,
+                   gd_err *err);
+
+/* Steady-state hit rate of a cyclic access to `lines` lines in one set of `ways`
+ * ways under random replacement (mean-field fixed point h = (1-1/W)^((N-1)(1-h))). */
+double gd_model_random_hit_rate(uint64_t lines, uint32_t ways);
+
+#endif
