@@ -17,10 +17,10 @@
  *   - Accesses that miss the L1 (all of them for ld.cg) go to the L2, whose sets
  *     are counted over the L2 lines that see such accesses; L2 misses go to DRAM.
  *
- * The expectation is over exactly the accesses the probe records: the last
- * `samples` accesses of the timed lap, in the chain's order (the random chain is
- * regenerated with the probe's own permutation), so on an LRU arch the model
- * equals the simulator's noiseless mean point by point.
+ * The expectation is over exactly the accesses the probe records: every access
+ * of the timed lap, in the chain's order (the random chain is regenerated with
+ * the probe's own permutation), so on an LRU arch the model equals the
+ * simulator's noiseless mean point by point.
  *
  * Assumptions, stated: the L1 is much smaller than the L2 (lines that hit the L1
  * do not crowd the L2 sets the missing lines use); one thread, so no contention
@@ -121,8 +121,7 @@ int gd_model_pchase(const gd_arch *arch, const gd_probe_opts *opts, uint64_t foo
     if (n == 0 || n > UINT32_MAX)
         return gd_fail(err, "model: footprint %llu holds no %llu-byte element",
                        (unsigned long long)footprint, (unsigned long long)stride);
-    uint64_t samples = opts->samples ? opts->samples : GD_PCHASE_DEFAULT_SAMPLES;
-    uint64_t window = n < samples ? n : samples;
+    uint64_t window = n; /* the probe's "cycles" series holds every access of the timed lap */
     int bypass_l1 = !strcmp(opts->variant, "cg");
 
     uint32_t *next = NULL, *order = NULL;
@@ -190,7 +189,7 @@ int gd_model_pchase(const gd_arch *arch, const gd_probe_opts *opts, uint64_t foo
         }
         geom_finish(&l2);
     }
-    /* expectation over the recorded window: the last `window` accesses of the lap */
+    /* expectation over the recorded accesses */
     double lat1 = arch->level[GD_L1D].latency_cycles, lat2 = arch->level[GD_L2].latency_cycles,
            latd = arch->level[GD_DRAM].latency_cycles;
     double sum = 0, f1 = 0, f2 = 0, fd = 0;

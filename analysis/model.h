@@ -24,7 +24,7 @@ typedef struct gd_model_point {
 
 /* Expected p-chase result for one chain: `footprint` bytes, opts->stride_bytes
  * apart, sequential or random (opts->random_order, opts->seed), variant ca/cg,
- * recording the last opts->samples accesses of the timed lap.  `base` is the
+ * over every access of the timed lap.  `base` is the
  * chain's address (set indexing depends on it when the set count is not a power
  * of two; pass 0 when unknown). */
 int gd_model_pchase(const gd_arch *arch, const gd_probe_opts *opts, uint64_t footprint,

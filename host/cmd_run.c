@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "analysis/arch.h"
+#include "host/adaptive.h"
 #include "host/commands.h"
 #include "host/meta.h"
 #include "host/results.h"
@@ -26,6 +27,8 @@ typedef struct run_args {
     size_t override_count;
     gd_probe_opts opts;
     int quiet;
+    int adaptive;
+    uint64_t resolution;
 } run_args;
 
 static const char run_help[] =
@@ -41,6 +44,9 @@ static const char run_help[] =
     "                      Sizes take units: 1KiB:8MiB\n"
     "  --stride BYTES      element stride (p-chase: default 32)\n"
     "  --footprint BYTES   fixed footprint of a stride sweep (pchase_stride: 256KiB)\n"
+    "  --adaptive          measure SPEC as a coarse sweep, then bisect every knee\n"
+    "                      until it is --resolution wide (default: the stride)\n"
+    "  --resolution BYTES  knee precision of --adaptive\n"
     "  --pattern P         seq (default) or random (seeded single-cycle permutation)\n"
     "  --seed N            seed of the random pattern (default 1)\n"
     "  --variant V         probe variant (p-chase: ca = L1+L2, cg = L2 only)\n"
@@ -61,7 +67,7 @@ static const char emit_help[] =
 static int parse_args(int argc, char **argv, run_args *a, const char *help, int is_emit)
 {
     enum { O_STRIDE = 256, O_PATTERN, O_SEED, O_VARIANT, O_SAMPLES, O_SET, O_OUT, O_QUIET, O_POINT,
-           O_FOOTPRINT };
+           O_FOOTPRINT, O_ADAPTIVE, O_RESOLUTION };
     static const struct option opts[] = {
         {"device", required_argument, 0, 'd'},   {"probe", required_argument, 0, 'p'},
         {"sweep", required_argument, 0, 's'},    {"stride", required_argument, 0, O_STRIDE},
@@ -70,6 +76,7 @@ static int parse_args(int argc, char **argv, run_args *a, const char *help, int 
         {"set", required_argument, 0, O_SET},    {"out", required_argument, 0, O_OUT},
         {"quiet", no_argument, 0, O_QUIET},      {"point", required_argument, 0, O_POINT},
         {"footprint", required_argument, 0, O_FOOTPRINT},
+        {"adaptive", no_argument, 0, O_ADAPTIVE}, {"resolution", required_argument, 0, O_RESOLUTION},
         {"help", no_argument, 0, 'h'},           {0, 0, 0, 0},
     };
     memset(a, 0, sizeof *a);
@@ -89,6 +96,14 @@ static int parse_args(int argc, char **argv, run_args *a, const char *help, int 
                 return 2;
             }
             a->opts.stride_bytes = v;
+            break;
+        case O_ADAPTIVE: a->adaptive = 1; break;
+        case O_RESOLUTION:
+            if (gd_parse_bytes(optarg, &v) || v == 0) {
+                fprintf(stderr, "gpudissect: --resolution must be a positive size, got '%s'\n", optarg);
+                return 2;
+            }
+            a->resolution = v;
             break;
         case O_FOOTPRINT:
             if (gd_parse_bytes(optarg, &v) || v == 0) {
@@ -241,11 +256,30 @@ int gd_cmd_run(int argc, char **argv)
     json_array_append_new(json_object_get(meta, "probes"), entry);
     if (gd_meta_write(meta, out_dir, &err) != 0)
         goto out;
-    if (gd_runner_sweep(&runner, &curve, &sweep, &err) != 0) {
+    gd_adaptive_stats st;
+    int swept = a.adaptive ? gd_runner_adaptive(&runner, &curve, &sweep,
+                                                a.resolution ? a.resolution : (stride ? stride : 1),
+                                                &st, &err)
+                           : gd_runner_sweep(&runner, &curve, &sweep, &err);
+    if (swept != 0) {
         gd_err ignored;
         json_object_set_new(meta, "error", json_string(err.msg));
         gd_meta_finish(meta, dev, out_dir, &ignored);
         goto out;
+    }
+    if (a.adaptive) {
+        json_object_set_new(entry, "strategy", json_string("adaptive"));
+        json_object_set_new(entry, "points", json_integer((json_int_t)st.points));
+        json_object_set_new(entry, "coarse_points", json_integer((json_int_t)st.coarse_points));
+        json_object_set_new(entry, "refine_points", json_integer((json_int_t)st.refine_points));
+        json_object_set_new(entry, "uniform_points_equivalent",
+                            json_integer((json_int_t)st.uniform_points));
+        if (!a.quiet)
+            fprintf(stderr,
+                    "adaptive sweep: %zu points (%zu coarse + %zu bisection); a uniform sweep at "
+                    "the same resolution would need %llu\n",
+                    st.points, st.coarse_points, st.refine_points,
+                    (unsigned long long)st.uniform_points);
     }
     if (gd_meta_finish(meta, dev, out_dir, &err) != 0)
         goto out;

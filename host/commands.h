@@ -7,6 +7,11 @@ int gd_cmd_devices(int argc, char **argv);
 int gd_cmd_list(int argc, char **argv);
 int gd_cmd_run(int argc, char **argv);
 int gd_cmd_emit(int argc, char **argv);
+int gd_cmd_characterize(int argc, char **argv);
+int gd_cmd_model(int argc, char **argv);
+int gd_cmd_compare(int argc, char **argv);
+int gd_cmd_plot(int argc, char **argv);
+int gd_cmd_report(int argc, char **argv);
 
 /* Prints "gpudissect: error: MSG" on stderr; returns 1. */
 int gd_report_error(const char *msg);

@@ -18,6 +18,11 @@ static const command commands[] = {
     {"list", gd_cmd_list, "list the probes"},
     {"run", gd_cmd_run, "run a probe's sweep on a device and write results/RUN/"},
     {"emit", gd_cmd_emit, "print the PTX a probe emits for one sweep point"},
+    {"characterize", gd_cmd_characterize, "run a suite, infer the hierarchy, compare, plot, report"},
+    {"model", gd_cmd_model, "print the analytical model's curve of a probe on an arch"},
+    {"compare", gd_cmd_compare, "hold a run against an arch file (compare.json)"},
+    {"plot", gd_cmd_plot, "draw a run's curves with gnuplot (plots/*.png, *.svg)"},
+    {"report", gd_cmd_report, "write a run's report.md"},
 };
 
 int gd_report_error(const char *msg)

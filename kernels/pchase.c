@@ -8,20 +8,31 @@
  *
  *   1. times the timer: 32 times {t0 = %clock64; st.shared sink, p; t1 = %clock64},
  *      the timed sequence below without its load (the correction we subtract);
- *   2. walks the chain once (warm-up: cold misses are not what we measure);
- *   3. walks it again, timing each access as
+ *   2. walks the chain (warm-up: cold misses are not what we measure) for one
+ *      lap, or for several if the chain is short -- which also lets a randomly
+ *      replacing cache push out the lines earlier kernels left behind (an L2
+ *      keeps its contents across launches);
+ *   3. walks it again (several times if the chain is short: at least 4096
+ *      timed accesses), timing each access as
  *          t0 = %clock64; p = ld.global [p]; st.shared.u32 trace[i], p; t1 = %clock64
  *      (the 32-bit store of a 64-bit register keeps its low half, as PTX allows).
  *      The store *consumes* the loaded pointer, so the second clock read cannot
  *      issue before the data is back (a GPU issues in order but only waits for a
- *      load at its first use).  Deltas and the visited pointers go to shared-
- *      memory rings of the last N accesses, so the measurement never touches
- *      the caches it measures;
- *   4. stores the final pointer and the sum of all pointers of the timed lap.
+ *      load at its first use).  Every delta is counted in a shared-memory
+ *      histogram of 1-cycle buckets -- so the whole lap is in the statistics, not
+ *      a window of it: just past a 4 MiB L2's capacity only one set in 4096
+ *      misses, and a window of the last few thousand accesses would hold two of
+ *      its 34 misses -- and the last N deltas and pointers go to shared-memory
+ *      rings (the chronological trace).  Nothing is written to global memory
+ *      while timing, so the measurement never touches the caches it measures;
+ *   4. stores the final pointer, the sum of all pointers of the timed lap, the
+ *      calibration, the histogram and the rings.
  *
- * Decode subtracts the median calibration delta from every access and checks the
- * walk: the final pointer must be the start again and the sum must equal the sum
- * of all element addresses -- proof that every element was visited.
+ * Decode subtracts the median calibration delta and checks the walk: the final
+ * pointer must be the start again, the sum must equal the sum of all element
+ * addresses and the histogram must hold one count per element -- proof that
+ * every element was visited.  Series: "cycles" (every access of the timed lap),
+ * "recent_cycles" (the last N accesses in order), "timer_overhead", "chain_base".
  *
  * Variants: "ca" (ld.global.ca, cached in L1 and L2) and "cg" (ld.global.cg,
  * cached in L2 only) -- the L1 plateau disappears with cg.
@@ -35,23 +46,38 @@
 #include "kernels/ptx_emit.h"
 
 #define PCHASE_CALIBRATION_SAMPLES 32
-#define PCHASE_DEFAULT_SAMPLES GD_PCHASE_DEFAULT_SAMPLES /* ring entries: 32 KiB of shared memory */
+#define PCHASE_HIST_BUCKETS 4096      /* 1-cycle buckets; slower accesses count in the last */
+#define PCHASE_DEFAULT_SAMPLES GD_PCHASE_DEFAULT_SAMPLES /* chronological ring */
 #define PCHASE_MIN_SAMPLES 64
-#define PCHASE_MAX_SAMPLES 4096       /* two 4-byte rings fit the 48 KiB a CTA may use */
+#define PCHASE_MAX_SAMPLES 2048       /* histogram + two rings fit the 48 KiB a CTA may use */
 #define PCHASE_DEFAULT_STRIDE 32
+/* A short chain is timed for several laps, so that a small footprint still
+ * gives enough accesses to see a rare miss (random replacement just past a
+ * capacity misses once or twice a lap). */
+#define PCHASE_MIN_TIMED 4096
+/* Warm-up accesses: one lap of a long chain; a short chain is walked until it
+ * has had this many, so that a randomly replacing cache has pushed out the lines
+ * earlier kernels left (each miss evicts a random way, so it takes many). */
+#define PCHASE_MIN_WARM 32768
 #define PCHASE_HEADER_BYTES 16        /* final pointer, checksum */
-#define PCHASE_MIN_SASS 40            /* expected machine code, see pchase_plan */
-#define PCHASE_MAX_SASS 128
+#define PCHASE_MIN_SASS 48            /* expected machine code, see pchase_plan */
+#define PCHASE_MAX_SASS 144
 
 typedef struct pchase_state {
     uint64_t elements;
-    uint32_t ring;                    /* samples recorded */
+    uint64_t laps;                    /* timed laps: enough for PCHASE_MIN_TIMED accesses */
+    uint64_t warm_laps;               /* at least PCHASE_MIN_WARM accesses */
+    uint32_t ring;                    /* chronological samples recorded */
 } pchase_state;
+
+/* Offsets in the output buffer. */
+#define OUT_CALIB PCHASE_HEADER_BYTES
+#define OUT_HIST (OUT_CALIB + PCHASE_CALIBRATION_SAMPLES * 4)
+#define OUT_RING (OUT_HIST + PCHASE_HIST_BUCKETS * 4)
 
 static size_t out_bytes(uint32_t ring)
 {
-    return PCHASE_HEADER_BYTES + PCHASE_CALIBRATION_SAMPLES * 4 + (size_t)ring * 4 +
-           (size_t)ring * 4;
+    return OUT_RING + (size_t)ring * 8;
 }
 
 static char *pchase_ptx(const gd_device_info *dev, const char *cache_op, uint32_t ring)
@@ -63,13 +89,16 @@ static char *pchase_ptx(const gd_device_info *dev, const char *cache_op, uint32_
         ".visible .entry gd_pchase(\n"
         "    .param .u64 gd_pchase_chain,\n"
         "    .param .u64 gd_pchase_out,\n"
-        "    .param .u32 gd_pchase_steps\n"
+        "    .param .u32 gd_pchase_steps,\n"
+        "    .param .u32 gd_pchase_timed_steps,\n"
+        "    .param .u32 gd_pchase_warm_steps\n"
         ")\n"
         ".maxntid 1, 1, 1\n"
         "{\n"
         "    .reg .pred %%p<3>;\n"
-        "    .reg .b32 %%r<16>;\n"
+        "    .reg .b32 %%r<20>;\n"
         "    .reg .b64 %%rd<16>;\n"
+        "    .shared .align 4 .b8 gd_hist[%u];\n"
         "    .shared .align 4 .b8 gd_trace[%u];\n"
         "    .shared .align 4 .b8 gd_delta[%u];\n"
         "    .shared .align 4 .b8 gd_calib[%u];\n"
@@ -78,7 +107,21 @@ static char *pchase_ptx(const gd_device_info *dev, const char *cache_op, uint32_
         "    ld.param.u64 %%rd1, [gd_pchase_chain];\n"
         "    ld.param.u64 %%rd2, [gd_pchase_out];\n"
         "    ld.param.u32 %%r1, [gd_pchase_steps];\n"
+        "    ld.param.u32 %%r14, [gd_pchase_timed_steps];\n"
+        "    ld.param.u32 %%r15, [gd_pchase_warm_steps];\n"
         "    mov.u64 %%rd3, %%rd1;\n"
+        "    mov.u32 %%r13, gd_hist;\n"
+        "\n"
+        "    // 0. an empty histogram (shared memory starts undefined)\n"
+        "    mov.u32 %%r2, 0;\n"
+        "$L_zero:\n"
+        "    .pragma \"nounroll\";\n"
+        "    shl.b32 %%r4, %%r2, 2;\n"
+        "    add.s32 %%r5, %%r13, %%r4;\n"
+        "    st.shared.u32 [%%r5], 0;\n"
+        "    add.s32 %%r2, %%r2, 1;\n"
+        "    setp.lt.u32 %%p1, %%r2, %u;\n"
+        "    @%%p1 bra $L_zero;\n"
         "\n"
         "    // 1. the cost of the timed sequence without its load\n"
         "    mov.u32 %%r2, 0;\n"
@@ -97,13 +140,13 @@ static char *pchase_ptx(const gd_device_info *dev, const char *cache_op, uint32_
         "    setp.lt.u32 %%p1, %%r2, %u;\n"
         "    @%%p1 bra $L_calib;\n"
         "\n"
-        "    // 2. warm-up lap\n"
+        "    // 2. warm-up laps\n"
         "    mov.u32 %%r2, 0;\n"
         "$L_warm:\n"
         "    .pragma \"nounroll\";\n"
         "    ld.global.%s.u64 %%rd3, [%%rd3];\n"
         "    add.s32 %%r2, %%r2, 1;\n"
-        "    setp.lt.u32 %%p1, %%r2, %%r1;\n"
+        "    setp.lt.u32 %%p1, %%r2, %%r15;\n"
         "    @%%p1 bra $L_warm;\n"
         "    st.shared.u64 [gd_sink], %%rd3;   // wait for the last warm-up load\n"
         "\n"
@@ -116,9 +159,8 @@ static char *pchase_ptx(const gd_device_info *dev, const char *cache_op, uint32_
         "    .pragma \"nounroll\";\n"
         "    and.b32 %%r8, %%r2, %u;\n"
         "    shl.b32 %%r9, %%r8, 2;\n"
+        "    add.s32 %%r10, %%r9, %%r7;\n"
         "    add.s32 %%r9, %%r9, %%r6;\n"
-        "    shl.b32 %%r10, %%r8, 2;\n"
-        "    add.s32 %%r10, %%r10, %%r7;\n"
         "    mov.u64 %%rd10, %%clock64;\n"
         "    ld.global.%s.u64 %%rd3, [%%rd3];\n"
         "    st.shared.u32 [%%r9], %%rd3;   // low half of the pointer: the trace\n"
@@ -126,12 +168,18 @@ static char *pchase_ptx(const gd_device_info *dev, const char *cache_op, uint32_
         "    sub.s64 %%rd12, %%rd11, %%rd10;\n"
         "    cvt.u32.u64 %%r3, %%rd12;\n"
         "    st.shared.u32 [%%r10], %%r3;\n"
+        "    min.u32 %%r11, %%r3, %u;\n"
+        "    shl.b32 %%r11, %%r11, 2;\n"
+        "    add.s32 %%r11, %%r11, %%r13;\n"
+        "    ld.shared.u32 %%r12, [%%r11];\n"
+        "    add.s32 %%r12, %%r12, 1;\n"
+        "    st.shared.u32 [%%r11], %%r12;\n"
         "    add.s64 %%rd4, %%rd4, %%rd3;\n"
         "    add.s32 %%r2, %%r2, 1;\n"
-        "    setp.lt.u32 %%p1, %%r2, %%r1;\n"
+        "    setp.lt.u32 %%p1, %%r2, %%r14;\n"
         "    @%%p1 bra $L_timed;\n"
         "\n"
-        "    // 4. results: final pointer, checksum, calibration, rings\n"
+        "    // 4. results: final pointer, checksum, calibration, histogram, rings\n"
         "    st.global.u64 [%%rd2], %%rd3;\n"
         "    st.global.u64 [%%rd2+8], %%rd4;\n"
         "    mov.u32 %%r2, 0;\n"
@@ -147,17 +195,29 @@ static char *pchase_ptx(const gd_device_info *dev, const char *cache_op, uint32_
         "    add.s32 %%r2, %%r2, 1;\n"
         "    setp.lt.u32 %%p1, %%r2, %u;\n"
         "    @%%p1 bra $L_copy_calib;\n"
-        "    min.u32 %%r11, %%r1, %u;\n"
+        "    mov.u32 %%r2, 0;\n"
+        "$L_copy_hist:\n"
+        "    .pragma \"nounroll\";\n"
+        "    shl.b32 %%r4, %%r2, 2;\n"
+        "    add.s32 %%r5, %%r13, %%r4;\n"
+        "    ld.shared.u32 %%r3, [%%r5];\n"
+        "    cvt.u64.u32 %%rd5, %%r4;\n"
+        "    add.s64 %%rd6, %%rd2, %%rd5;\n"
+        "    st.global.u32 [%%rd6+%u], %%r3;\n"
+        "    add.s32 %%r2, %%r2, 1;\n"
+        "    setp.lt.u32 %%p1, %%r2, %u;\n"
+        "    @%%p1 bra $L_copy_hist;\n"
+        "    min.u32 %%r11, %%r14, %u;\n"
         "    mov.u32 %%r2, 0;\n"
         "    mov.u32 %%r6, gd_trace;\n"
         "    mov.u32 %%r7, gd_delta;\n"
         "$L_copy_ring:\n"
         "    .pragma \"nounroll\";\n"
         "    shl.b32 %%r4, %%r2, 2;\n"
-        "    add.s32 %%r5, %%r7, %%r4;\n"
-        "    ld.shared.u32 %%r3, [%%r5];\n"
         "    cvt.u64.u32 %%rd5, %%r4;\n"
         "    add.s64 %%rd6, %%rd2, %%rd5;\n"
+        "    add.s32 %%r5, %%r7, %%r4;\n"
+        "    ld.shared.u32 %%r3, [%%r5];\n"
         "    st.global.u32 [%%rd6+%u], %%r3;\n"
         "    add.s32 %%r5, %%r6, %%r4;\n"
         "    ld.shared.u32 %%r3, [%%r5];\n"
@@ -167,10 +227,10 @@ static char *pchase_ptx(const gd_device_info *dev, const char *cache_op, uint32_
         "    @%%p1 bra $L_copy_ring;\n"
         "    ret;\n"
         "}\n",
-        ring * 4, ring * 4, PCHASE_CALIBRATION_SAMPLES * 4, PCHASE_CALIBRATION_SAMPLES, cache_op,
-        ring - 1, cache_op, PCHASE_HEADER_BYTES, PCHASE_CALIBRATION_SAMPLES, ring,
-        PCHASE_HEADER_BYTES + PCHASE_CALIBRATION_SAMPLES * 4,
-        PCHASE_HEADER_BYTES + PCHASE_CALIBRATION_SAMPLES * 4 + ring * 4);
+        PCHASE_HIST_BUCKETS * 4, ring * 4, ring * 4, PCHASE_CALIBRATION_SAMPLES * 4,
+        PCHASE_HIST_BUCKETS, PCHASE_CALIBRATION_SAMPLES, cache_op, ring - 1, cache_op,
+        PCHASE_HIST_BUCKETS - 1, OUT_CALIB, PCHASE_CALIBRATION_SAMPLES, OUT_HIST,
+        PCHASE_HIST_BUCKETS, ring, OUT_RING, OUT_RING + ring * 4);
     return gd_ptx_finish(&p);
 }
 
@@ -203,6 +263,13 @@ int gd_pchase_plan(const gd_probe_opts *opts, const gd_device_info *dev, uint64_
     if (!st)
         return gd_fail(err, "pchase: out of memory");
     st->elements = elements;
+    st->laps = (PCHASE_MIN_TIMED + elements - 1) / elements;
+    st->warm_laps = (PCHASE_MIN_WARM + elements - 1) / elements;
+    if (elements * st->laps > UINT32_MAX || elements * st->warm_laps > UINT32_MAX) {
+        free(st);
+        return gd_fail(err, "pchase: %llu elements are too many for one lap counter",
+                       (unsigned long long)elements);
+    }
     st->ring = o->samples;
     out->state = st;
     out->point = point;
@@ -227,7 +294,9 @@ int gd_pchase_plan(const gd_probe_opts *opts, const gd_device_info *dev, uint64_
     out->params[0] = (gd_probe_param){.kind = GD_PARAM_BUFFER, .buffer = 0};
     out->params[1] = (gd_probe_param){.kind = GD_PARAM_BUFFER, .buffer = 1};
     out->params[2] = (gd_probe_param){.kind = GD_PARAM_U32, .value = elements};
-    out->param_count = 3;
+    out->params[3] = (gd_probe_param){.kind = GD_PARAM_U32, .value = elements * st->laps};
+    out->params[4] = (gd_probe_param){.kind = GD_PARAM_U32, .value = elements * st->warm_laps};
+    out->param_count = 5;
     /* ptxas gives 63 instructions for sm_75 and up to 96 (with padding) for sm_90;
      * far outside that means it unrolled, merged or dropped code */
     out->code_min_instructions = PCHASE_MIN_SASS;
@@ -309,38 +378,56 @@ int gd_pchase_decode(const gd_probe_plan *plan, const gd_devptr *addresses, void
                             "0x%llx: the device did not follow the chain",
                        (unsigned long long)n, (unsigned long long)final_ptr,
                        (unsigned long long)base);
-    uint64_t expect = n * base + stride * (n * (n - 1) / 2);
+    uint64_t timed = n * st->laps;
+    uint64_t expect = (n * base + stride * (n * (n - 1) / 2)) * st->laps;
     if (checksum != expect)
         return gd_fail(err, "pchase: the sum of visited pointers is 0x%llx, expected 0x%llx: some "
                             "elements were not visited",
                        (unsigned long long)checksum, (unsigned long long)expect);
+    uint64_t counted = 0;
+    for (int b = 0; b < PCHASE_HIST_BUCKETS; b++) {
+        uint32_t c;
+        memcpy(&c, buf + OUT_HIST + 4 * b, 4);
+        counted += c;
+    }
+    if (counted != timed)
+        return gd_fail(err, "pchase: the histogram counts %llu accesses, the timed laps have %llu",
+                       (unsigned long long)counted, (unsigned long long)timed);
 
     double calib[PCHASE_CALIBRATION_SAMPLES];
     for (int i = 0; i < PCHASE_CALIBRATION_SAMPLES; i++) {
         uint32_t v;
-        memcpy(&v, buf + PCHASE_HEADER_BYTES + 4 * i, 4);
+        memcpy(&v, buf + OUT_CALIB + 4 * i, 4);
         calib[i] = v;
     }
     qsort(calib, PCHASE_CALIBRATION_SAMPLES, sizeof calib[0], cmp_double);
     double overhead =
         (calib[PCHASE_CALIBRATION_SAMPLES / 2 - 1] + calib[PCHASE_CALIBRATION_SAMPLES / 2]) / 2;
 
-    uint64_t count = n < st->ring ? n : st->ring;
-    gd_series *cycles = gd_probe_result_add(out, "cycles", count);
+    uint64_t recent = timed < st->ring ? timed : st->ring;
+    gd_series *cycles = gd_probe_result_add(out, "cycles", timed);
+    gd_series *recent_series = gd_probe_result_add(out, "recent_cycles", recent);
     gd_series *overhead_series = gd_probe_result_add(out, "timer_overhead", 1);
     gd_series *base_series = gd_probe_result_add(out, "chain_base", 1);
-    if (!cycles || !overhead_series || !base_series)
-        return gd_fail(err, "pchase: out of memory");
+    if (!cycles || !recent_series || !overhead_series || !base_series)
+        return gd_fail(err, "pchase: out of memory for %llu samples", (unsigned long long)timed);
+    /* the histogram, expanded: every access of the timed lap */
+    size_t k = 0;
+    for (int b = 0; b < PCHASE_HIST_BUCKETS; b++) {
+        uint32_t c;
+        memcpy(&c, buf + OUT_HIST + 4 * b, 4);
+        for (uint32_t i = 0; i < c; i++)
+            cycles->samples[k++] = (double)b - overhead;
+    }
+    /* chronological order: the ring slot of access i is i mod ring */
+    uint64_t first = timed > st->ring ? timed % st->ring : 0;
+    for (uint64_t i = 0; i < recent; i++) {
+        uint32_t v;
+        memcpy(&v, buf + OUT_RING + 4 * ((first + i) % st->ring), 4);
+        recent_series->samples[i] = (double)v - overhead;
+    }
     overhead_series->samples[0] = overhead;
     base_series->samples[0] = (double)base; /* exact below 2^53: where the chain lived, for the model */
-    const uint8_t *deltas = buf + PCHASE_HEADER_BYTES + PCHASE_CALIBRATION_SAMPLES * 4;
-    /* chronological order: the ring slot of access i is i mod ring */
-    uint64_t first = n > st->ring ? n % st->ring : 0;
-    for (uint64_t i = 0; i < count; i++) {
-        uint32_t v;
-        memcpy(&v, deltas + 4 * ((first + i) % st->ring), 4);
-        cycles->samples[i] = (double)v - overhead;
-    }
     return 0;
 }
 

@@ -22,7 +22,8 @@ void gd_pchase_release(gd_probe_plan *plan);
  * cycle over n elements (Sattolo's algorithm, seeded).  -1 if n is 0 or too big. */
 int gd_pchase_permutation(uint64_t n, uint64_t seed, uint32_t *next);
 
-/* Samples the kernel records per point (the timed lap's last accesses). */
-#define GD_PCHASE_DEFAULT_SAMPLES 4096
+/* Accesses of the timed lap kept in order ("recent_cycles"); every access is in
+ * "cycles" through a histogram. */
+#define GD_PCHASE_DEFAULT_SAMPLES 2048
 
 #endif

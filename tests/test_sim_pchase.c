@@ -189,8 +189,9 @@ static void test_walk_is_verified(void **state)
     assert_int_equal(p->plan(&opts, gd_device_get_info(f->dev), 4096, &plan, &err), 0);
     gd_devptr addr[2] = {0x7f0000000000ull, 0x7f0000200000ull};
     uint8_t *out = calloc(1, plan.buffers[1].bytes);
-    uint64_t n = 4096 / 32, base = addr[0];
-    uint64_t sum = n * base + 32 * (n * (n - 1) / 2);
+    /* 128 elements: timed for 32 laps, to give 4096 samples */
+    uint64_t n = 4096 / 32, laps = 32, base = addr[0];
+    uint64_t sum = (n * base + 32 * (n * (n - 1) / 2)) * laps;
     void *bufs[2] = {NULL, out};
     gd_probe_result res = {0};
 
@@ -208,8 +209,17 @@ static void test_walk_is_verified(void **state)
     assert_non_null(strstr(err.msg, "some elements were not visited"));
     gd_probe_result_free(&res);
 
+    /* the histogram must count one access per element (it sits after the
+     * 16-byte header and 32 calibration deltas) */
     memcpy(out + 8, &sum, 8);
+    assert_int_equal(p->decode(&plan, addr, bufs, &res, &err), -1);
+    assert_non_null(strstr(err.msg, "the histogram counts 0 accesses, the timed laps have 4096"));
+    gd_probe_result_free(&res);
+    uint32_t count = (uint32_t)(n * laps);
+    memcpy(out + 16 + 32 * 4 + 4 * 20, &count, 4);
     assert_int_equal(p->decode(&plan, addr, bufs, &res, &err), 0);
+    assert_int_equal(res.series[0].count, n * laps);
+    assert_true(res.series[0].samples[0] == 20);
     gd_probe_result_free(&res);
     free(out);
     gd_probe_plan_free(p, &plan);

@@ -1,0 +1,208 @@
+/* compare.c -- a measured hierarchy held against an arch file.
+ *
+ * Two views, written to results/RUN/compare.json:
+ *   - per parameter (L1D.size_bytes, L1D.line_bytes, L1D.latency_cycles, L2...,
+ *     DRAM.latency_cycles, TLB coverages when the arch has TLBs): measured,
+ *     expected (what the analytical model says the probe measures on this arch),
+ *     published (the arch file's value, with the source its comment cites),
+ *     error, and a verdict: match within the tolerance, mismatch, or not measured;
+ *   - per plateau of each modelled curve: the residual of the measured mean
+ *     against the model's mean at the plateau's points.
+ *
+ * Tolerances: a capacity within one line of the arch's line (the sweep's knee
+ * is as fine as its stride; a capacity off by more is a different cache); a
+ * fetch granularity exactly; a latency within max(1 cycle, 2%) -- the timer
+ * resolution, and the spread of repeated measurements on a card.
+ */
+#include "analysis/compare.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/model.h"
+
+#define LATENCY_TOLERANCE_CYCLES 1.0
+#define LATENCY_TOLERANCE_RELATIVE 0.02
+
+typedef struct counts {
+    int match, mismatch, not_measured;
+} counts;
+
+static void add_parameter(json_t *params, counts *c, const char *level, const char *what,
+                          int measured_ok, double measured, double expected, double tolerance,
+                          double published, const char *source)
+{
+    char name[64];
+    snprintf(name, sizeof name, "%s.%s", level, what);
+    json_t *o = json_object();
+    json_object_set_new(o, "parameter", json_string(name));
+    json_object_set_new(o, "level", json_string(level));
+    json_object_set_new(o, "measured", measured_ok ? json_real(measured) : json_null());
+    json_object_set_new(o, "expected", json_real(expected));
+    json_object_set_new(o, "published", json_real(published));
+    json_object_set_new(o, "source", source ? json_string(source) : json_null());
+    const char *verdict;
+    if (!measured_ok) {
+        json_object_set_new(o, "error", json_null());
+        json_object_set_new(o, "relative_error", json_null());
+        verdict = "not measured";
+        c->not_measured++;
+    } else {
+        double e = measured - expected;
+        json_object_set_new(o, "error", json_real(e));
+        json_object_set_new(o, "relative_error", expected ? json_real(e / expected) : json_null());
+        int ok = fabs(e) <= tolerance + 1e-9;
+        verdict = ok ? "match" : "mismatch";
+        if (ok)
+            c->match++;
+        else
+            c->mismatch++;
+    }
+    json_object_set_new(o, "tolerance", json_real(tolerance));
+    json_object_set_new(o, "verdict", json_string(verdict));
+    json_array_append_new(params, o);
+}
+
+static double latency_tolerance(double expected)
+{
+    double rel = LATENCY_TOLERANCE_RELATIVE * expected;
+    return rel > LATENCY_TOLERANCE_CYCLES ? rel : LATENCY_TOLERANCE_CYCLES;
+}
+
+static void compare_cache_level(json_t *params, counts *c, const gd_arch *arch, gd_level_id id,
+                                const gd_inferred_level *m)
+{
+    const gd_arch_level *l = &arch->level[id];
+    const char *name = gd_level_name(id);
+    add_parameter(params, c, name, "size_bytes", m->present && m->has_size, (double)m->size_bytes,
+                  (double)l->size_bytes, l->line_bytes, (double)l->size_bytes,
+                  gd_arch_source_of(arch, name, "size"));
+    int sectored = l->sector_bytes && l->sector_bytes != l->line_bytes;
+    double fetch = sectored ? l->sector_bytes : l->line_bytes;
+    add_parameter(params, c, name, "line_bytes", m->present && m->has_line, (double)m->line_bytes,
+                  fetch, 0, fetch, gd_arch_source_of(arch, name, sectored ? "sector" : "line"));
+    add_parameter(params, c, name, "latency_cycles", m->present && m->has_latency,
+                  m->latency_cycles, l->latency_cycles, latency_tolerance(l->latency_cycles),
+                  l->latency_cycles, gd_arch_source_of(arch, name, "latency"));
+}
+
+/* Residuals of one modelled curve against its plateaus in inferred.json. */
+static int curve_residuals(json_t *out, const gd_run *run, const gd_curve *curve,
+                           const gd_arch *arch, gd_err *err)
+{
+    const char *probe = curve->probe->name;
+    if (strcmp(probe, "pchase") && strcmp(probe, "pchase_stride"))
+        return 0; /* no analytical model */
+    const json_t *cinfo = json_object_get(json_object_get(run->inferred_doc, "curves"), curve->label);
+    const json_t *plateaus = json_object_get(cinfo, "plateaus");
+    if (!json_is_array(plateaus) || curve->count == 0)
+        return 0;
+    size_t n = curve->count;
+    uint64_t *xs = malloc(n * sizeof *xs), *bases = malloc(n * sizeof *bases);
+    gd_model_point *model = malloc(n * sizeof *model);
+    int rc = -1;
+    if (!xs || !bases || !model) {
+        gd_fail(err, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++) {
+        xs[i] = curve->points[i].x;
+        const gd_summary *b = gd_point_summary(&curve->points[i], "chain_base");
+        bases[i] = b ? (uint64_t)b->mean : 0;
+    }
+    if (gd_model_curve(arch, probe, &curve->opts, xs, bases, n, model, err) != 0)
+        goto out;
+    size_t pi;
+    const json_t *p;
+    json_array_foreach(plateaus, pi, p) {
+        double x0 = json_number_value(json_object_get(p, "x_first"));
+        double x1 = json_number_value(json_object_get(p, "x_last"));
+        double sum = 0, sq = 0, worst = 0;
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++) {
+            if ((double)xs[i] < x0 || (double)xs[i] > x1)
+                continue;
+            const gd_summary *s = gd_point_summary(&curve->points[i], "cycles");
+            if (!s)
+                continue;
+            double r = s->mean - model[i].mean_cycles;
+            sum += r;
+            sq += r * r;
+            if (fabs(r) > worst)
+                worst = fabs(r);
+            k++;
+        }
+        json_t *o = json_object();
+        json_object_set_new(o, "curve", json_string(curve->label));
+        json_object_set_new(o, "plateau", json_integer((json_int_t)pi));
+        json_object_set_new(o, "level_cycles", json_object_get(p, "level")
+                                                   ? json_deep_copy(json_object_get(p, "level"))
+                                                   : json_null());
+        json_object_set_new(o, "x_first", json_real(x0));
+        json_object_set_new(o, "x_last", json_real(x1));
+        json_object_set_new(o, "points", json_integer((json_int_t)k));
+        json_object_set_new(o, "mean_residual", k ? json_real(sum / (double)k) : json_null());
+        json_object_set_new(o, "rms_residual", k ? json_real(sqrt(sq / (double)k)) : json_null());
+        json_object_set_new(o, "max_abs_residual", k ? json_real(worst) : json_null());
+        json_array_append_new(out, o);
+    }
+    rc = 0;
+out:
+    free(xs);
+    free(bases);
+    free(model);
+    return rc;
+}
+
+int gd_compare_run(const gd_run *run, const gd_arch *arch, json_t **out, gd_err *err)
+{
+    *out = NULL;
+    if (!run->inferred_doc)
+        return gd_fail(err, "%s: no inferred.json to compare (run `gpudissect characterize`)",
+                       run->dir);
+    json_t *doc = json_object();
+    json_object_set_new(doc, "arch", json_string(arch->name));
+    json_object_set_new(doc, "arch_file", json_string(arch->path));
+    json_t *params = json_array();
+    counts c = {0};
+    const gd_inference *inf = &run->inferred;
+    compare_cache_level(params, &c, arch, GD_L1D, &inf->level[GD_INF_L1D]);
+    compare_cache_level(params, &c, arch, GD_L2, &inf->level[GD_INF_L2]);
+    const gd_inferred_level *dram = &inf->level[GD_INF_DRAM];
+    add_parameter(params, &c, "DRAM", "latency_cycles", dram->present && dram->has_latency,
+                  dram->latency_cycles, arch->level[GD_DRAM].latency_cycles,
+                  latency_tolerance(arch->level[GD_DRAM].latency_cycles),
+                  arch->level[GD_DRAM].latency_cycles, gd_arch_source_of(arch, "DRAM", "latency"));
+    static const struct {
+        gd_level_id arch_level;
+        gd_inferred_name inferred;
+    } tlbs[] = {{GD_TLB1, GD_INF_TLB1}, {GD_TLB2, GD_INF_TLB2}};
+    for (size_t i = 0; i < sizeof tlbs / sizeof tlbs[0]; i++) {
+        const gd_arch_level *l = &arch->level[tlbs[i].arch_level];
+        const gd_inferred_level *m = &inf->level[tlbs[i].inferred];
+        if (!l->present)
+            continue;
+        const char *name = gd_level_name(tlbs[i].arch_level);
+        add_parameter(params, &c, name, "size_bytes", m->present && m->has_size,
+                      (double)m->size_bytes, (double)l->size_bytes, l->line_bytes,
+                      (double)l->size_bytes, gd_arch_source_of(arch, name, "size"));
+    }
+    json_object_set_new(doc, "parameters", params);
+    json_t *residuals = json_array();
+    for (size_t i = 0; i < run->curve_count; i++)
+        if (curve_residuals(residuals, run, &run->curves[i], arch, err) != 0) {
+            json_decref(residuals);
+            json_decref(doc);
+            return -1;
+        }
+    json_object_set_new(doc, "residuals", residuals);
+    json_t *summary = json_object();
+    json_object_set_new(summary, "match", json_integer(c.match));
+    json_object_set_new(summary, "mismatch", json_integer(c.mismatch));
+    json_object_set_new(summary, "not_measured", json_integer(c.not_measured));
+    json_object_set_new(doc, "summary", summary);
+    *out = doc;
+    return 0;
+}

@@ -1,0 +1,12 @@
+/* figures.h -- one plot per curve of a run (figures.c). */
+#ifndef GD_FIGURES_H
+#define GD_FIGURES_H
+
+#include "analysis/arch.h"
+#include "analysis/run_load.h"
+
+/* Writes RUN/plots/LABEL.{dat,gp,png,svg} for every curve; `arch` (may be NULL)
+ * adds the analytical model's curve. */
+int gd_figures_write(const gd_run *run, const gd_arch *arch, gd_err *err);
+
+#endif

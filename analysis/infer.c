@@ -1,0 +1,303 @@
+/* infer.c -- naming plateaus, reading capacities off knees, granularities off
+ * stride curves.
+ *
+ * A footprint p-chase with ld.ca climbs L1D -> L2 -> (far L2) -> DRAM -> (TLB
+ * misses).  Plateaus alone do not say which is which, so the knees are placed
+ * against what the device reports about itself: the knee nearest the device's L2
+ * size (within a factor GD_L2_HINT_FACTOR) closes the L2; the first plateau is
+ * the L1D; plateaus between the L1D and the L2 knee are the L2 and, if there is
+ * a second, its far half (L2FAR); those after the L2 knee are DRAM and then the
+ * TLB levels (DRAM + L1 TLB miss, + L2 TLB miss), whose knees are TLB coverage.
+ * Without a usable hint the plateaus are taken in that order.  With ld.cg the
+ * first plateau is the L2.
+ *
+ * A level's capacity is the last footprint still on its plateau (the knee's
+ * `below` point): the largest footprint with no miss.  An adaptive sweep pins it
+ * to one stride; a coarse sweep leaves it as wide as the bracket, which
+ * inferred.json records.  A stride sweep's last plateau starts at the stride from
+ * which every access misses: the fetch granularity.
+ */
+#include "analysis/infer.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define GD_L2_HINT_FACTOR 4.0 /* a knee this far from the reported L2 size is not the L2's */
+
+static const char *const inferred_names[GD_INF_COUNT] = {
+    [GD_INF_L1D] = "L1D", [GD_INF_L2] = "L2",     [GD_INF_L2FAR] = "L2FAR",
+    [GD_INF_DRAM] = "DRAM", [GD_INF_TLB1] = "TLB1", [GD_INF_TLB2] = "TLB2",
+};
+
+const char *gd_inferred_level_name(gd_inferred_name n)
+{
+    return n < GD_INF_COUNT ? inferred_names[n] : "?";
+}
+
+int gd_inferred_level_from_name(const char *name)
+{
+    for (int i = 0; i < GD_INF_COUNT; i++)
+        if (!strcmp(inferred_names[i], name))
+            return i;
+    return -1;
+}
+
+double gd_inferred_confidence(const gd_inferred_level *l)
+{
+    double c = 1.0;
+    if (l->has_size && l->size_confidence < c)
+        c = l->size_confidence;
+    if (l->has_line && l->line_confidence < c)
+        c = l->line_confidence;
+    if (l->has_latency && l->latency_confidence < c)
+        c = l->latency_confidence;
+    return c;
+}
+
+static void set_latency(gd_inferred_level *l, const gd_plateau *p, const char *from)
+{
+    l->present = 1;
+    l->has_latency = 1;
+    l->latency_cycles = p->level;
+    l->latency_confidence = p->confidence;
+    snprintf(l->latency_from, sizeof l->latency_from, "%s", from);
+}
+
+static void set_size(gd_inferred_level *l, const gd_knee *k, const char *from)
+{
+    l->present = 1;
+    l->has_size = 1;
+    l->size_bytes = (uint64_t)k->x_below;
+    l->size_confidence = k->confidence;
+    l->knee_below = k->x_below;
+    l->knee_above = k->x_above;
+    snprintf(l->size_from, sizeof l->size_from, "%s", from);
+}
+
+int gd_infer_pchase(gd_inference *inf, const gd_curve *curve, const gd_segmentation *seg,
+                    int bypass_l1, uint64_t l2_bytes_hint, gd_err *err)
+{
+    size_t np = seg->plateau_count;
+    if (np == 0)
+        return gd_fail(err, "%s: no plateau found: the sweep is too short or too noisy",
+                       curve->label);
+    /* which knee closes the L2? */
+    size_t l2_knee = SIZE_MAX;
+    if (l2_bytes_hint) {
+        double best = log(GD_L2_HINT_FACTOR);
+        for (size_t k = 0; k < seg->knee_count; k++) {
+            if (!bypass_l1 && k == 0)
+                continue; /* the first knee closes the L1 */
+            double d = fabs(log(seg->knees[k].x_below / (double)l2_bytes_hint));
+            if (d <= best) {
+                best = d;
+                l2_knee = k;
+            }
+        }
+    }
+    /* name the plateaus in order */
+    static const gd_inferred_name after_l2[] = {GD_INF_DRAM, GD_INF_TLB1, GD_INF_TLB2};
+    gd_inferred_name names[16];
+    size_t first_l2 = bypass_l1 ? 0 : 1, beyond = 0;
+    for (size_t i = 0; i < np && i < 16; i++) {
+        gd_inferred_name n = GD_INF_COUNT; /* GD_INF_COUNT: not a level the schema names */
+        if (i < first_l2)
+            n = GD_INF_L1D;
+        else if (i == first_l2)
+            n = GD_INF_L2;
+        else if (l2_knee != SIZE_MAX && i <= l2_knee)
+            n = i == first_l2 + 1 ? GD_INF_L2FAR : GD_INF_COUNT;
+        else if (beyond < sizeof after_l2 / sizeof after_l2[0])
+            n = after_l2[beyond++];
+        names[i] = n;
+    }
+    for (size_t i = 0; i < np && i < 16; i++) {
+        if (names[i] == GD_INF_COUNT)
+            continue;
+        set_latency(&inf->level[names[i]], &seg->plateaus[i], curve->label);
+        if (i >= seg->knee_count)
+            continue;
+        /* the knee after a plateau is a capacity: the L1D's, the L2's (after the
+         * far half when there is one), the L1 TLB's after DRAM, the L2 TLB's
+         * after that */
+        const gd_knee *k = &seg->knees[i];
+        switch (names[i]) {
+        case GD_INF_L1D: set_size(&inf->level[GD_INF_L1D], k, curve->label); break;
+        case GD_INF_L2:
+            if (!(i + 1 < np && names[i + 1] == GD_INF_L2FAR))
+                set_size(&inf->level[GD_INF_L2], k, curve->label);
+            break;
+        case GD_INF_L2FAR: set_size(&inf->level[GD_INF_L2], k, curve->label); break;
+        case GD_INF_DRAM: set_size(&inf->level[GD_INF_TLB1], k, curve->label); break;
+        case GD_INF_TLB1: set_size(&inf->level[GD_INF_TLB2], k, curve->label); break;
+        default: break;
+        }
+    }
+    return 0;
+}
+
+int gd_infer_stride(gd_inference *inf, const gd_curve *curve, const gd_segmentation *seg,
+                    gd_inferred_name level, gd_err *err)
+{
+    if (seg->plateau_count == 0)
+        return gd_fail(err, "%s: no plateau in the stride sweep", curve->label);
+    const gd_plateau *last = &seg->plateaus[seg->plateau_count - 1];
+    /* Below the granularity g a share (1 - stride/g) of the accesses still hits
+     * the level above; at stride g/2 that is half, and the point's median may
+     * sit on either level -- so the plateau detector can count it in.  The
+     * granularity is the first point of the last plateau whose 5th percentile
+     * is already at the plateau's level: past the midpoint from the lowest
+     * level the sweep saw. */
+    double low = INFINITY;
+    for (size_t i = 0; i < curve->count; i++) {
+        const gd_summary *s = NULL;
+        int k = gd_point_series_index(&curve->points[i], "cycles");
+        if (k >= 0)
+            s = &curve->points[i].series[k].summary;
+        if (s && s->p05 < low)
+            low = s->p05;
+    }
+    size_t g = last->first;
+    double threshold = (last->level + low) / 2;
+    while (g < last->last) {
+        int k = gd_point_series_index(&curve->points[g], "cycles");
+        if (k >= 0 && curve->points[g].series[k].summary.p05 > threshold)
+            break;
+        g++;
+    }
+    gd_inferred_level *l = &inf->level[level];
+    l->present = 1;
+    l->has_line = 1;
+    l->line_bytes = curve->points[g].x;
+    /* confident when the plateau is, and when points below it were measured
+     * (a plateau from the first stride on only bounds the granularity) */
+    double conf = last->confidence;
+    if (seg->plateau_count >= 2)
+        conf *= seg->knees[seg->knee_count - 1].confidence;
+    if (g == 0 || last->level - low < 1.0)
+        conf *= 0.5;
+    l->line_confidence = conf;
+    snprintf(l->line_from, sizeof l->line_from, "%s", curve->label);
+    return 0;
+}
+
+static json_t *num_or_null(int has, double v)
+{
+    return has ? json_real(v) : json_null();
+}
+
+static json_t *int_or_null(int has, uint64_t v)
+{
+    return has ? json_integer((json_int_t)v) : json_null();
+}
+
+json_t *gd_inference_to_json(const gd_inference *inf)
+{
+    json_t *doc = json_object();
+    json_t *levels = json_array();
+    for (int i = 0; i < GD_INF_COUNT; i++) {
+        const gd_inferred_level *l = &inf->level[i];
+        if (!l->present)
+            continue;
+        json_t *o = json_object();
+        json_object_set_new(o, "name", json_string(inferred_names[i]));
+        json_object_set_new(o, "size_bytes", int_or_null(l->has_size, l->size_bytes));
+        json_object_set_new(o, "line_bytes", int_or_null(l->has_line, l->line_bytes));
+        json_object_set_new(o, "latency_cycles", num_or_null(l->has_latency, l->latency_cycles));
+        json_object_set_new(o, "confidence", json_real(gd_inferred_confidence(l)));
+        json_object_set_new(o, "size_confidence", num_or_null(l->has_size, l->size_confidence));
+        json_object_set_new(o, "line_confidence", num_or_null(l->has_line, l->line_confidence));
+        json_object_set_new(o, "latency_confidence",
+                            num_or_null(l->has_latency, l->latency_confidence));
+        if (l->has_size) {
+            json_t *k = json_object();
+            json_object_set_new(k, "x_below", json_real(l->knee_below));
+            json_object_set_new(k, "x_above", json_real(l->knee_above));
+            json_object_set_new(o, "knee", k);
+        }
+        json_t *from = json_object();
+        if (l->has_size)
+            json_object_set_new(from, "size", json_string(l->size_from));
+        if (l->has_line)
+            json_object_set_new(from, "line", json_string(l->line_from));
+        if (l->has_latency)
+            json_object_set_new(from, "latency", json_string(l->latency_from));
+        json_object_set_new(o, "from", from);
+        json_array_append_new(levels, o);
+    }
+    json_object_set_new(doc, "levels", levels);
+    return doc;
+}
+
+static int get_number(const json_t *o, const char *key, double *v)
+{
+    const json_t *j = json_object_get(o, key);
+    if (!json_is_number(j))
+        return 0;
+    *v = json_number_value(j);
+    return 1;
+}
+
+int gd_inference_from_json(const json_t *doc, gd_inference *inf, const char *path, gd_err *err)
+{
+    memset(inf, 0, sizeof *inf);
+    const json_t *levels = json_object_get(doc, "levels");
+    if (!json_is_array(levels))
+        return gd_fail(err, "%s: no \"levels\" array", path);
+    size_t i;
+    const json_t *o;
+    json_array_foreach(levels, i, o) {
+        const char *name = json_string_value(json_object_get(o, "name"));
+        int id = name ? gd_inferred_level_from_name(name) : -1;
+        if (id < 0)
+            return gd_fail(err, "%s: level %zu has an unknown name '%s'", path, i,
+                           name ? name : "(none)");
+        gd_inferred_level *l = &inf->level[id];
+        double v;
+        l->present = 1;
+        if ((l->has_size = get_number(o, "size_bytes", &v)))
+            l->size_bytes = (uint64_t)v;
+        if ((l->has_line = get_number(o, "line_bytes", &v)))
+            l->line_bytes = (uint64_t)v;
+        l->has_latency = get_number(o, "latency_cycles", &l->latency_cycles);
+        get_number(o, "size_confidence", &l->size_confidence);
+        get_number(o, "line_confidence", &l->line_confidence);
+        get_number(o, "latency_confidence", &l->latency_confidence);
+        const json_t *k = json_object_get(o, "knee");
+        if (k) {
+            get_number(k, "x_below", &l->knee_below);
+            get_number(k, "x_above", &l->knee_above);
+        }
+    }
+    return 0;
+}
+
+json_t *gd_segmentation_to_json(const gd_segmentation *seg)
+{
+    json_t *o = json_object();
+    json_t *plateaus = json_array(), *knees = json_array();
+    for (size_t i = 0; i < seg->plateau_count; i++) {
+        const gd_plateau *p = &seg->plateaus[i];
+        json_t *j = json_object();
+        json_object_set_new(j, "level", json_real(p->level));
+        json_object_set_new(j, "x_first", json_real(p->x_first));
+        json_object_set_new(j, "x_last", json_real(p->x_last));
+        json_object_set_new(j, "points", json_integer((json_int_t)(p->last - p->first + 1)));
+        json_object_set_new(j, "spread", json_real(p->spread));
+        json_object_set_new(j, "confidence", json_real(p->confidence));
+        json_array_append_new(plateaus, j);
+    }
+    for (size_t i = 0; i < seg->knee_count; i++) {
+        const gd_knee *k = &seg->knees[i];
+        json_t *j = json_object();
+        json_object_set_new(j, "x_below", json_real(k->x_below));
+        json_object_set_new(j, "x_above", json_real(k->x_above));
+        json_object_set_new(j, "confidence", json_real(k->confidence));
+        json_array_append_new(knees, j);
+    }
+    json_object_set_new(o, "plateaus", plateaus);
+    json_object_set_new(o, "knees", knees);
+    json_object_set_new(o, "noise_scale", json_real(seg->noise_scale));
+    return o;
+}

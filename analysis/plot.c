@@ -1,0 +1,851 @@
+/* plot.c -- write a curve's data and gnuplot script, and let gnuplot draw it.
+ *
+ * Why gnuplot, and why a script file rather than a pipe: the picture of a
+ * measurement is something its reader wants to restyle (a paper's fonts, a
+ * narrower range, another colour for the model).  So the data and the script
+ * that draws it travel together in plots/, the script names only relative files,
+ * and what gpudissect does is exactly what a user does by hand:
+ * `cd plots && gnuplot NAME.gp`.
+ *
+ * The one difference: when gpudissect runs the script it first defines out_png
+ * and out_svg (gnuplot -e "out_png='NAME.png.tmp.XXXXXX'; ...") so that gnuplot
+ * draws into temporary files; the script only falls back to NAME.png / NAME.svg
+ * when those are undefined.  The temporaries are checked to be a whole PNG / an
+ * SVG document and then renamed over the final names, so a reader (or the report)
+ * never sees half a picture.
+ *
+ * Layout of NAME.dat (gnuplot data blocks, separated by two blank lines and
+ * selected with `index`): block 0 is the measurement (x median [min max]), then
+ * the model (x y) when it has a valid point, then each extra series with a valid
+ * point.  Series without one are left out of both the data and the plot, because
+ * gnuplot stops with "x range is invalid" on a plot that has no valid point.
+ *
+ * Text from the caller (titles, labels, series names) goes into single-quoted
+ * gnuplot strings, where the only escape is '' for a quote -- backslashes stay
+ * literal -- and the terminals are `noenhanced`, so "L1_D" is not a subscript.
+ */
+#include "analysis/plot.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "host/results.h"
+#include "host/runner.h"
+
+/* The picture size asked for by the design: wide enough for a log sweep of
+ * 1KiB..8MiB with readable tics, the usual aspect of a paper figure. */
+#define PLOT_WIDTH_PX 1000
+#define PLOT_HEIGHT_PX 600
+
+/* Room for a path in the plots directory (the run directory is user-chosen). */
+#define PLOT_PATH_BYTES 1200
+/* A file stem: curve labels are at most 63 characters (gd_curve.label). */
+#define PLOT_NAME_MAX 128
+
+/* Byte tics: at most this many, so that "512KiB" labels do not overlap at 1000 px. */
+#define MAX_BYTE_TICS 12
+/* Room around the data: a factor on a log axis, a fraction of the span on a
+ * linear one, so the first and last points are not drawn on the frame. */
+#define LOG_X_PAD_FACTOR 1.15
+#define LINEAR_X_PAD_FRACTION 0.03
+/* Largest power of two a uint64_t holds, for byte tics. */
+#define MAX_BYTE_TIC_EXPONENT 62
+
+/* How much of gnuplot's stderr is kept to explain a failure. */
+#define GNUPLOT_DIAG_BYTES 8192
+
+/* Colours (matplotlib's tab10, so a reader recognises them): the measurement,
+ * the model, the plateau marks, the knee marks, then the extra series. */
+#define COLOR_MEASURED "#1f77b4"
+#define COLOR_MODEL "#ff7f0e"
+#define COLOR_PLATEAU "#d62728"
+#define COLOR_KNEE "#555555"
+static const char *const extra_colors[] = {"#2ca02c", "#9467bd", "#8c564b",
+                                           "#e377c2", "#17becf", "#bcbd22"};
+#define EXTRA_COLOR_COUNT (sizeof extra_colors / sizeof extra_colors[0])
+
+/* The PNG file signature and chunk framing (PNG spec, sections 5.2 and 5.3). */
+static const unsigned char png_signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+#define PNG_CHUNK_OVERHEAD 12      /* length (4) + type (4) + CRC (4) */
+#define PNG_IHDR_BYTES 13
+#define PNG_MAX_CHUNK_BYTES 0x7fffffffu /* lengths are limited to 2^31 - 1 */
+
+/* ------------------------------------------------------------------------- */
+/* Validation and ranges                                                      */
+
+static int name_is_safe(const char *name)
+{
+    size_t n = name ? strlen(name) : 0;
+    if (n == 0 || n > PLOT_NAME_MAX || name[0] == '.')
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)name[i];
+        int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                 c == '.' || c == '_' || c == '+' || c == '-';
+        if (!ok)
+            return 0;
+    }
+    return 1;
+}
+
+/* An x value can be drawn: finite, and positive on a log axis. */
+static int x_ok(const gd_plot_spec *s, double x)
+{
+    return isfinite(x) && (!s->log_x || x > 0);
+}
+
+typedef struct x_range {
+    double lo, hi;
+    int any;
+} x_range;
+
+static void range_add(x_range *r, const gd_plot_spec *s, double x)
+{
+    if (!x_ok(s, x))
+        return;
+    if (!r->any || x < r->lo)
+        r->lo = x;
+    if (!r->any || x > r->hi)
+        r->hi = x;
+    r->any = 1;
+}
+
+/* Counts of drawable points, decided once and used by both the .dat and the .gp. */
+typedef struct plot_plan {
+    size_t median_points;   /* measured rows with a drawable x and a finite median */
+    size_t band_points;     /* ... with a drawable x and finite min and max */
+    size_t model_points;    /* model rows with drawable x and finite y */
+    x_range range;
+} plot_plan;
+
+/* Drawable (x, y) pairs of a series; each widens the x range. */
+static size_t scan_xy(const gd_plot_spec *s, const double *x, const double *y, size_t n,
+                      x_range *r)
+{
+    size_t valid = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (x_ok(s, x[i]) && isfinite(y[i])) {
+            valid++;
+            range_add(r, s, x[i]);
+        }
+    }
+    return valid;
+}
+
+/* Extra series e has a drawable point (else it is left out: see the top). */
+static int extra_drawn(const gd_plot_spec *s, size_t e)
+{
+    x_range ignored = {0};
+    return scan_xy(s, s->extra[e].x, s->extra[e].y, s->extra[e].count, &ignored) > 0;
+}
+
+static int plan_plot(const gd_plot_spec *s, plot_plan *p, gd_err *err)
+{
+    memset(p, 0, sizeof *p);
+    if (!name_is_safe(s->name))
+        return gd_fail(err, "plot name '%s': use 1..%d letters, digits, '.', '_', '+', '-' "
+                            "(not starting with '.')",
+                       s->name ? s->name : "(null)", PLOT_NAME_MAX);
+    if (s->count == 0 || !s->x || !s->median)
+        return gd_fail(err, "plot %s: no measured points", s->name);
+    if (!s->min != !s->max)
+        return gd_fail(err, "plot %s: min and max must both be given or both be NULL", s->name);
+    if (s->model_count && (!s->model_x || !s->model_y))
+        return gd_fail(err, "plot %s: model_count %zu without model_x/model_y", s->name,
+                       s->model_count);
+    if ((s->plateau_count && !s->plateaus) || (s->knee_count && !s->knees) ||
+        (s->extra_count && !s->extra))
+        return gd_fail(err, "plot %s: a count without its array", s->name);
+    for (size_t e = 0; e < s->extra_count; e++)
+        if (s->extra[e].count && (!s->extra[e].x || !s->extra[e].y))
+            return gd_fail(err, "plot %s: extra series %zu has a count without x/y", s->name, e);
+
+    p->median_points = scan_xy(s, s->x, s->median, s->count, &p->range);
+    for (size_t i = 0; i < s->count; i++)
+        if (s->min && x_ok(s, s->x[i]) && isfinite(s->min[i]) && isfinite(s->max[i]))
+            p->band_points++;
+    if (p->median_points == 0)
+        return gd_fail(err, "plot %s: none of the %zu measured points has a finite x%s and median",
+                       s->name, s->count, s->log_x ? " > 0" : "");
+    p->model_points = scan_xy(s, s->model_x, s->model_y, s->model_count, &p->range);
+    for (size_t e = 0; e < s->extra_count; e++)
+        scan_xy(s, s->extra[e].x, s->extra[e].y, s->extra[e].count, &p->range);
+    for (size_t i = 0; i < s->plateau_count; i++) {
+        if (!isfinite(s->plateaus[i].level))
+            continue;
+        range_add(&p->range, s, s->plateaus[i].x_first);
+        range_add(&p->range, s, s->plateaus[i].x_last);
+    }
+    for (size_t i = 0; i < s->knee_count; i++)
+        range_add(&p->range, s, s->knees[i].x);
+
+    /* Pad the range; a single x gets an interval around it, since gnuplot
+     * refuses an empty x range. */
+    x_range *r = &p->range;
+    if (s->log_x) {
+        r->lo /= LOG_X_PAD_FACTOR;
+        r->hi *= LOG_X_PAD_FACTOR;
+    } else {
+        double pad = (r->hi - r->lo) * LINEAR_X_PAD_FRACTION;
+        if (pad == 0)
+            pad = r->lo != 0 ? fabs(r->lo) / 2 : 1;
+        r->lo -= pad;
+        r->hi += pad;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------------- */
+/* The data file                                                              */
+
+/* `before` then v, or NaN (declared missing in the script). */
+static void put_number(gd_text *t, const char *before, double v)
+{
+    gd_text_printf(t, isfinite(v) ? "%s%.15g" : "%sNaN", before, v);
+}
+
+static void put_xy_block(gd_text *t, const gd_plot_spec *s, const char *what, size_t index,
+                         const double *x, const double *y, size_t n)
+{
+    if (index)
+        gd_text_printf(t, "\n\n# %s %zu: x y\n", what, index);
+    else
+        gd_text_printf(t, "\n\n# %s: x y\n", what);
+    for (size_t i = 0; i < n; i++) {
+        if (!x_ok(s, x[i]))
+            continue;
+        put_number(t, "", x[i]);
+        put_number(t, " ", y[i]);
+        gd_text_printf(t, "\n");
+    }
+}
+
+static int write_dat(const char *path, const gd_plot_spec *s, const plot_plan *p, gd_err *err)
+{
+    gd_text t;
+    gd_text_init(&t);
+    gd_text_printf(&t, "# %s.dat -- written by gpudissect, drawn by %s.gp\n", s->name, s->name);
+    gd_text_printf(&t, "# blocks (gnuplot `index`) are separated by two blank lines; NaN = missing\n");
+    gd_text_printf(&t, "# measured: x median%s\n", s->min ? " min max" : "");
+    for (size_t i = 0; i < s->count; i++) {
+        if (!x_ok(s, s->x[i]))
+            continue;
+        put_number(&t, "", s->x[i]);
+        put_number(&t, " ", s->median[i]);
+        if (s->min) {
+            put_number(&t, " ", s->min[i]);
+            put_number(&t, " ", s->max[i]);
+        }
+        gd_text_printf(&t, "\n");
+    }
+    if (p->model_points)
+        put_xy_block(&t, s, "model", 0, s->model_x, s->model_y, s->model_count);
+    for (size_t e = 0; e < s->extra_count; e++)
+        if (extra_drawn(s, e))
+            put_xy_block(&t, s, "extra series", e + 1, s->extra[e].x, s->extra[e].y,
+                         s->extra[e].count);
+    int rc = gd_text_write_atomic(&t, path, err);
+    gd_text_free(&t);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------- */
+/* The script                                                                 */
+
+/* A single-quoted gnuplot string: ' doubles, control characters become spaces
+ * (a newline would end the command). */
+static void put_string(gd_text *t, const char *s)
+{
+    gd_text_printf(t, "'");
+    for (const char *c = s ? s : ""; *c; c++) {
+        if (*c == '\'')
+            gd_text_printf(t, "''");
+        else if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            gd_text_printf(t, " ");
+        else
+            gd_text_printf(t, "%c", *c);
+    }
+    gd_text_printf(t, "'");
+}
+
+static void put_tic(gd_text *t, int *first, double x)
+{
+    char label[32];
+    gd_format_bytes((uint64_t)x, label, sizeof label);
+    gd_text_printf(t, "%s'%s' %.17g", *first ? "" : ", ", label, x);
+    *first = 0;
+}
+
+/* Powers of two inside the range, every `step`-th exponent so that at most
+ * MAX_BYTE_TICS remain.  Returns how many were written (0: none fits). */
+static int put_pow2_tics(gd_text *t, const x_range *r)
+{
+    int kmin = (int)ceil(log2(r->lo)), kmax = (int)floor(log2(r->hi));
+    if (kmin < 0)
+        kmin = 0;
+    if (kmax > MAX_BYTE_TIC_EXPONENT)
+        kmax = MAX_BYTE_TIC_EXPONENT;
+    if (kmax - kmin + 1 < 2)
+        return 0;
+    int step = (kmax - kmin + MAX_BYTE_TICS) / MAX_BYTE_TICS;
+    int start = (kmin + step - 1) / step * step;  /* 1KiB, 4KiB, 16KiB: aligned exponents */
+    int first = 1, n = 0;
+    gd_text_printf(t, "set xtics (");
+    for (int k = start; k <= kmax; k += step, n++)
+        put_tic(t, &first, ldexp(1, k));
+    gd_text_printf(t, ")\n");
+    return n;
+}
+
+/* Multiples of a power-of-two step (for a linear axis, or a log axis whose
+ * range holds fewer than two powers of two). */
+static void put_linear_byte_tics(gd_text *t, const x_range *r)
+{
+    double lo = r->lo < 0 ? 0 : r->lo;
+    double step = 1;
+    while ((r->hi - lo) / step > MAX_BYTE_TICS && step < ldexp(1, MAX_BYTE_TIC_EXPONENT))
+        step *= 2;
+    int first = 1, n = 0;
+    gd_text_printf(t, "set xtics (");
+    for (double x = ceil(lo / step) * step; x <= r->hi && n <= MAX_BYTE_TICS; x += step, n++)
+        put_tic(t, &first, x);
+    gd_text_printf(t, ")\n");
+}
+
+static void put_set_text(gd_text *t, const char *what, const char *text)
+{
+    if (!text)
+        return;
+    gd_text_printf(t, "set %s ", what);
+    put_string(t, text);
+    gd_text_printf(t, "\n");
+}
+
+static void put_axes(gd_text *t, const gd_plot_spec *s, const plot_plan *p)
+{
+    put_set_text(t, "title", s->title);
+    put_set_text(t, "xlabel", s->xlabel);
+    put_set_text(t, "ylabel", s->ylabel);
+    if (s->log_x)
+        gd_text_printf(t, "set logscale x %d\n", s->x_is_bytes ? 2 : 10);
+    gd_text_printf(t, "set xrange [%.17g:%.17g]\n", p->range.lo, p->range.hi);
+    /* Byte labels need x to fit a uint64_t; beyond that gnuplot's own tics. */
+    if (s->x_is_bytes && p->range.hi < ldexp(1, MAX_BYTE_TIC_EXPONENT)) {
+        if (!s->log_x || put_pow2_tics(t, &p->range) == 0)
+            put_linear_byte_tics(t, &p->range);
+    } else if (s->log_x) {
+        gd_text_printf(t, "set format x '%%g'\n");
+    }
+    /* Room above the top plateau for its label. */
+    gd_text_printf(t, "set offsets 0, 0, graph 0.08, graph 0.02\n");
+    gd_text_printf(t, "set grid xtics ytics lc rgb '#dddddd'\n");
+    /* A staircase rises to the right: below its last plateau is the emptiest
+     * corner, and knee labels sit at the top. */
+    gd_text_printf(t, "set key bottom right box opaque\n");
+}
+
+static int plateau_ok(const gd_plot_spec *s, const gd_plot_plateau *pl)
+{
+    return x_ok(s, pl->x_first) && x_ok(s, pl->x_last) && isfinite(pl->level);
+}
+
+static void put_marks(gd_text *t, const gd_plot_spec *s)
+{
+    /* Labels sit centred above their segment, except that the leftmost one
+     * starts at its segment's start and the rightmost one ends at its end: a
+     * short plateau at either end of the axis would push its text off the frame. */
+    size_t leftmost = SIZE_MAX, rightmost = SIZE_MAX, drawable = 0;
+    for (size_t i = 0; i < s->plateau_count; i++) {
+        const gd_plot_plateau *pl = &s->plateaus[i];
+        if (!plateau_ok(s, pl))
+            continue;
+        drawable++;
+        if (leftmost == SIZE_MAX || pl->x_first < s->plateaus[leftmost].x_first)
+            leftmost = i;
+        if (rightmost == SIZE_MAX || pl->x_last > s->plateaus[rightmost].x_last)
+            rightmost = i;
+    }
+    for (size_t i = 0; i < s->plateau_count; i++) {
+        const gd_plot_plateau *pl = &s->plateaus[i];
+        if (!plateau_ok(s, pl))
+            continue;
+        gd_text_printf(t, "set arrow from %.17g,%.17g to %.17g,%.17g nohead lw 4 lc rgb '%s' front\n",
+                       pl->x_first, pl->level, pl->x_last, pl->level, COLOR_PLATEAU);
+        if (!pl->label[0])
+            continue;
+        /* The middle of the segment as the eye sees it: geometric on a log axis. */
+        double at = s->log_x ? sqrt(pl->x_first * pl->x_last) : (pl->x_first + pl->x_last) / 2;
+        const char *align = "center";
+        if (drawable > 1 && i == leftmost) {
+            at = pl->x_first;
+            align = "left";
+        } else if (drawable > 1 && i == rightmost) {
+            at = pl->x_last;
+            align = "right";
+        }
+        gd_text_printf(t, "set label ");
+        put_string(t, pl->label);
+        gd_text_printf(t, " at %.17g,%.17g %s offset 0,0.9 tc rgb '%s' front\n", at, pl->level,
+                       align, COLOR_PLATEAU);
+    }
+    for (size_t i = 0; i < s->knee_count; i++) {
+        const gd_plot_knee *k = &s->knees[i];
+        if (!x_ok(s, k->x))
+            continue;
+        gd_text_printf(t, "set arrow from first %.17g, graph 1 to first %.17g, graph 0 head "
+                          "dt 2 lw 1.5 lc rgb '%s' back\n",
+                       k->x, k->x, COLOR_KNEE);
+        if (!k->label[0])
+            continue;
+        gd_text_printf(t, "set label ");
+        put_string(t, k->label);
+        gd_text_printf(t, " at first %.17g, graph 0.98 rotate by 90 right offset -1.2,0 "
+                          "tc rgb '%s' front\n",
+                       k->x, COLOR_KNEE);
+    }
+}
+
+static void put_plot_command(gd_text *t, const gd_plot_spec *s, const plot_plan *p)
+{
+    const char *sep = "plot ";
+    if (p->band_points) {
+        gd_text_printf(t, "%sdatafile index 0 using 1:3:4 with filledcurves "
+                          "fs transparent solid 0.25 noborder lc rgb '%s' title 'min-max'",
+                       sep, COLOR_MEASURED);
+        sep = ", \\\n     ";
+    }
+    gd_text_printf(t, "%sdatafile index 0 using 1:2 with linespoints lw 2 pt 7 ps 0.6 "
+                      "lc rgb '%s' title ",
+                   sep, COLOR_MEASURED);
+    put_string(t, s->measured_title ? s->measured_title : "median");
+    sep = ", \\\n     ";
+    int block = 1;
+    if (p->model_points) {
+        gd_text_printf(t, "%sdatafile index %d using 1:2 with lines dt 2 lw 2 lc rgb '%s' title ",
+                       sep, block++, COLOR_MODEL);
+        put_string(t, s->model_title ? s->model_title : "model");
+    }
+    for (size_t e = 0; e < s->extra_count; e++) {
+        if (!extra_drawn(s, e))
+            continue;
+        gd_text_printf(t, "%sdatafile index %d using 1:2 with linespoints lw 1.5 pt %zu ps 0.6 "
+                          "lc rgb '%s' title ",
+                       sep, block++, 4 + 2 * (e % EXTRA_COLOR_COUNT),
+                       extra_colors[e % EXTRA_COLOR_COUNT]);
+        char fallback[48];
+        snprintf(fallback, sizeof fallback, "series %zu", e + 1);
+        put_string(t, s->extra[e].title ? s->extra[e].title : fallback);
+    }
+    gd_text_printf(t, "\n");
+}
+
+static int write_gp(const char *path, const gd_plot_spec *s, const plot_plan *p, gd_err *err)
+{
+    gd_text t;
+    gd_text_init(&t);
+    gd_text_printf(&t, "# %s.gp -- written by gpudissect.\n", s->name);
+    gd_text_printf(&t, "# Restyle at will and re-run in this directory:  gnuplot %s.gp\n", s->name);
+    gd_text_printf(&t, "# It reads %s.dat and draws %s.png and %s.svg (or out_png / out_svg when\n"
+                       "# those are defined first, e.g. gnuplot -e \"out_png='x.png'\" %s.gp).\n",
+                   s->name, s->name, s->name, s->name);
+    gd_text_printf(&t, "if (!exists(\"out_png\")) out_png = '%s.png'\n", s->name);
+    gd_text_printf(&t, "if (!exists(\"out_svg\")) out_svg = '%s.svg'\n", s->name);
+    gd_text_printf(&t, "datafile = '%s.dat'\n", s->name);
+    gd_text_printf(&t, "set encoding utf8\n");
+    gd_text_printf(&t, "set datafile missing 'NaN'\n");
+    put_axes(&t, s, p);
+    put_marks(&t, s);
+    gd_text_printf(&t, "\nset terminal pngcairo size %d,%d noenhanced font 'sans,10'\n",
+                   PLOT_WIDTH_PX, PLOT_HEIGHT_PX);
+    gd_text_printf(&t, "set output out_png\n");
+    put_plot_command(&t, s, p);
+    gd_text_printf(&t, "\nset terminal svg size %d,%d dynamic noenhanced font 'sans,10' "
+                       "background rgb 'white'\n",
+                   PLOT_WIDTH_PX, PLOT_HEIGHT_PX);
+    gd_text_printf(&t, "set output out_svg\n");
+    gd_text_printf(&t, "replot\n");
+    gd_text_printf(&t, "unset output\n");
+    int rc = gd_text_write_atomic(&t, path, err);
+    gd_text_free(&t);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Running gnuplot                                                            */
+
+/* gnuplot's path on PATH (the default search path when PATH is unset). */
+static int find_gnuplot(char *out, size_t size)
+{
+    const char *path = getenv("PATH");
+    char fallback[256];
+    if (!path) {
+        size_t n = confstr(_CS_PATH, fallback, sizeof fallback);
+        path = n > 0 && n <= sizeof fallback ? fallback : "/usr/bin:/bin";
+    }
+    const char *p = path;
+    for (;;) {
+        size_t len = strcspn(p, ":");
+        /* An empty PATH entry means the current directory. */
+        int n = len ? snprintf(out, size, "%.*s/gnuplot", (int)len, p)
+                    : snprintf(out, size, "./gnuplot");
+        struct stat st;
+        if (n > 0 && (size_t)n < size && stat(out, &st) == 0 && S_ISREG(st.st_mode) &&
+            access(out, X_OK) == 0)
+            return 0;
+        if (!p[len])
+            return -1;
+        p += len + 1;
+    }
+}
+
+/* The most telling line of gnuplot's output: the first `... line N: message`
+ * that is not a warning (gnuplot echoes the failing command and a caret above
+ * it), else the first non-empty line. */
+static void diagnosis_line(const char *text, char *out, size_t size)
+{
+    char line[GNUPLOT_DIAG_BYTES];
+    int have_first = 0;
+    for (const char *p = text; *p;) {
+        size_t len = strcspn(p, "\n");
+        snprintf(line, sizeof line, "%.*s", (int)len, p);
+        p += len + (p[len] != 0);
+        if (strspn(line, " \t\r^") == strlen(line))
+            continue;
+        if (strstr(line, "line ") && strchr(line, ':') && !strstr(line, "warning:")) {
+            snprintf(out, size, "%s", line);
+            return;
+        }
+        if (!have_first) {
+            snprintf(out, size, "%s", line);
+            have_first = 1;
+        }
+    }
+    if (!have_first)
+        snprintf(out, size, "(no message)");
+}
+
+/* Runs `GNUPLOT -e ASSIGNMENTS SCRIPT` in DIR, its stdout and stderr captured
+ * into diag.  Returns 0 when it exited 0. */
+static int run_gnuplot(const char *gnuplot, const char *dir, const char *assignments,
+                       const char *script, char *diag, size_t diag_bytes, gd_err *err)
+{
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0)
+        return gd_fail(err, "gnuplot: pipe: %s", strerror(errno));
+    pid_t pid = fork();
+    if (pid < 0) {
+        int e = errno;
+        close(fds[0]);
+        close(fds[1]);
+        return gd_fail(err, "gnuplot: fork: %s", strerror(e));
+    }
+    if (pid == 0) {
+        /* Only async-signal-safe calls between fork and exec. */
+        static const char chdir_failed[] = "cannot enter the plots directory\n";
+        static const char exec_failed[] = "cannot execute gnuplot\n";
+        int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        if (devnull >= 0)
+            dup2(devnull, 0);
+        dup2(fds[1], 1);
+        dup2(fds[1], 2);
+        if (chdir(dir) != 0) {
+            ssize_t ignored = write(2, chdir_failed, sizeof chdir_failed - 1);
+            (void)ignored;
+            _exit(126);
+        }
+        char *const argv[] = {(char *)"gnuplot", (char *)"-e", (char *)assignments,
+                              (char *)script, NULL};
+        execv(gnuplot, argv);
+        ssize_t ignored = write(2, exec_failed, sizeof exec_failed - 1);
+        (void)ignored;
+        _exit(127);
+    }
+    close(fds[1]);
+    size_t kept = 0;
+    char sink[1024];
+    for (;;) {
+        char *dst = kept + 1 < diag_bytes ? diag + kept : sink;
+        size_t room = kept + 1 < diag_bytes ? diag_bytes - kept - 1 : sizeof sink;
+        ssize_t n = read(fds[0], dst, room);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        if (dst == diag + kept)
+            kept += (size_t)n;
+    }
+    diag[kept] = 0;
+    close(fds[0]);
+    int status;
+    while (waitpid(pid, &status, 0) < 0) {
+        if (errno != EINTR)
+            return gd_fail(err, "gnuplot: waitpid: %s", strerror(errno));
+    }
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        return 0;
+    char line[GNUPLOT_DIAG_BYTES];
+    diagnosis_line(diag, line, sizeof line);
+    if (WIFEXITED(status))
+        return gd_fail(err, "gnuplot failed (exit %d) on %s/%s: %s", WEXITSTATUS(status), dir,
+                       script, line);
+    return gd_fail(err, "gnuplot killed by signal %d on %s/%s: %s",
+                   WIFSIGNALED(status) ? WTERMSIG(status) : 0, dir, script, line);
+}
+
+/* A fresh temporary file next to `final`; its path goes to tmp ("" on failure). */
+static int make_temp(const char *final, char *tmp, size_t size, gd_err *err)
+{
+    int fd = -1;
+    if (snprintf(tmp, size, "%s.tmp.XXXXXX", final) < (int)size)
+        fd = mkstemp(tmp);
+    else
+        errno = ENAMETOOLONG;
+    if (fd < 0) {
+        tmp[0] = 0;
+        return gd_fail(err, "%s: cannot create a temporary file: %s", final, strerror(errno));
+    }
+    close(fd);
+    return 0;
+}
+
+/* Flush a finished picture to disk before it takes its final name. */
+static int sync_file(const char *path, gd_err *err)
+{
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return gd_fail(err, "%s: cannot open: %s", path, strerror(errno));
+    int rc = fsync(fd);
+    int e = errno;
+    close(fd);
+    if (rc != 0)
+        return gd_fail(err, "%s: cannot flush: %s", path, strerror(e));
+    return 0;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+static int draw(const char *dir, const char *name, gd_err *err)
+{
+    char gnuplot[PLOT_PATH_BYTES];
+    if (find_gnuplot(gnuplot, sizeof gnuplot) != 0)
+        return gd_fail(err, "gnuplot not found: install gnuplot-nox");
+
+    char png[PLOT_PATH_BYTES], svg[PLOT_PATH_BYTES];
+    char png_tmp[PLOT_PATH_BYTES + 16] = "", svg_tmp[PLOT_PATH_BYTES + 16] = "";
+    snprintf(png, sizeof png, "%s/%s.png", dir, name);
+    snprintf(svg, sizeof svg, "%s/%s.svg", dir, name);
+    char script[PLOT_NAME_MAX + 8];
+    snprintf(script, sizeof script, "%s.gp", name);
+
+    int rc = -1;
+    char diag[GNUPLOT_DIAG_BYTES];
+    if (make_temp(png, png_tmp, sizeof png_tmp, err) != 0 ||
+        make_temp(svg, svg_tmp, sizeof svg_tmp, err) != 0)
+        goto out;
+    /* The temporary names are the checked stem plus mkstemp's letters and
+     * digits: nothing in them needs escaping inside '...'. */
+    char assignments[2 * PLOT_PATH_BYTES];
+    snprintf(assignments, sizeof assignments, "out_png='%s'; out_svg='%s'", base_name(png_tmp),
+             base_name(svg_tmp));
+    if (run_gnuplot(gnuplot, dir, assignments, script, diag, sizeof diag, err) != 0)
+        goto out;
+    if (gd_plot_check_png(png_tmp, err) != 0 || gd_plot_check_svg(svg_tmp, err) != 0) {
+        gd_fail_prefix(err, "gnuplot drew a bad picture from %s/%s", dir, script);
+        goto out;
+    }
+    char *const temps[] = {png_tmp, svg_tmp};
+    const char *const finals[] = {png, svg};
+    for (int i = 0; i < 2; i++) {
+        if (sync_file(temps[i], err) != 0)
+            goto out;
+        if (rename(temps[i], finals[i]) != 0) {
+            gd_fail(err, "%s: rename failed: %s", finals[i], strerror(errno));
+            goto out;
+        }
+        temps[i][0] = 0; /* nothing left to remove */
+    }
+    rc = 0;
+out:
+    if (png_tmp[0])
+        unlink(png_tmp);
+    if (svg_tmp[0])
+        unlink(svg_tmp);
+    return rc;
+}
+
+int gd_plot_write(const char *plots_dir, const gd_plot_spec *spec, gd_err *err)
+{
+    if (!plots_dir || !plots_dir[0] || !spec)
+        return gd_fail(err, "plot: no plots directory or no spec");
+    plot_plan plan;
+    if (plan_plot(spec, &plan, err) != 0)
+        return -1;
+    char dat[PLOT_PATH_BYTES], gp[PLOT_PATH_BYTES];
+    if (snprintf(dat, sizeof dat, "%s/%s.dat", plots_dir, spec->name) >= (int)sizeof dat ||
+        snprintf(gp, sizeof gp, "%s/%s.gp", plots_dir, spec->name) >= (int)sizeof gp)
+        return gd_fail(err, "%s: path too long", plots_dir);
+    if (gd_mkdirs(plots_dir, err) != 0 || write_dat(dat, spec, &plan, err) != 0 ||
+        write_gp(gp, spec, &plan, err) != 0)
+        return -1;
+    return draw(plots_dir, spec->name, err);
+}
+
+/* ------------------------------------------------------------------------- */
+/* Checking pictures                                                          */
+
+static uint32_t read_be32(const unsigned char *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* CRC-32 as PNG uses it (ISO 3309, reflected polynomial 0xedb88320), bit by
+ * bit: a picture is tens of kilobytes, a table would buy nothing. */
+static uint32_t crc32_update(uint32_t crc, const unsigned char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        crc ^= p[i];
+        for (int b = 0; b < 8; b++)
+            crc = (crc >> 1) ^ (0xedb88320u & (0u - (crc & 1)));
+    }
+    return crc;
+}
+
+int gd_plot_check_png(const char *path, gd_err *err)
+{
+    size_t size;
+    char *text = gd_read_file(path, &size, err);
+    if (!text)
+        return -1;
+    const unsigned char *b = (const unsigned char *)text;
+    int rc = -1;
+    if (size < sizeof png_signature || memcmp(b, png_signature, sizeof png_signature) != 0) {
+        gd_fail(err, "%s: not a PNG file (no PNG signature)", path);
+        goto out;
+    }
+    size_t pos = sizeof png_signature;
+    for (int chunk = 0;; chunk++) {
+        if (size - pos < PNG_CHUNK_OVERHEAD) {
+            gd_fail(err, "%s: truncated PNG (chunk %d incomplete, no IEND)", path, chunk);
+            goto out;
+        }
+        uint32_t len = read_be32(b + pos);
+        const unsigned char *type = b + pos + 4;
+        if (len > PNG_MAX_CHUNK_BYTES || size - pos - PNG_CHUNK_OVERHEAD < len) {
+            gd_fail(err, "%s: truncated PNG (chunk %d '%.4s' needs %u bytes)", path, chunk,
+                    (const char *)type, len);
+            goto out;
+        }
+        if (chunk == 0 && (memcmp(type, "IHDR", 4) != 0 || len != PNG_IHDR_BYTES ||
+                           read_be32(type + 4) == 0 || read_be32(type + 8) == 0)) {
+            gd_fail(err, "%s: not a PNG file (no IHDR chunk with a size first)", path);
+            goto out;
+        }
+        uint32_t crc = crc32_update(0xffffffffu, type, 4 + (size_t)len) ^ 0xffffffffu;
+        if (crc != read_be32(type + 4 + len)) {
+            gd_fail(err, "%s: corrupt PNG (bad CRC in chunk %d '%.4s')", path, chunk,
+                    (const char *)type);
+            goto out;
+        }
+        pos += PNG_CHUNK_OVERHEAD + len;
+        if (memcmp(type, "IEND", 4) == 0)
+            break;
+    }
+    if (pos != size) {
+        gd_fail(err, "%s: %zu bytes after the PNG's IEND chunk", path, size - pos);
+        goto out;
+    }
+    rc = 0;
+out:
+    free(text);
+    return rc;
+}
+
+static const char *skip_space(const char *p)
+{
+    while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
+        p++;
+    return p;
+}
+
+/* Skips XML declarations, processing instructions, comments and a DOCTYPE
+ * (with an internal subset) before the root element.  NULL if unterminated. */
+static const char *skip_prolog(const char *p)
+{
+    for (;;) {
+        p = skip_space(p);
+        const char *end;
+        if (strncmp(p, "<?", 2) == 0) {
+            end = strstr(p, "?>");
+            if (!end)
+                return NULL;
+            p = end + 2;
+        } else if (strncmp(p, "<!--", 4) == 0) {
+            end = strstr(p, "-->");
+            if (!end)
+                return NULL;
+            p = end + 3;
+        } else if (strncmp(p, "<!DOCTYPE", 9) == 0) {
+            const char *gt = strchr(p, '>'), *bracket = strchr(p, '[');
+            if (bracket && gt && bracket < gt) {
+                const char *close = strstr(bracket, "]");
+                gt = close ? strchr(close, '>') : NULL;
+            }
+            if (!gt)
+                return NULL;
+            p = gt + 1;
+        } else {
+            return p;
+        }
+    }
+}
+
+int gd_plot_check_svg(const char *path, gd_err *err)
+{
+    size_t size;
+    char *text = gd_read_file(path, &size, err);
+    if (!text)
+        return -1;
+    int rc = -1;
+    const char *p = text;
+    static const char bom[] = "\xef\xbb\xbf";
+    if (strlen(text) != size) {
+        gd_fail(err, "%s: not an SVG document (binary data)", path);
+        goto out;
+    }
+    if (strncmp(p, bom, sizeof bom - 1) == 0)
+        p += sizeof bom - 1;
+    p = skip_prolog(p);
+    if (!p || strncmp(p, "<svg", 4) != 0 || !strchr(" \t\r\n>", p[4]) || !p[4]) {
+        gd_fail(err, "%s: not an SVG document (root element is not <svg>)", path);
+        goto out;
+    }
+    const char *last = NULL;
+    for (const char *q = strstr(p, "</svg"); q; q = strstr(q + 1, "</svg"))
+        last = q;
+    const char *tail = last ? skip_space(last + 5) : NULL;
+    if (!tail || *tail != '>') {
+        gd_fail(err, "%s: not an SVG document (no closing </svg>: truncated?)", path);
+        goto out;
+    }
+    tail = skip_prolog(tail + 1);
+    if (!tail || *tail) {
+        gd_fail(err, "%s: not an SVG document (content after </svg>)", path);
+        goto out;
+    }
+    rc = 0;
+out:
+    free(text);
+    return rc;
+}

@@ -1,0 +1,194 @@
+/* run_load.c -- a results directory, read back.
+ *
+ * meta.json lists the probes of the run (label, probe, options); each has a
+ * LABEL.csv of per-point summaries (x, series, min, median, mean, max, count,
+ * p05, p95, stddev).  Those summaries are what compare and plot need: the
+ * medians and bands to draw, the means the model predicts, the chain base the
+ * model needs.  Raw samples are not stored; inference runs where they exist
+ * (in `characterize`) and leaves its results in inferred.json.
+ */
+#include "analysis/run_load.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "host/results.h"
+
+const gd_summary *gd_point_summary(const gd_point *p, const char *series)
+{
+    int s = gd_point_series_index(p, series);
+    return s < 0 ? NULL : &p->series[s].summary;
+}
+
+void gd_probe_opts_from_json(const json_t *entry, gd_probe_opts *opts)
+{
+    memset(opts, 0, sizeof *opts);
+    const json_t *j;
+    if ((j = json_object_get(entry, "stride_bytes")) && json_is_integer(j))
+        opts->stride_bytes = (uint64_t)json_integer_value(j);
+    if ((j = json_object_get(entry, "footprint_bytes")) && json_is_integer(j))
+        opts->footprint_bytes = (uint64_t)json_integer_value(j);
+    if ((j = json_object_get(entry, "samples")) && json_is_integer(j))
+        opts->samples = (uint32_t)json_integer_value(j);
+    if ((j = json_object_get(entry, "seed")) && json_is_integer(j))
+        opts->seed = (uint64_t)json_integer_value(j);
+    const char *pattern = json_string_value(json_object_get(entry, "pattern"));
+    opts->random_order = pattern && !strcmp(pattern, "random");
+    const char *variant = json_string_value(json_object_get(entry, "variant"));
+    if (variant)
+        snprintf(opts->variant, sizeof opts->variant, "%s", variant);
+}
+
+void gd_probe_opts_to_json(const gd_probe_opts *opts, json_t *entry)
+{
+    json_object_set_new(entry, "stride_bytes", json_integer((json_int_t)opts->stride_bytes));
+    if (opts->footprint_bytes)
+        json_object_set_new(entry, "footprint_bytes",
+                            json_integer((json_int_t)opts->footprint_bytes));
+    json_object_set_new(entry, "samples", json_integer((json_int_t)opts->samples));
+    json_object_set_new(entry, "pattern", json_string(opts->random_order ? "random" : "seq"));
+    json_object_set_new(entry, "seed", json_integer((json_int_t)opts->seed));
+    json_object_set_new(entry, "variant", opts->variant[0] ? json_string(opts->variant) : json_null());
+}
+
+static int point_add_series(gd_point *p, const char *name, const gd_summary *s)
+{
+    if (p->series_count == GD_PROBE_MAX_SERIES)
+        return -1;
+    gd_point_series *ps = &p->series[p->series_count++];
+    memset(ps, 0, sizeof *ps);
+    snprintf(ps->name, sizeof ps->name, "%s", name);
+    ps->summary = *s;
+    return 0;
+}
+
+int gd_curve_read_csv(const char *path, const char *label, const gd_probe *probe, gd_curve *out,
+                      gd_err *err)
+{
+    gd_curve_init(out, label, probe, NULL);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return gd_fail(err, "%s: cannot open: %s", path, strerror(errno));
+    char line[1024];
+    int lineno = 0, rc = -1;
+    if (!fgets(line, sizeof line, f)) {
+        gd_fail(err, "%s: empty file", path);
+        goto out;
+    }
+    lineno = 1;
+    if (!strstr(line, ",series,min,median,mean,max,count")) {
+        gd_fail(err, "%s:1: not a gpudissect curve (header '%.60s')", path, line);
+        goto out;
+    }
+    while (fgets(line, sizeof line, f)) {
+        lineno++;
+        unsigned long long x;
+        char series[32];
+        gd_summary s;
+        memset(&s, 0, sizeof s);
+        int got = sscanf(line, "%llu,%31[^,],%lf,%lf,%lf,%lf,%zu,%lf,%lf,%lf", &x, series, &s.min,
+                         &s.median, &s.mean, &s.max, &s.count, &s.p05, &s.p95, &s.stddev);
+        if (got < 7) {
+            gd_fail(err, "%s:%d: malformed row", path, lineno);
+            goto out;
+        }
+        gd_point *p = NULL;
+        for (size_t i = 0; i < out->count; i++)
+            if (out->points[i].x == x)
+                p = &out->points[i];
+        if (!p) {
+            if (out->count == out->capacity) {
+                size_t nc = out->capacity ? out->capacity * 2 : 32;
+                gd_point *np = realloc(out->points, nc * sizeof *np);
+                if (!np) {
+                    gd_fail(err, "out of memory");
+                    goto out;
+                }
+                out->points = np;
+                out->capacity = nc;
+            }
+            if (out->count && out->points[out->count - 1].x > x) {
+                gd_fail(err, "%s:%d: x values out of order", path, lineno);
+                goto out;
+            }
+            p = &out->points[out->count++];
+            memset(p, 0, sizeof *p);
+            p->x = x;
+        }
+        if (point_add_series(p, series, &s) != 0) {
+            gd_fail(err, "%s:%d: too many series at one point", path, lineno);
+            goto out;
+        }
+    }
+    rc = 0;
+out:
+    fclose(f);
+    if (rc != 0)
+        gd_curve_free(out);
+    return rc;
+}
+
+int gd_run_load(const char *dir, gd_run *run, gd_err *err)
+{
+    memset(run, 0, sizeof *run);
+    snprintf(run->dir, sizeof run->dir, "%s", dir);
+    char path[1200];
+    json_error_t jerr;
+    snprintf(path, sizeof path, "%s/meta.json", dir);
+    run->meta = json_load_file(path, 0, &jerr);
+    if (!run->meta)
+        return gd_fail(err, "%s:%d: %s", path, jerr.line, jerr.text);
+    const json_t *probes = json_object_get(run->meta, "probes");
+    if (!json_is_array(probes)) {
+        gd_run_free(run);
+        return gd_fail(err, "%s: no \"probes\" array", path);
+    }
+    size_t i;
+    const json_t *entry;
+    json_array_foreach(probes, i, entry) {
+        const char *label = json_string_value(json_object_get(entry, "csv"));
+        const char *pname = json_string_value(json_object_get(entry, "probe"));
+        const gd_probe *probe = pname ? gd_probe_find(pname) : NULL;
+        if (!label || !probe) {
+            gd_run_free(run);
+            return gd_fail(err, "%s: probes[%zu] lacks a known probe or its csv label", path, i);
+        }
+        if (run->curve_count == GD_RUN_MAX_CURVES)
+            break;
+        char csv[1200];
+        snprintf(csv, sizeof csv, "%s/%s.csv", dir, label);
+        gd_curve *c = &run->curves[run->curve_count];
+        if (gd_curve_read_csv(csv, label, probe, c, err) != 0) {
+            gd_run_free(run);
+            return -1;
+        }
+        gd_probe_opts_from_json(entry, &c->opts);
+        run->curve_count++;
+    }
+    snprintf(path, sizeof path, "%s/inferred.json", dir);
+    FILE *f = fopen(path, "r");
+    if (f) {
+        fclose(f);
+        run->inferred_doc = json_load_file(path, 0, &jerr);
+        if (!run->inferred_doc) {
+            gd_run_free(run);
+            return gd_fail(err, "%s:%d: %s", path, jerr.line, jerr.text);
+        }
+        if (gd_inference_from_json(run->inferred_doc, &run->inferred, path, err) != 0) {
+            gd_run_free(run);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+void gd_run_free(gd_run *run)
+{
+    json_decref(run->meta);
+    json_decref(run->inferred_doc);
+    for (size_t i = 0; i < run->curve_count; i++)
+        gd_curve_free(&run->curves[i]);
+    memset(run, 0, sizeof *run);
+}

@@ -1,0 +1,108 @@
+/* adaptive.c -- adaptive sweeps: a coarse sweep, then bisection at every knee.
+ *
+ * A uniform sweep that pins a 64 KiB L1 and a 4 MiB L2 to one 32-byte stride
+ * needs over a hundred thousand points; the curve is flat almost everywhere.
+ * Here a coarse geometric sweep finds the plateaus (analysis/plateau.c), and each
+ * knee's bracket [last point on the plateau, first point off it) is halved by
+ * measuring its midpoint, snapped to the resolution, until it is one resolution
+ * step wide.  Every round re-segments the whole curve, so a midpoint that turns
+ * out to be a transition (part hits, part misses) simply becomes the new upper
+ * end of the bracket.  Cost: the coarse points plus about log2(bracket /
+ * resolution) points per knee.
+ */
+#include "host/adaptive.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/plateau.h"
+
+/* Segments the curve's "cycles" series. */
+int gd_curve_segment(const gd_curve *curve, const char *series, gd_segmentation *seg,
+                     gd_err *err)
+{
+    size_t n = curve->count;
+    memset(seg, 0, sizeof *seg);
+    if (n == 0)
+        return gd_fail(err, "%s: no points to analyse", curve->label);
+    double *x = malloc(n * sizeof *x);
+    const double **samples = malloc(n * sizeof *samples);
+    size_t *counts = malloc(n * sizeof *counts);
+    int rc = -1;
+    if (!x || !samples || !counts) {
+        gd_fail(err, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const gd_point *p = &curve->points[i];
+        int s = gd_point_series_index(p, series);
+        if (s < 0) {
+            gd_fail(err, "%s: point %llu has no '%s' series", curve->label,
+                    (unsigned long long)p->x, series);
+            goto out;
+        }
+        x[i] = (double)p->x;
+        samples[i] = p->series[s].samples;
+        counts[i] = p->series[s].summary.count;
+    }
+    rc = gd_detect_plateaus(x, samples, counts, n, NULL, seg, err);
+    if (rc != 0)
+        gd_fail_prefix(err, "%s", curve->label);
+out:
+    free(x);
+    free(samples);
+    free(counts);
+    return rc;
+}
+
+static uint64_t snap_down(uint64_t v, uint64_t g)
+{
+    return v / g * g;
+}
+
+int gd_runner_adaptive(gd_runner *r, gd_curve *curve, const gd_sweep *coarse, uint64_t resolution,
+                       gd_adaptive_stats *stats, gd_err *err)
+{
+    memset(stats, 0, sizeof *stats);
+    if (!resolution)
+        resolution = 1;
+    if (gd_runner_sweep(r, curve, coarse, err) != 0)
+        return -1;
+    stats->coarse_points = coarse->count;
+    size_t measured = coarse->count;
+    for (int round = 0; round < GD_ADAPTIVE_MAX_ROUNDS; round++) {
+        gd_segmentation seg;
+        if (gd_curve_segment(curve, "cycles", &seg, err) != 0)
+            return -1;
+        uint64_t todo[64];
+        size_t ntodo = 0;
+        for (size_t k = 0; k < seg.knee_count && ntodo < 64; k++) {
+            uint64_t lo = (uint64_t)seg.knees[k].x_below, hi = (uint64_t)seg.knees[k].x_above;
+            if (hi - lo <= resolution)
+                continue;
+            uint64_t mid = snap_down(lo + (hi - lo) / 2, resolution);
+            if (mid <= lo)
+                mid = lo + resolution;
+            if (mid >= hi || gd_curve_find(curve, mid))
+                continue;
+            todo[ntodo++] = mid;
+        }
+        gd_segmentation_free(&seg);
+        if (!ntodo)
+            break;
+        for (size_t i = 0; i < ntodo; i++) {
+            if (measured >= GD_ADAPTIVE_MAX_POINTS)
+                return gd_fail(err, "%s: adaptive sweep gave up after %d points",
+                               curve->label, GD_ADAPTIVE_MAX_POINTS);
+            if (gd_runner_measure(r, curve, todo[i], measured, 0, err) != 0)
+                return -1;
+            measured++;
+            stats->refine_points++;
+        }
+        stats->rounds = round + 1;
+    }
+    stats->points = measured;
+    uint64_t from = coarse->points[0], to = coarse->points[coarse->count - 1];
+    stats->uniform_points = (to - from) / resolution + 1;
+    return 0;
+}

@@ -1,0 +1,233 @@
+/* characterize.c -- the main job: a suite of sweeps, then analysis, comparison,
+ * plots and a report, in one results directory.
+ *
+ *   1. run each step of the suite (bench/suites/NAME.suite) on the device,
+ *      adaptively where the step says so; every point lands in LABEL.csv at once;
+ *   2. segment each curve into plateaus and knees and infer the hierarchy
+ *      (latencies, capacities, fetch granularities) -> inferred.json;
+ *   3. hold it against an arch file -> compare.json;
+ *   4. plots/LABEL.{png,svg} with the model overlaid, and report.md.
+ *
+ * Steps 3 and 4 read the results directory back, exactly as `gpudissect
+ * compare`, `plot` and `report` do on their own.
+ */
+#include "host/characterize.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/compare.h"
+#include "analysis/figures.h"
+#include "analysis/infer.h"
+#include "analysis/report.h"
+#include "analysis/run_load.h"
+#include "host/adaptive.h"
+#include "host/meta.h"
+#include "host/results.h"
+#include "host/runner.h"
+
+/* Copies the fields of `from` that `into` does not have yet (first curve wins). */
+static void merge_inference(gd_inference *into, const gd_inference *from)
+{
+    for (int i = 0; i < GD_INF_COUNT; i++) {
+        const gd_inferred_level *f = &from->level[i];
+        gd_inferred_level *t = &into->level[i];
+        if (!f->present)
+            continue;
+        t->present = 1;
+        if (f->has_size && !t->has_size) {
+            t->has_size = 1;
+            t->size_bytes = f->size_bytes;
+            t->size_confidence = f->size_confidence;
+            t->knee_below = f->knee_below;
+            t->knee_above = f->knee_above;
+            memcpy(t->size_from, f->size_from, sizeof t->size_from);
+        }
+        if (f->has_line && !t->has_line) {
+            t->has_line = 1;
+            t->line_bytes = f->line_bytes;
+            t->line_confidence = f->line_confidence;
+            memcpy(t->line_from, f->line_from, sizeof t->line_from);
+        }
+        if (f->has_latency && !t->has_latency) {
+            t->has_latency = 1;
+            t->latency_cycles = f->latency_cycles;
+            t->latency_confidence = f->latency_confidence;
+            memcpy(t->latency_from, f->latency_from, sizeof t->latency_from);
+        }
+    }
+}
+
+static int build_sweep(const gd_suite_step *st, const gd_suite_vars *vars, uint64_t granularity,
+                       gd_sweep *sweep, gd_err *err)
+{
+    uint64_t from, to, step = 0;
+    if (gd_suite_eval(st->sweep_from, vars, &from, err) ||
+        gd_suite_eval(st->sweep_to, vars, &to, err))
+        return -1;
+    char spec[160];
+    if (!st->sweep_steps[0]) {
+        snprintf(spec, sizeof spec, "%llu:%llu", (unsigned long long)from, (unsigned long long)to);
+    } else if (st->sweep_steps[0] == '+') {
+        if (gd_suite_eval(st->sweep_steps + 1, vars, &step, err))
+            return -1;
+        snprintf(spec, sizeof spec, "%llu:%llu:+%llu", (unsigned long long)from,
+                 (unsigned long long)to, (unsigned long long)step);
+    } else {
+        snprintf(spec, sizeof spec, "%llu:%llu:%s", (unsigned long long)from,
+                 (unsigned long long)to, st->sweep_steps);
+    }
+    return gd_sweep_parse(spec, granularity, sweep, err);
+}
+
+/* Runs one step; appends its meta entry and its curve analysis. */
+static int run_step(gd_characterize_ctx *ctx, const gd_suite_step *st, json_t *meta,
+                    json_t *curves_json, gd_err *err)
+{
+    gd_suite_vars vars = ctx->vars;
+    gd_probe_opts opts = st->opts;
+    if (st->footprint[0] && gd_suite_eval(st->footprint, &vars, &opts.footprint_bytes, err))
+        return gd_fail_prefix(err, "%s:%d", ctx->suite->path, st->line);
+    if (st->stride[0] && gd_suite_eval(st->stride, &vars, &opts.stride_bytes, err))
+        return gd_fail_prefix(err, "%s:%d", ctx->suite->path, st->line);
+    uint64_t stride = opts.stride_bytes ? opts.stride_bytes : st->probe->default_stride_bytes;
+    uint64_t resolution = stride;
+    if (st->resolution[0] && gd_suite_eval(st->resolution, &vars, &resolution, err))
+        return gd_fail_prefix(err, "%s:%d", ctx->suite->path, st->line);
+    gd_sweep sweep;
+    if (build_sweep(st, &vars, stride ? stride : 1, &sweep, err) != 0)
+        return gd_fail_prefix(err, "%s:%d", ctx->suite->path, st->line);
+
+    /* the options as the probe resolves them (defaults filled in), for meta.json */
+    gd_probe_opts resolved = opts;
+    gd_probe_plan first;
+    if (st->probe->plan(&opts, gd_device_get_info(ctx->runner->dev), sweep.points[0], &first,
+                        err) != 0) {
+        gd_sweep_free(&sweep);
+        return gd_fail_prefix(err, "%s:%d", ctx->suite->path, st->line);
+    }
+    resolved = first.opts;
+    gd_probe_plan_free(st->probe, &first);
+
+    gd_curve curve;
+    gd_curve_init(&curve, st->label, st->probe, &opts);
+    gd_adaptive_stats stats = {0};
+    int rc = st->adaptive ? gd_runner_adaptive(ctx->runner, &curve, &sweep, resolution, &stats, err)
+                          : gd_runner_sweep(ctx->runner, &curve, &sweep, err);
+    if (!st->adaptive) {
+        stats.points = sweep.count;
+        stats.coarse_points = sweep.count;
+    }
+    json_t *entry = json_object();
+    json_object_set_new(entry, "probe", json_string(st->probe->name));
+    json_object_set_new(entry, "csv", json_string(st->label));
+    json_object_set_new(entry, "suite_line", json_integer(st->line));
+    gd_probe_opts_to_json(&resolved, entry);
+    json_object_set_new(entry, "strategy", json_string(st->adaptive ? "adaptive" : "uniform"));
+    json_object_set_new(entry, "points", json_integer((json_int_t)stats.points));
+    json_array_append_new(json_object_get(meta, "probes"), entry);
+    curve.opts = resolved;
+    if (rc != 0)
+        goto out;
+
+    gd_segmentation seg;
+    if ((rc = gd_curve_segment(&curve, "cycles", &seg, err)) != 0)
+        goto out;
+    json_t *cj = gd_segmentation_to_json(&seg);
+    json_object_set_new(cj, "probe", json_string(st->probe->name));
+    json_object_set_new(cj, "sweep", json_string(st->probe->sweep_name));
+    json_object_set_new(cj, "strategy", json_string(st->adaptive ? "adaptive" : "uniform"));
+    json_object_set_new(cj, "points", json_integer((json_int_t)curve.count));
+    if (st->adaptive) {
+        json_object_set_new(cj, "coarse_points", json_integer((json_int_t)stats.coarse_points));
+        json_object_set_new(cj, "refine_points", json_integer((json_int_t)stats.refine_points));
+        json_object_set_new(cj, "resolution_bytes", json_integer((json_int_t)resolution));
+        json_object_set_new(cj, "uniform_points_equivalent",
+                            json_integer((json_int_t)stats.uniform_points));
+    }
+    json_object_set_new(curves_json, st->label, cj);
+
+    gd_inference step_inf;
+    memset(&step_inf, 0, sizeof step_inf);
+    int bypass = !strcmp(opts.variant, "cg");
+    if (!strcmp(st->probe->name, "pchase")) {
+        rc = gd_infer_pchase(&step_inf, &curve, &seg, bypass, ctx->device_l2_bytes, err);
+    } else if (!strcmp(st->probe->name, "pchase_stride")) {
+        gd_inferred_name level = st->level[0] ? (gd_inferred_name)gd_inferred_level_from_name(st->level)
+                                              : (bypass ? GD_INF_L2 : GD_INF_L1D);
+        rc = gd_infer_stride(&step_inf, &curve, &seg, level, err);
+    }
+    gd_segmentation_free(&seg);
+    if (rc == 0) {
+        merge_inference(&ctx->inference, &step_inf);
+        if (ctx->inference.level[GD_INF_L1D].has_size)
+            ctx->vars.l1d_bytes = ctx->inference.level[GD_INF_L1D].size_bytes;
+        if (ctx->inference.level[GD_INF_L2].has_size)
+            ctx->vars.l2_bytes = ctx->inference.level[GD_INF_L2].size_bytes;
+        if (ctx->inference.level[GD_INF_L1D].has_line)
+            ctx->vars.l1d_line_bytes = ctx->inference.level[GD_INF_L1D].line_bytes;
+        if (ctx->inference.level[GD_INF_L2].has_line)
+            ctx->vars.l2_line_bytes = ctx->inference.level[GD_INF_L2].line_bytes;
+        if (ctx->progress && st->adaptive)
+            fprintf(ctx->progress,
+                    "%s: %zu points (%zu coarse + %zu bisection); a uniform sweep at %llu-byte "
+                    "resolution would need %llu\n",
+                    st->label, stats.points, stats.coarse_points, stats.refine_points,
+                    (unsigned long long)resolution, (unsigned long long)stats.uniform_points);
+    }
+out:
+    gd_curve_free(&curve);
+    gd_sweep_free(&sweep);
+    return rc;
+}
+
+int gd_characterize(gd_characterize_ctx *ctx, json_t *meta, gd_err *err)
+{
+    json_t *curves_json = json_object();
+    memset(&ctx->inference, 0, sizeof ctx->inference);
+    for (size_t i = 0; i < ctx->suite->step_count; i++) {
+        if (run_step(ctx, &ctx->suite->steps[i], meta, curves_json, err) != 0) {
+            json_decref(curves_json);
+            return -1;
+        }
+        if (gd_meta_write(meta, ctx->out_dir, err) != 0) {
+            json_decref(curves_json);
+            return -1;
+        }
+    }
+    json_t *inferred = gd_inference_to_json(&ctx->inference);
+    json_object_set_new(inferred, "device",
+                        json_string(gd_device_get_info(ctx->runner->dev)->spec));
+    json_object_set_new(inferred, "suite", json_string(ctx->suite->name));
+    json_object_set_new(inferred, "curves", curves_json);
+    char path[1100];
+    snprintf(path, sizeof path, "%s/inferred.json", ctx->out_dir);
+    int rc = gd_write_json_atomic(path, inferred, err);
+    json_decref(inferred);
+    return rc;
+}
+
+int gd_analyze_run(const char *dir, const gd_arch *arch, int plots, gd_err *err)
+{
+    gd_run run;
+    if (gd_run_load(dir, &run, err) != 0)
+        return -1;
+    int rc = 0;
+    char path[1100];
+    if (arch) {
+        json_t *cmp;
+        rc = gd_compare_run(&run, arch, &cmp, err);
+        if (rc == 0) {
+            snprintf(path, sizeof path, "%s/compare.json", dir);
+            rc = gd_write_json_atomic(path, cmp, err);
+            json_decref(cmp);
+        }
+    }
+    if (rc == 0 && plots)
+        rc = gd_figures_write(&run, arch, err);
+    gd_run_free(&run);
+    if (rc == 0)
+        rc = gd_report_write(dir, err);
+    return rc;
+}

@@ -1,0 +1,318 @@
+/* suite.c -- reading suite files and evaluating their size expressions.
+ *
+ * The expression language is the least a device-independent suite needs:
+ * sizes with units, the variables L2, L1D, L1D_LINE and L2_LINE, * and /, min()
+ * and max(), and parentheses.  A recursive-descent evaluator over 64-bit integers; dividing by
+ * zero, overflow and unknown names are errors that name the expression.
+ */
+#include "host/suite.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/arch.h"
+#include "host/results.h"
+
+const char *gd_suite_dir(void)
+{
+    const char *env = getenv("GPUDISSECT_SUITE_DIR");
+    if (env && *env)
+        return env;
+#ifdef GD_SOURCE_DIR
+    return GD_SOURCE_DIR "/bench/suites";
+#else
+    return "bench/suites";
+#endif
+}
+
+/* ------------------------------------------------------------------------- */
+/* Expressions                                                               */
+
+typedef struct expr_ctx {
+    const char *p;
+    const char *text;
+    const gd_suite_vars *vars;
+    gd_err *err;
+    int failed;
+} expr_ctx;
+
+static int expr_fail(expr_ctx *c, const char *what)
+{
+    if (!c->failed)
+        gd_fail(c->err, "expression '%s': %s", c->text, what);
+    c->failed = 1;
+    return -1;
+}
+
+static void skip_ws(expr_ctx *c)
+{
+    while (isspace((unsigned char)*c->p))
+        c->p++;
+}
+
+static int parse_sum(expr_ctx *c, uint64_t *v);
+
+static int parse_atom(expr_ctx *c, uint64_t *v)
+{
+    skip_ws(c);
+    if (*c->p == '(') {
+        c->p++;
+        if (parse_sum(c, v))
+            return -1;
+        skip_ws(c);
+        if (*c->p != ')')
+            return expr_fail(c, "missing ')'");
+        c->p++;
+        return 0;
+    }
+    if (isdigit((unsigned char)*c->p)) {
+        const char *start = c->p;
+        while (isalnum((unsigned char)*c->p) || *c->p == '.')
+            c->p++;
+        char num[32];
+        size_t len = (size_t)(c->p - start);
+        if (len >= sizeof num)
+            return expr_fail(c, "number too long");
+        memcpy(num, start, len);
+        num[len] = 0;
+        if (gd_parse_bytes(num, v))
+            return expr_fail(c, "bad size (use 64, 32KiB, 4MiB)");
+        return 0;
+    }
+    if (isalpha((unsigned char)*c->p)) {
+        const char *start = c->p;
+        while (isalnum((unsigned char)*c->p) || *c->p == '_')
+            c->p++;
+        size_t len = (size_t)(c->p - start);
+        if ((len == 3 && !strncmp(start, "min", 3)) || (len == 3 && !strncmp(start, "max", 3))) {
+            int is_min = start[1] == 'i';
+            uint64_t a, b;
+            skip_ws(c);
+            if (*c->p != '(')
+                return expr_fail(c, "min/max need (a, b)");
+            c->p++;
+            if (parse_sum(c, &a))
+                return -1;
+            skip_ws(c);
+            if (*c->p != ',')
+                return expr_fail(c, "min/max need two arguments");
+            c->p++;
+            if (parse_sum(c, &b))
+                return -1;
+            skip_ws(c);
+            if (*c->p != ')')
+                return expr_fail(c, "missing ')'");
+            c->p++;
+            *v = is_min ? (a < b ? a : b) : (a > b ? a : b);
+            return 0;
+        }
+        if (len == 2 && !strncmp(start, "L2", 2)) {
+            if (!c->vars->l2_bytes)
+                return expr_fail(c, "the L2 size is not known (the device reports none)");
+            *v = c->vars->l2_bytes;
+            return 0;
+        }
+        if (len == 3 && !strncmp(start, "L1D", 3)) {
+            if (!c->vars->l1d_bytes)
+                return expr_fail(c, "the L1D size is not known yet (measure a p-chase first)");
+            *v = c->vars->l1d_bytes;
+            return 0;
+        }
+        if ((len == 8 && !strncmp(start, "L1D_LINE", 8)) || (len == 7 && !strncmp(start, "L2_LINE", 7))) {
+            uint64_t g = start[1] == '1' ? c->vars->l1d_line_bytes : c->vars->l2_line_bytes;
+            if (!g)
+                return expr_fail(c, "that fetch granularity is not known yet (run its stride sweep first)");
+            *v = g;
+            return 0;
+        }
+        return expr_fail(c, "unknown name (use L2, L1D, L1D_LINE, L2_LINE, min, max)");
+    }
+    return expr_fail(c, "expected a size, L2, L1D, min() or max()");
+}
+
+static int parse_sum(expr_ctx *c, uint64_t *v)
+{
+    if (parse_atom(c, v))
+        return -1;
+    for (;;) {
+        skip_ws(c);
+        char op = *c->p;
+        if (op != '*' && op != '/')
+            return 0;
+        c->p++;
+        uint64_t r;
+        if (parse_atom(c, &r))
+            return -1;
+        if (op == '*') {
+            if (r && *v > UINT64_MAX / r)
+                return expr_fail(c, "overflow");
+            *v *= r;
+        } else {
+            if (!r)
+                return expr_fail(c, "division by zero");
+            *v /= r;
+        }
+    }
+}
+
+int gd_suite_eval(const char *expr, const gd_suite_vars *vars, uint64_t *out, gd_err *err)
+{
+    expr_ctx c = {.p = expr, .text = expr, .vars = vars, .err = err};
+    if (parse_sum(&c, out))
+        return -1;
+    skip_ws(&c);
+    if (*c.p)
+        return expr_fail(&c, "unexpected text at the end");
+    return 0;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Suite files                                                               */
+
+static int copy_expr(char *dst, const char *src, const char *path, int line, const char *what,
+                     gd_err *err)
+{
+    if (strlen(src) >= GD_SUITE_EXPR_BYTES)
+        return gd_fail(err, "%s:%d: %s expression too long", path, line, what);
+    strcpy(dst, src);
+    return 0;
+}
+
+static int parse_step(char *text, const char *path, int line, gd_suite_step *st, gd_err *err)
+{
+    memset(st, 0, sizeof *st);
+    st->line = line;
+    st->opts.seed = 1;
+    char *save = NULL;
+    char *label = strtok_r(text, " \t", &save);
+    char *probe = strtok_r(NULL, " \t", &save);
+    if (!label || !probe)
+        return gd_fail(err, "%s:%d: expected LABEL PROBE OPTIONS...", path, line);
+    snprintf(st->label, sizeof st->label, "%s", label);
+    for (const char *q = label; *q; q++)
+        if (!isalnum((unsigned char)*q) && *q != '-' && *q != '_' && *q != '.')
+            return gd_fail(err, "%s:%d: label '%s' may use letters, digits, - _ . only", path,
+                           line, label);
+    st->probe = gd_probe_find(probe);
+    if (!st->probe)
+        return gd_fail(err, "%s:%d: unknown probe '%s'", path, line, probe);
+    char *opt;
+    while ((opt = strtok_r(NULL, " \t", &save))) {
+        if (!strcmp(opt, "--adaptive")) {
+            st->adaptive = 1;
+            continue;
+        }
+        char *val = strtok_r(NULL, " \t", &save);
+        if (!val)
+            return gd_fail(err, "%s:%d: option %s needs a value", path, line, opt);
+        if (!strcmp(opt, "--sweep")) {
+            char *a = val, *b = strchr(a, ':');
+            if (!b)
+                return gd_fail(err, "%s:%d: --sweep needs FROM:TO[:STEPS]", path, line);
+            *b++ = 0;
+            char *s = strchr(b, ':');
+            if (s)
+                *s++ = 0;
+            if (copy_expr(st->sweep_from, a, path, line, "sweep", err) ||
+                copy_expr(st->sweep_to, b, path, line, "sweep", err) ||
+                copy_expr(st->sweep_steps, s ? s : "", path, line, "sweep", err))
+                return -1;
+        } else if (!strcmp(opt, "--footprint")) {
+            if (copy_expr(st->footprint, val, path, line, "footprint", err))
+                return -1;
+        } else if (!strcmp(opt, "--resolution")) {
+            if (copy_expr(st->resolution, val, path, line, "resolution", err))
+                return -1;
+        } else if (!strcmp(opt, "--stride")) {
+            if (copy_expr(st->stride, val, path, line, "stride", err))
+                return -1;
+        } else if (!strcmp(opt, "--variant")) {
+            snprintf(st->opts.variant, sizeof st->opts.variant, "%s", val);
+        } else if (!strcmp(opt, "--pattern")) {
+            if (strcmp(val, "seq") && strcmp(val, "random"))
+                return gd_fail(err, "%s:%d: --pattern must be seq or random", path, line);
+            st->opts.random_order = !strcmp(val, "random");
+        } else if (!strcmp(opt, "--seed")) {
+            char *end;
+            errno = 0;
+            st->opts.seed = strtoull(val, &end, 0);
+            if (*end || errno)
+                return gd_fail(err, "%s:%d: bad --seed '%s'", path, line, val);
+        } else if (!strcmp(opt, "--samples")) {
+            char *end;
+            errno = 0;
+            unsigned long s = strtoul(val, &end, 10);
+            if (*end || errno || !s)
+                return gd_fail(err, "%s:%d: bad --samples '%s'", path, line, val);
+            st->opts.samples = (uint32_t)s;
+        } else if (!strcmp(opt, "--level")) {
+            if (strcmp(val, "L1D") && strcmp(val, "L2"))
+                return gd_fail(err, "%s:%d: --level must be L1D or L2", path, line);
+            snprintf(st->level, sizeof st->level, "%s", val);
+        } else {
+            return gd_fail(err, "%s:%d: unknown option '%s'", path, line, opt);
+        }
+    }
+    if (!st->sweep_from[0])
+        return gd_fail(err, "%s:%d: step '%s' has no --sweep", path, line, st->label);
+    return 0;
+}
+
+int gd_suite_load(const char *name_or_path, gd_suite *out, gd_err *err)
+{
+    memset(out, 0, sizeof *out);
+    if (strchr(name_or_path, '/'))
+        snprintf(out->path, sizeof out->path, "%s", name_or_path);
+    else
+        snprintf(out->path, sizeof out->path, "%s/%s.suite", gd_suite_dir(), name_or_path);
+    const char *base = strrchr(out->path, '/');
+    snprintf(out->name, sizeof out->name, "%s", base ? base + 1 : out->path);
+    char *dot = strrchr(out->name, '.');
+    if (dot && !strcmp(dot, ".suite"))
+        *dot = 0;
+    size_t bytes;
+    char *text = gd_read_file(out->path, &bytes, err);
+    if (!text)
+        return gd_fail_prefix(err, "suite '%s'", name_or_path);
+    int line = 0, rc = 0;
+    char *p = text;
+    while (p && *p) {
+        line++;
+        char *nl = strchr(p, '\n');
+        if (nl)
+            *nl = 0;
+        char *hash = strchr(p, '#');
+        if (hash)
+            *hash = 0;
+        char *q = p;
+        while (isspace((unsigned char)*q))
+            q++;
+        if (*q) {
+            if (out->step_count == GD_SUITE_MAX_STEPS) {
+                rc = gd_fail(err, "%s:%d: more than %d steps", out->path, line, GD_SUITE_MAX_STEPS);
+                break;
+            }
+            if (parse_step(q, out->path, line, &out->steps[out->step_count], err) != 0) {
+                rc = -1;
+                break;
+            }
+            for (size_t i = 0; i < out->step_count; i++)
+                if (!strcmp(out->steps[i].label, out->steps[out->step_count].label)) {
+                    rc = gd_fail(err, "%s:%d: label '%s' used twice", out->path, line,
+                                 out->steps[i].label);
+                    break;
+                }
+            if (rc)
+                break;
+            out->step_count++;
+        }
+        p = nl ? nl + 1 : NULL;
+    }
+    free(text);
+    if (!rc && !out->step_count)
+        rc = gd_fail(err, "%s: no steps", out->path);
+    return rc;
+}
