@@ -118,11 +118,12 @@ valgrind: deps
 
 bench: deps
 	@$(MAKE) --no-print-directory $(BIN) $(BENCH_BIN)
-	@for b in $(BENCH_BIN); do $$b || exit 1; done
+	@for b in $(BENCH_BIN); do $$b ./$(BIN) || exit 1; done
 
 demo: deps
 	@$(MAKE) --no-print-directory $(BIN)
-	./$(BIN) run --device sim:t4 --probe pchase --sweep 1KiB:8MiB --out results/demo
+	./$(BIN) characterize --device sim:t4 --suite quick --out results/demo
+	@echo "report: results/demo/report.md, plots: results/demo/plots/"
 
 clean:
 	rm -rf build build-san gpudissect gpudissect-san

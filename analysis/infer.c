@@ -182,6 +182,15 @@ int gd_infer_stride(gd_inference *inf, const gd_curve *curve, const gd_segmentat
     return 0;
 }
 
+void gd_inference_snap(gd_inference *inf)
+{
+    for (int i = 0; i < GD_INF_COUNT; i++) {
+        gd_inferred_level *l = &inf->level[i];
+        if (l->has_size && l->has_line && l->line_bytes)
+            l->size_bytes = l->size_bytes / l->line_bytes * l->line_bytes;
+    }
+}
+
 static json_t *num_or_null(int has, double v)
 {
     return has ? json_real(v) : json_null();

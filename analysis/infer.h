@@ -54,6 +54,10 @@ int gd_infer_pchase(gd_inference *inf, const gd_curve *curve, const gd_segmentat
 int gd_infer_stride(gd_inference *inf, const gd_curve *curve, const gd_segmentation *seg,
                     gd_inferred_name level, gd_err *err);
 
+/* Rounds each capacity down to a whole number of its level's fetch granules,
+ * where both are known. */
+void gd_inference_snap(gd_inference *inf);
+
 /* {"levels": [...]} (+ whatever the caller adds, e.g. "curves") */
 json_t *gd_inference_to_json(const gd_inference *inf);
 int gd_inference_from_json(const json_t *doc, gd_inference *inf, const char *path, gd_err *err);

@@ -70,7 +70,8 @@
  *
  * Cost.  Quickselect medians O(samples); PELT O(n) typical, O(n^2) worst;
  * pooled medians O(samples), a few per plateau; merging O(n) per merge.  2000
- * points x 2048 samples: ~0.15 s; scratch: 8 bytes per sample.
+ * points x 2048 samples: ~0.15 s; scratch: 8 bytes per sample.  (The order
+ * statistics and the binomial tails are generic: they live in stats.c.)
  *
  * Known simplifications.  One noise scale per curve: a DRAM plateau noisier
  * than L1 gets the curve's smaller one (its medians' own sampling variance
@@ -90,8 +91,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* MAD -> standard deviation for normally distributed data. */
-#define GD_MAD_TO_SD 1.4826
+#include "analysis/stats.h"
+
 /* var(median of n samples) ~= (pi/2) sigma^2 / n for normal data. */
 #define GD_MEDIAN_VAR_FACTOR 1.5707963267948966
 /* Lower quantile of |differences of medians| used for the point-to-point
@@ -142,8 +143,6 @@
 /* Off-plateau excess must also exceed this many robust SDs of the per-point
  * rates inside the plateau (bursty outliers make those rates vary). */
 #define GD_RATE_SPREAD_MULT 3.0
-/* Binomial tail sums stop when a term adds less than this relative amount. */
-#define GD_TAIL_EPSILON 1e-17
 
 typedef struct span {
     size_t first, last;     /* inclusive point indices */
@@ -168,69 +167,7 @@ typedef struct detector {
 
 typedef double (*span_level_fn)(detector *d, size_t first, size_t last);
 
-/* ---- order statistics ------------------------------------------------------ */
-
-static void swap_doubles(double *v, size_t a, size_t b)
-{
-    double t = v[a];
-    v[a] = v[b];
-    v[b] = t;
-}
-
-static double median_of_three(double a, double b, double c)
-{
-    return fmax(fmin(a, b), fmin(fmax(a, b), c));
-}
-
-/* k-th smallest (0-based) of v[0..n), reordering v so that everything after
- * index k is >= it.  The three-way partition keeps runs of equal values (a
- * noiseless curve, an integer timer) linear instead of quadratic. */
-static double select_kth(double *v, size_t n, size_t k)
-{
-    size_t lo = 0, hi = n;
-    while (hi - lo > 1) {
-        double pivot = median_of_three(v[lo], v[lo + (hi - lo) / 2], v[hi - 1]);
-        size_t lt = lo, i = lo, gt = hi;
-        while (i < gt) {
-            if (v[i] < pivot)
-                swap_doubles(v, lt++, i++);
-            else if (v[i] > pivot)
-                swap_doubles(v, i, --gt);
-            else
-                i++;
-        }
-        if (k < lt)
-            hi = lt;
-        else if (k >= gt)
-            lo = gt;
-        else
-            return pivot;
-    }
-    return v[lo];
-}
-
-/* Median of v[0..n), n > 0, reordering v; the mean of the two middle values
- * for even n (as gd_quantile_sorted(..., 0.5) gives). */
-static double median_in_place(double *v, size_t n)
-{
-    size_t k = (n - 1) / 2;
-    double lower = select_kth(v, n, k);
-    if (n % 2)
-        return lower;
-    double upper = v[k + 1];
-    for (size_t j = k + 2; j < n; j++)
-        if (v[j] < upper)
-            upper = v[j];
-    return 0.5 * (lower + upper);
-}
-
-/* 1.4826 * MAD of v[0..n) about center, overwriting v. */
-static double robust_sd_in_place(double *v, size_t n, double center)
-{
-    for (size_t j = 0; j < n; j++)
-        v[j] = fabs(v[j] - center);
-    return GD_MAD_TO_SD * median_in_place(v, n);
-}
+/* ---- pooled samples --------------------------------------------------------- */
 
 /* Copies the samples of points first..last into d->pool; returns how many. */
 static size_t gather_samples(detector *d, size_t first, size_t last)
@@ -246,69 +183,15 @@ static size_t gather_samples(detector *d, size_t first, size_t last)
 static void pooled_level(detector *d, size_t first, size_t last, double *level, double *spread)
 {
     size_t count = gather_samples(d, first, last);
-    *level = median_in_place(d->pool, count);
-    *spread = robust_sd_in_place(d->pool, count, *level);
+    *level = gd_median_in_place(d->pool, count);
+    *spread = gd_robust_sd_in_place(d->pool, count, *level);
 }
 
 static double median_of_point_medians(detector *d, size_t first, size_t last)
 {
     size_t count = last - first + 1;
     memcpy(d->pointwise, d->median + first, count * sizeof *d->pointwise);
-    return median_in_place(d->pointwise, count);
-}
-
-/* ---- binomial tails --------------------------------------------------------- */
-
-static double binomial_lower_tail(size_t k, size_t n, double p);
-
-/* Sum of binomial(n, p) probabilities from k away from the mean (upward when
- * up, else downward); the terms shrink monotonically in that direction. */
-static double binomial_tail_from(size_t k, size_t n, double p, int up)
-{
-    double log_term = lgamma((double)n + 1) - lgamma((double)k + 1) - lgamma((double)(n - k) + 1) +
-                      (double)k * log(p) + (double)(n - k) * log1p(-p);
-    double term = exp(log_term), odds = p / (1 - p), sum = 0;
-    for (size_t j = k;;) {
-        sum += term;
-        if (!(term > sum * GD_TAIL_EPSILON))
-            break;
-        if (up) {
-            if (j == n)
-                break;
-            term *= (double)(n - j) / (double)(j + 1) * odds;
-            j++;
-        } else {
-            if (j == 0)
-                break;
-            term *= (double)j / (double)(n - j + 1) / odds;
-            j--;
-        }
-    }
-    return sum < 1 ? sum : 1;
-}
-
-/* P(X >= k) for X ~ binomial(n, p). */
-static double binomial_upper_tail(size_t k, size_t n, double p)
-{
-    if (k == 0 || p >= 1)
-        return 1;
-    if (k > n || p <= 0)
-        return 0;
-    if ((double)k <= p * (double)n)
-        return 1 - binomial_lower_tail(k - 1, n, p);
-    return binomial_tail_from(k, n, p, 1);
-}
-
-/* P(X <= k) for X ~ binomial(n, p). */
-static double binomial_lower_tail(size_t k, size_t n, double p)
-{
-    if (k >= n || p <= 0)
-        return 1;
-    if (p >= 1)
-        return 0;
-    if ((double)k >= p * (double)n)
-        return 1 - binomial_upper_tail(k + 1, n, p);
-    return binomial_tail_from(k, n, p, 0);
+    return gd_median_in_place(d->pointwise, count);
 }
 
 /* ---- noise and steps --------------------------------------------------------- */
@@ -318,8 +201,8 @@ static void point_statistics(detector *d)
     for (size_t i = 0; i < d->n; i++) {
         size_t count = d->counts[i];
         memcpy(d->pool, d->samples[i], count * sizeof *d->pool);
-        d->median[i] = median_in_place(d->pool, count);
-        d->spread[i] = robust_sd_in_place(d->pool, count, d->median[i]);
+        d->median[i] = gd_median_in_place(d->pool, count);
+        d->spread[i] = gd_robust_sd_in_place(d->pool, count, d->median[i]);
     }
 }
 
@@ -336,7 +219,7 @@ static double difference_noise(detector *d, int order)
     }
     size_t k = (size_t)(GD_DIFF_NOISE_QUANTILE * (double)(diffs - 1));
     double var = order == 1 ? GD_FIRST_DIFF_VAR : GD_SECOND_DIFF_VAR;
-    return select_kth(d->pointwise, diffs, k) / (sqrt(var) * GD_PHI_INV_0625);
+    return gd_select_kth(d->pointwise, diffs, k) / (sqrt(var) * GD_PHI_INV_0625);
 }
 
 /* Per-sample noise (median of the per-point robust SDs) and the noise of a
@@ -347,7 +230,7 @@ static double difference_noise(detector *d, int order)
 static void noise_scales(detector *d, double noise_floor)
 {
     memcpy(d->pointwise, d->spread, d->n * sizeof *d->pointwise);
-    d->noise_within = median_in_place(d->pointwise, d->n);
+    d->noise_within = gd_median_in_place(d->pointwise, d->n);
     double first = difference_noise(d, 1), second = difference_noise(d, 2);
     double sd = fmin(first, second);
     d->noise_location = isfinite(sd) ? fmax(sd, noise_floor) : noise_floor;
@@ -367,8 +250,8 @@ static double median_spread(detector *d, size_t first, size_t last)
 {
     size_t count = last - first + 1;
     memcpy(d->pointwise, d->median + first, count * sizeof *d->pointwise);
-    double center = median_in_place(d->pointwise, count);
-    return robust_sd_in_place(d->pointwise, count, center);
+    double center = gd_median_in_place(d->pointwise, count);
+    return gd_robust_sd_in_place(d->pointwise, count, center);
 }
 
 /* Joins adjacent spans whose levels are closer than the minimum step, or than
@@ -429,7 +312,7 @@ static size_t pelt_segments(detector *d, span *segs)
         goto done;
     /* Centering the medians keeps the prefix sums of squares small. */
     memcpy(d->pointwise, d->median, n * sizeof *d->pointwise);
-    d->center = median_in_place(d->pointwise, n);
+    d->center = gd_median_in_place(d->pointwise, n);
     double floor_var = d->noise_location * d->noise_location;
     d->wsum[0] = d->wysum[0] = wyysum[0] = 0;
     for (size_t i = 0; i < n; i++) {
@@ -580,7 +463,7 @@ static void plateau_rate(detector *d, size_t first, size_t last, size_t skip, do
         size_t j = order[a];
         if (core) {
             double pooled = ((double)hits + 0.5) / ((double)total + 1);
-            if (binomial_upper_tail(d->toward[j], d->counts[j], pooled) < d->alpha)
+            if (gd_binomial_upper_tail(d->toward[j], d->counts[j], pooled) < d->alpha)
                 break; /* this point and every later one are above the core */
         }
         hits += d->toward[j];
@@ -590,8 +473,8 @@ static void plateau_rate(detector *d, size_t first, size_t last, size_t skip, do
     /* +0.5/+1 (Jeffreys-like): a plateau with no sample at the target level
      * still has a small nonzero rate, so one stray sample is not a knee. */
     *base = ((double)hits + 0.5) / ((double)total + 1);
-    double core_median = median_in_place(d->pointwise, core);
-    double burst = GD_RATE_SPREAD_MULT * robust_sd_in_place(d->pointwise, core, core_median);
+    double core_median = gd_median_in_place(d->pointwise, core);
+    double burst = GD_RATE_SPREAD_MULT * gd_robust_sd_in_place(d->pointwise, core, core_median);
     *margin = fmax(burst, hits ? d->min_excess : fmin(d->min_excess, GD_CLEAN_BASE_MULT * *base));
 }
 
@@ -600,7 +483,8 @@ static void plateau_rate(detector *d, size_t first, size_t last, size_t skip, do
 static int point_is_off(const detector *d, size_t j, double base, double margin)
 {
     double rate = (double)d->toward[j] / (double)d->counts[j];
-    return rate - base >= margin && binomial_upper_tail(d->toward[j], d->counts[j], base) < d->alpha;
+    return rate - base >= margin &&
+           gd_binomial_upper_tail(d->toward[j], d->counts[j], base) < d->alpha;
 }
 
 /* Peels off plateau i's end points (right end if right, else left) whose
@@ -640,9 +524,9 @@ static double knee_confidence(detector *d, const gd_plateau *plateaus, const spa
     count_toward(d, spans, count, i, i + 1, a->first, above);
     double base, margin;
     plateau_rate(d, a->first, a->last, below, &base, &margin);
-    double above_off = 1 - binomial_upper_tail(d->toward[above], d->counts[above],
+    double above_off = 1 - gd_binomial_upper_tail(d->toward[above], d->counts[above],
                                                fmin(base + margin, 1));
-    double below_on = 1 - binomial_lower_tail(d->toward[below], d->counts[below],
+    double below_on = 1 - gd_binomial_lower_tail(d->toward[below], d->counts[below],
                                               fmin(base + fmax(margin, d->min_excess), 1));
     return separation(d, a, &plateaus[i + 1]) * above_off * below_on;
 }

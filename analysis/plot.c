@@ -11,8 +11,9 @@
  * and out_svg (gnuplot -e "out_png='NAME.png.tmp.XXXXXX'; ...") so that gnuplot
  * draws into temporary files; the script only falls back to NAME.png / NAME.svg
  * when those are undefined.  The temporaries are checked to be a whole PNG / an
- * SVG document and then renamed over the final names, so a reader (or the report)
- * never sees half a picture.
+ * SVG document (plot_check.c), made 0644 like every other result file, and then
+ * renamed over the final names, so a reader (or the report) never sees half a
+ * picture.
  *
  * Layout of NAME.dat (gnuplot data blocks, separated by two blank lines and
  * selected with `index`): block 0 is the measurement (x median [min max]), then
@@ -59,6 +60,10 @@
 /* Largest power of two a uint64_t holds, for byte tics. */
 #define MAX_BYTE_TIC_EXPONENT 62
 
+/* The mode of a finished picture: 0644, as gd_write_atomic() gives every other
+ * result file (mkstemp creates the temporary 0600). */
+#define PICTURE_FILE_MODE 0644
+
 /* How much of gnuplot's stderr is kept to explain a failure. */
 #define GNUPLOT_DIAG_BYTES 8192
 
@@ -71,12 +76,6 @@
 static const char *const extra_colors[] = {"#2ca02c", "#9467bd", "#8c564b",
                                            "#e377c2", "#17becf", "#bcbd22"};
 #define EXTRA_COLOR_COUNT (sizeof extra_colors / sizeof extra_colors[0])
-
-/* The PNG file signature and chunk framing (PNG spec, sections 5.2 and 5.3). */
-static const unsigned char png_signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
-#define PNG_CHUNK_OVERHEAD 12      /* length (4) + type (4) + CRC (4) */
-#define PNG_IHDR_BYTES 13
-#define PNG_MAX_CHUNK_BYTES 0x7fffffffu /* lengths are limited to 2^31 - 1 */
 
 /* ------------------------------------------------------------------------- */
 /* Validation and ranges                                                      */
@@ -616,12 +615,21 @@ static int make_temp(const char *final, char *tmp, size_t size, gd_err *err)
     return 0;
 }
 
-/* Flush a finished picture to disk before it takes its final name. */
-static int sync_file(const char *path, gd_err *err)
+/* Give a finished picture the mode of every other result file and flush it to
+ * disk before it takes its final name.  The chmod is here, after gnuplot has
+ * written, rather than at mkstemp time: the temporary is 0600 (mkstemp's mode),
+ * and this way the mode is right whether gnuplot rewrote the file in place or
+ * replaced it. */
+static int finish_file(const char *path, gd_err *err)
 {
     int fd = open(path, O_RDONLY);
     if (fd < 0)
         return gd_fail(err, "%s: cannot open: %s", path, strerror(errno));
+    if (fchmod(fd, PICTURE_FILE_MODE) != 0) {
+        int e = errno;
+        close(fd);
+        return gd_fail(err, "%s: cannot chmod: %s", path, strerror(e));
+    }
     int rc = fsync(fd);
     int e = errno;
     close(fd);
@@ -668,7 +676,7 @@ static int draw(const char *dir, const char *name, gd_err *err)
     char *const temps[] = {png_tmp, svg_tmp};
     const char *const finals[] = {png, svg};
     for (int i = 0; i < 2; i++) {
-        if (sync_file(temps[i], err) != 0)
+        if (finish_file(temps[i], err) != 0)
             goto out;
         if (rename(temps[i], finals[i]) != 0) {
             gd_fail(err, "%s: rename failed: %s", finals[i], strerror(errno));
@@ -700,152 +708,4 @@ int gd_plot_write(const char *plots_dir, const gd_plot_spec *spec, gd_err *err)
         write_gp(gp, spec, &plan, err) != 0)
         return -1;
     return draw(plots_dir, spec->name, err);
-}
-
-/* ------------------------------------------------------------------------- */
-/* Checking pictures                                                          */
-
-static uint32_t read_be32(const unsigned char *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-/* CRC-32 as PNG uses it (ISO 3309, reflected polynomial 0xedb88320), bit by
- * bit: a picture is tens of kilobytes, a table would buy nothing. */
-static uint32_t crc32_update(uint32_t crc, const unsigned char *p, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        crc ^= p[i];
-        for (int b = 0; b < 8; b++)
-            crc = (crc >> 1) ^ (0xedb88320u & (0u - (crc & 1)));
-    }
-    return crc;
-}
-
-int gd_plot_check_png(const char *path, gd_err *err)
-{
-    size_t size;
-    char *text = gd_read_file(path, &size, err);
-    if (!text)
-        return -1;
-    const unsigned char *b = (const unsigned char *)text;
-    int rc = -1;
-    if (size < sizeof png_signature || memcmp(b, png_signature, sizeof png_signature) != 0) {
-        gd_fail(err, "%s: not a PNG file (no PNG signature)", path);
-        goto out;
-    }
-    size_t pos = sizeof png_signature;
-    for (int chunk = 0;; chunk++) {
-        if (size - pos < PNG_CHUNK_OVERHEAD) {
-            gd_fail(err, "%s: truncated PNG (chunk %d incomplete, no IEND)", path, chunk);
-            goto out;
-        }
-        uint32_t len = read_be32(b + pos);
-        const unsigned char *type = b + pos + 4;
-        if (len > PNG_MAX_CHUNK_BYTES || size - pos - PNG_CHUNK_OVERHEAD < len) {
-            gd_fail(err, "%s: truncated PNG (chunk %d '%.4s' needs %u bytes)", path, chunk,
-                    (const char *)type, len);
-            goto out;
-        }
-        if (chunk == 0 && (memcmp(type, "IHDR", 4) != 0 || len != PNG_IHDR_BYTES ||
-                           read_be32(type + 4) == 0 || read_be32(type + 8) == 0)) {
-            gd_fail(err, "%s: not a PNG file (no IHDR chunk with a size first)", path);
-            goto out;
-        }
-        uint32_t crc = crc32_update(0xffffffffu, type, 4 + (size_t)len) ^ 0xffffffffu;
-        if (crc != read_be32(type + 4 + len)) {
-            gd_fail(err, "%s: corrupt PNG (bad CRC in chunk %d '%.4s')", path, chunk,
-                    (const char *)type);
-            goto out;
-        }
-        pos += PNG_CHUNK_OVERHEAD + len;
-        if (memcmp(type, "IEND", 4) == 0)
-            break;
-    }
-    if (pos != size) {
-        gd_fail(err, "%s: %zu bytes after the PNG's IEND chunk", path, size - pos);
-        goto out;
-    }
-    rc = 0;
-out:
-    free(text);
-    return rc;
-}
-
-static const char *skip_space(const char *p)
-{
-    while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
-        p++;
-    return p;
-}
-
-/* Skips XML declarations, processing instructions, comments and a DOCTYPE
- * (with an internal subset) before the root element.  NULL if unterminated. */
-static const char *skip_prolog(const char *p)
-{
-    for (;;) {
-        p = skip_space(p);
-        const char *end;
-        if (strncmp(p, "<?", 2) == 0) {
-            end = strstr(p, "?>");
-            if (!end)
-                return NULL;
-            p = end + 2;
-        } else if (strncmp(p, "<!--", 4) == 0) {
-            end = strstr(p, "-->");
-            if (!end)
-                return NULL;
-            p = end + 3;
-        } else if (strncmp(p, "<!DOCTYPE", 9) == 0) {
-            const char *gt = strchr(p, '>'), *bracket = strchr(p, '[');
-            if (bracket && gt && bracket < gt) {
-                const char *close = strstr(bracket, "]");
-                gt = close ? strchr(close, '>') : NULL;
-            }
-            if (!gt)
-                return NULL;
-            p = gt + 1;
-        } else {
-            return p;
-        }
-    }
-}
-
-int gd_plot_check_svg(const char *path, gd_err *err)
-{
-    size_t size;
-    char *text = gd_read_file(path, &size, err);
-    if (!text)
-        return -1;
-    int rc = -1;
-    const char *p = text;
-    static const char bom[] = "\xef\xbb\xbf";
-    if (strlen(text) != size) {
-        gd_fail(err, "%s: not an SVG document (binary data)", path);
-        goto out;
-    }
-    if (strncmp(p, bom, sizeof bom - 1) == 0)
-        p += sizeof bom - 1;
-    p = skip_prolog(p);
-    if (!p || strncmp(p, "<svg", 4) != 0 || !strchr(" \t\r\n>", p[4]) || !p[4]) {
-        gd_fail(err, "%s: not an SVG document (root element is not <svg>)", path);
-        goto out;
-    }
-    const char *last = NULL;
-    for (const char *q = strstr(p, "</svg"); q; q = strstr(q + 1, "</svg"))
-        last = q;
-    const char *tail = last ? skip_space(last + 5) : NULL;
-    if (!tail || *tail != '>') {
-        gd_fail(err, "%s: not an SVG document (no closing </svg>: truncated?)", path);
-        goto out;
-    }
-    tail = skip_prolog(tail + 1);
-    if (!tail || *tail) {
-        gd_fail(err, "%s: not an SVG document (content after </svg>)", path);
-        goto out;
-    }
-    rc = 0;
-out:
-    free(text);
-    return rc;
 }

@@ -196,6 +196,7 @@ int gd_characterize(gd_characterize_ctx *ctx, json_t *meta, gd_err *err)
             return -1;
         }
     }
+    gd_inference_snap(&ctx->inference);
     json_t *inferred = gd_inference_to_json(&ctx->inference);
     json_object_set_new(inferred, "device",
                         json_string(gd_device_get_info(ctx->runner->dev)->spec));

@@ -285,6 +285,8 @@ static void barrier_check(sim_engine *e, sim_cta *cta, uint64_t cycle)
 
 static uint32_t smem_conflict_degree(const sim_engine *e, const sim_mem_access *acc)
 {
+    if (!(acc->mask & (acc->mask - 1)))
+        return 1; /* one lane: no conflict */
     const gd_arch_level *s = &e->arch->level[GD_SMEM];
     uint32_t banks = s->banks, width = s->bank_width_bytes;
     uint64_t words[SIM_WARP_LANES];

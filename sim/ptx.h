@@ -127,7 +127,15 @@ const ptx_kernel *ptx_module_find(const ptx_module *m, const char *entry);
 
 const char *ptx_op_name(ptx_op op);
 unsigned ptx_type_bits(ptx_type t);
-int ptx_type_is_signed(ptx_type t);
-int ptx_type_is_float(ptx_type t);
+
+static inline int ptx_type_is_signed(ptx_type t)
+{
+    return t == PT_S8 || t == PT_S16 || t == PT_S32 || t == PT_S64;
+}
+
+static inline int ptx_type_is_float(ptx_type t)
+{
+    return t == PT_F32 || t == PT_F64;
+}
 
 #endif

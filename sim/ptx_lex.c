@@ -157,15 +157,6 @@ unsigned ptx_type_bits(ptx_type t)
     }
 }
 
-int ptx_type_is_signed(ptx_type t)
-{
-    return t == PT_S8 || t == PT_S16 || t == PT_S32 || t == PT_S64;
-}
-
-int ptx_type_is_float(ptx_type t)
-{
-    return t == PT_F32 || t == PT_F64;
-}
 
 const char *const ptx_op_names[OP_COUNT] = {
     [OP_MOV] = "mov", [OP_ADD] = "add", [OP_SUB] = "sub", [OP_MUL] = "mul", [OP_MAD] = "mad",

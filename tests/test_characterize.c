@@ -1,0 +1,402 @@
+/* test_characterize.c -- the main job end to end: `characterize` recovers every
+ * configured L1/L2 size to one line and every latency to +-1 cycle on arch files
+ * that differ in sizes (powers of two or not), lines, ways, latencies and
+ * replacement (LRU, random), with and without timing noise; the adaptive sweep
+ * pins the knees a dense sweep pins with a fraction of the points; plots and
+ * report are produced; compare catches a wrong arch; bad input fails clearly. */
+#include "tests/testing.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <sys/stat.h>
+
+#include "analysis/arch.h"
+#include "analysis/plot.h"
+#include "host/adaptive.h"
+#include "host/results.h"
+#include "host/runner.h"
+
+static char out[1 << 16];
+
+static const char *const noise_opts =
+    "--set noise.jitter=3 --set noise.outlier_rate=0.005 --set noise.outlier_cycles=800 "
+    "--set noise.seed=5";
+
+static json_t *load_json(const char *dir, const char *file)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    json_error_t jerr;
+    json_t *j = json_load_file(path, 0, &jerr);
+    if (!j)
+        fail_msg("%s: %s", path, jerr.text);
+    return j;
+}
+
+static const json_t *level_of(const json_t *inferred, const char *name)
+{
+    size_t i;
+    const json_t *l;
+    json_array_foreach(json_object_get(inferred, "levels"), i, l) {
+        if (!strcmp(json_string_value(json_object_get(l, "name")), name))
+            return l;
+    }
+    return NULL;
+}
+
+/* Characterizes sim:ARCH and checks every size and latency against the file. */
+static void check_recovery(const char *arch_name, int noisy)
+{
+    char *dir = gd_test_tmpdir();
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "%s characterize --device sim:%s %s --out %s/run --quiet --no-plots",
+             gd_test_binary(), arch_name, noisy ? noise_opts : "", dir);
+    if (gd_test_run(cmd, out, sizeof out) != 0)
+        fail_msg("%s failed:\n%s", cmd, out);
+    gd_arch a;
+    gd_err err;
+    char path[1024], run[1200];
+    assert_int_equal(gd_arch_resolve(arch_name, path, sizeof path, &err), 0);
+    assert_int_equal(gd_arch_load(path, NULL, 0, &a, &err), 0);
+    snprintf(run, sizeof run, "%s/run", dir);
+    json_t *inf = load_json(run, "inferred.json");
+    static const struct {
+        const char *name;
+        gd_level_id id;
+    } levels[] = {{"L1D", GD_L1D}, {"L2", GD_L2}, {"DRAM", GD_DRAM}};
+    for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++) {
+        const json_t *l = level_of(inf, levels[i].name);
+        if (!l)
+            fail_msg("%s%s: no %s in inferred.json", arch_name, noisy ? " (noise)" : "",
+                     levels[i].name);
+        const gd_arch_level *al = &a.level[levels[i].id];
+        double lat = json_number_value(json_object_get(l, "latency_cycles"));
+        if (fabs(lat - al->latency_cycles) > 1.0)
+            fail_msg("%s%s: %s latency %.2f, arch %u", arch_name, noisy ? " (noise)" : "",
+                     levels[i].name, lat, al->latency_cycles);
+        if (levels[i].id == GD_DRAM)
+            continue;
+        double size = json_number_value(json_object_get(l, "size_bytes"));
+        if (fabs(size - (double)al->size_bytes) > al->line_bytes)
+            fail_msg("%s%s: %s size %.0f, arch %llu (line %u)", arch_name, noisy ? " (noise)" : "",
+                     levels[i].name, size, (unsigned long long)al->size_bytes, al->line_bytes);
+        double line = json_number_value(json_object_get(l, "line_bytes"));
+        uint32_t fetch = al->sector_bytes ? al->sector_bytes : al->line_bytes;
+        if (line != fetch)
+            fail_msg("%s%s: %s fetch granularity %.0f, arch %u", arch_name,
+                     noisy ? " (noise)" : "", levels[i].name, line, fetch);
+        assert_true(json_number_value(json_object_get(l, "confidence")) > 0.25);
+    }
+    json_decref(inf);
+    /* compare.json agrees: every parameter matches */
+    json_t *cmp = load_json(run, "compare.json");
+    json_t *summary = json_object_get(cmp, "summary");
+    assert_int_equal(json_integer_value(json_object_get(summary, "mismatch")), 0);
+    assert_int_equal(json_integer_value(json_object_get(summary, "not_measured")), 0);
+    assert_int_equal(json_integer_value(json_object_get(summary, "match")), 7);
+    json_decref(cmp);
+    if (noisy) {
+        /* the noise really was there: outliers far above every level */
+        snprintf(path, sizeof path, "%s/pchase.csv", run);
+        FILE *f = fopen(path, "r");
+        char line[512];
+        double worst = 0;
+        while (fgets(line, sizeof line, f)) {
+            double mn, med, mean, mx;
+            if (sscanf(line, "%*[^,],cycles,%lf,%lf,%lf,%lf", &mn, &med, &mean, &mx) == 4 && mx > worst)
+                worst = mx;
+        }
+        fclose(f);
+        assert_true(worst > a.level[GD_DRAM].latency_cycles + 500);
+    }
+    gd_test_rmrf(dir);
+    free(dir);
+}
+
+static void test_recovery_lru_power_of_two(void **state)
+{
+    (void)state;
+    check_recovery("tiny", 0);
+    check_recovery("tiny", 1);
+}
+
+static void test_recovery_non_power_of_two(void **state)
+{
+    (void)state;
+    check_recovery("nonpow2", 0);
+    check_recovery("nonpow2", 1);
+}
+
+static void test_recovery_random_replacement(void **state)
+{
+    (void)state;
+    check_recovery("rand", 0);
+    check_recovery("rand", 1);
+}
+
+static void test_recovery_unsectored_l1(void **state)
+{
+    (void)state;
+    check_recovery("gtx480", 0);
+    check_recovery("gtx480", 1);
+}
+
+/* The default device of `make demo`: plots and the report, every level listed. */
+static void test_t4_plots_and_report(void **state)
+{
+    (void)state;
+    char *dir = gd_test_tmpdir();
+    char cmd[2048], run[1200], path[1400];
+    snprintf(run, sizeof run, "%s/t4", dir);
+    snprintf(cmd, sizeof cmd, "%s characterize --device sim:t4 --suite quick --out %s --quiet",
+             gd_test_binary(), run);
+    if (gd_test_run(cmd, out, sizeof out) != 0)
+        fail_msg("%s failed:\n%s", cmd, out);
+    assert_non_null(strstr(out, "L1D    size 64KiB"));
+    assert_non_null(strstr(out, "L2     size 4MiB"));
+    const char *curves[] = {"pchase", "stride-l1d", "stride-l2"};
+    gd_err err;
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "%s/plots/%s.png", run, curves[i]);
+        if (gd_plot_check_png(path, &err) != 0)
+            fail_msg("%s", err.msg);
+        struct stat st;
+        assert_int_equal(stat(path, &st), 0);
+        assert_int_equal(st.st_mode & 0777, 0644); /* readable like every result file */
+        snprintf(path, sizeof path, "%s/plots/%s.svg", run, curves[i]);
+        if (gd_plot_check_svg(path, &err) != 0)
+            fail_msg("%s", err.msg);
+        snprintf(path, sizeof path, "%s/plots/%s.gp", run, curves[i]);
+        assert_int_equal(access(path, R_OK), 0);
+        snprintf(path, sizeof path, "%s/plots/%s.dat", run, curves[i]);
+        assert_int_equal(access(path, R_OK), 0);
+    }
+    snprintf(path, sizeof path, "%s/report.md", run);
+    size_t bytes;
+    char *report = gd_read_file(path, &bytes, &err);
+    assert_non_null(report);
+    json_t *inf = load_json(run, "inferred.json");
+    size_t i;
+    const json_t *l;
+    json_array_foreach(json_object_get(inf, "levels"), i, l) {
+        const char *name = json_string_value(json_object_get(l, "name"));
+        char needle[64];
+        snprintf(needle, sizeof needle, "| %s ", name);
+        if (!strstr(report, needle))
+            fail_msg("report.md does not list level %s", name);
+    }
+    assert_non_null(strstr(report, "7 match, 0 mismatch, 0 not measured"));
+    assert_non_null(strstr(report, "plots/pchase.png"));
+    /* the adaptive sweep's economy is recorded */
+    const json_t *pc = json_object_get(json_object_get(inf, "curves"), "pchase");
+    json_int_t used = json_integer_value(json_object_get(pc, "points"));
+    json_int_t uniform = json_integer_value(json_object_get(pc, "uniform_points_equivalent"));
+    assert_true(used > 0 && used * 5 <= uniform);
+    json_decref(inf);
+    free(report);
+    gd_test_rmrf(dir);
+    free(dir);
+}
+
+/* Knees of a curve segmented from its points. */
+static void knees_of(gd_curve *c, double *below, size_t *count)
+{
+    gd_segmentation seg;
+    gd_err err;
+    if (gd_curve_segment(c, "cycles", &seg, &err) != 0)
+        fail_msg("%s", err.msg);
+    *count = seg.knee_count;
+    for (size_t k = 0; k < seg.knee_count; k++)
+        below[k] = seg.knees[k].x_below;
+    gd_segmentation_free(&seg);
+}
+
+static void test_adaptive_pins_dense_knees(void **state)
+{
+    (void)state;
+    gd_device *dev;
+    gd_err err;
+    assert_int_equal(gd_device_open("sim:tiny", NULL, &dev, &err), 0);
+    gd_runner r;
+    gd_runner_init(&r, dev, NULL, NULL);
+    gd_probe_opts opts = {.stride_bytes = 32};
+    /* dense: every 32 bytes across both knees (and a few points on each plateau) */
+    gd_curve dense;
+    gd_curve_init(&dense, "dense", gd_probe_find("pchase"), &opts);
+    const char *specs[] = {"512:1KiB", "1792:2304:+32", "4KiB:8KiB", "16000:16800:+32",
+                           "32KiB:64KiB"};
+    size_t dense_points = 0;
+    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+        gd_sweep s;
+        assert_int_equal(gd_sweep_parse(specs[i], 32, &s, &err), 0);
+        assert_int_equal(gd_runner_sweep(&r, &dense, &s, &err), 0);
+        dense_points += s.count;
+        gd_sweep_free(&s);
+    }
+    double dk[8], ak[8];
+    size_t dn, an;
+    knees_of(&dense, dk, &dn);
+    /* adaptive: doubling from 512 B to 64 KiB, then bisection */
+    gd_curve adapt;
+    gd_curve_init(&adapt, "adaptive", gd_probe_find("pchase"), &opts);
+    gd_sweep coarse;
+    assert_int_equal(gd_sweep_parse("512:64KiB", 32, &coarse, &err), 0);
+    gd_adaptive_stats st;
+    assert_int_equal(gd_runner_adaptive(&r, &adapt, &coarse, 32, &st, &err), 0);
+    knees_of(&adapt, ak, &an);
+    assert_int_equal(dn, 2);
+    assert_int_equal(an, dn);
+    for (size_t k = 0; k < dn; k++)
+        assert_true(ak[k] == dk[k]);
+    assert_true(dk[0] == 2048 && dk[1] == 16384);
+    /* far fewer points: a uniform 32-byte sweep of the range needs 2033 */
+    assert_int_equal(st.uniform_points, (65536 - 512) / 32 + 1);
+    assert_true(st.points * 5 <= st.uniform_points);
+    printf("note: adaptive %zu points vs uniform %llu (dense near the knees: %zu)\n", st.points,
+           (unsigned long long)st.uniform_points, dense_points);
+    gd_sweep_free(&coarse);
+    gd_curve_free(&dense);
+    gd_curve_free(&adapt);
+    gd_runner_close(&r);
+    gd_device_close(dev);
+}
+
+static void test_model_command(void **state)
+{
+    (void)state;
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s model --arch tiny --probe pchase --sweep 1KiB:64KiB",
+             gd_test_binary());
+    assert_int_equal(gd_test_run(cmd, out, sizeof out), 0);
+    assert_non_null(strstr(out, "footprint_bytes,mean_cycles,fraction_l1d,fraction_l2,fraction_dram\n"));
+    assert_non_null(strstr(out, "\n2048,20,1,0,0\n"));
+    assert_non_null(strstr(out, "\n16384,90,0,1,0\n"));
+    assert_non_null(strstr(out, "\n65536,200,0,0,1\n"));
+    snprintf(cmd, sizeof cmd, "%s model --arch tiny --probe nosuch --sweep 1KiB:2KiB",
+             gd_test_binary());
+    assert_int_equal(gd_test_run(cmd, out, sizeof out), 2);
+}
+
+/* compare against the wrong arch finds the differences; the run's own arch matches */
+static void test_compare_finds_a_wrong_arch(void **state)
+{
+    (void)state;
+    char *dir = gd_test_tmpdir();
+    char cmd[2048], run[1200];
+    snprintf(run, sizeof run, "%s/run", dir);
+    snprintf(cmd, sizeof cmd, "%s characterize --device sim:tiny --out %s --quiet --no-plots",
+             gd_test_binary(), run);
+    assert_int_equal(gd_test_run(cmd, out, sizeof out), 0);
+    snprintf(cmd, sizeof cmd, "%s compare %s --arch nonpow2", gd_test_binary(), run);
+    assert_int_equal(gd_test_run(cmd, out, sizeof out), 0);
+    assert_non_null(strstr(out, "L1D.size_bytes"));
+    json_t *cmp = load_json(run, "compare.json");
+    assert_string_equal(json_string_value(json_object_get(cmp, "arch")), "nonpow2");
+    size_t i;
+    const json_t *p;
+    int mismatches = 0;
+    json_array_foreach(json_object_get(cmp, "parameters"), i, p) {
+        const char *name = json_string_value(json_object_get(p, "parameter"));
+        const char *verdict = json_string_value(json_object_get(p, "verdict"));
+        if (!strcmp(name, "L1D.size_bytes") || !strcmp(name, "L2.latency_cycles"))
+            assert_string_equal(verdict, "mismatch");
+        mismatches += !strcmp(verdict, "mismatch");
+        /* the published value carries the arch file's citation */
+        assert_non_null(json_string_value(json_object_get(p, "source")));
+    }
+    assert_true(mismatches >= 5);
+    json_decref(cmp);
+    /* and the residuals of the curve against that arch's model are no longer 0 */
+    cmp = load_json(run, "compare.json");
+    double worst = 0;
+    json_array_foreach(json_object_get(cmp, "residuals"), i, p) {
+        double r = fabs(json_number_value(json_object_get(p, "mean_residual")));
+        if (r > worst)
+            worst = r;
+    }
+    assert_true(worst > 10);
+    json_decref(cmp);
+    snprintf(cmd, sizeof cmd, "%s compare %s --arch tiny && %s plot %s && %s report %s",
+             gd_test_binary(), run, gd_test_binary(), run, gd_test_binary(), run);
+    assert_int_equal(gd_test_run(cmd, out, sizeof out), 0);
+    assert_non_null(strstr(out, "7 match, 0 mismatch"));
+    gd_test_rmrf(dir);
+    free(dir);
+}
+
+static void test_bad_input(void **state)
+{
+    (void)state;
+    char *dir = gd_test_tmpdir();
+    char cmd[2048], path[1200];
+    /* a suite with a bad line */
+    snprintf(path, sizeof path, "%s/bad.suite", dir);
+    FILE *f = fopen(path, "w");
+    fputs("# comment\npchase pchase --sweep 1KiB:4*L3\n", f);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "%s characterize --device sim:tiny --suite %s --out %s/r --quiet",
+             gd_test_binary(), path, dir);
+    assert_int_equal(gd_test_run(cmd, out, sizeof out), 1);
+    char expect[1300];
+    snprintf(expect, sizeof expect, "%s:2: expression '4*L3': unknown name", path);
+    if (!strstr(out, expect))
+        fail_msg("expected '%s' in:\n%s", expect, out);
+    f = fopen(path, "w");
+    fputs("pchase pchase --sweep 1KiB:8KiB --frobnicate 3\n", f);
+    fclose(f);
+    assert_int_equal(gd_test_run(cmd, out, sizeof out), 1);
+    snprintf(expect, sizeof expect, "%s:1: unknown option '--frobnicate'", path);
+    assert_non_null(strstr(out, expect));
+    snprintf(cmd, sizeof cmd, "%s characterize --device sim:tiny --suite nosuch --quiet",
+             gd_test_binary());
+    assert_int_equal(gd_test_run(cmd, out, sizeof out), 1);
+    assert_non_null(strstr(out, "nosuch.suite: cannot open"));
+    /* compare / plot on a directory that is not a run */
+    snprintf(cmd, sizeof cmd, "%s compare %s --arch tiny", gd_test_binary(), dir);
+    assert_int_equal(gd_test_run(cmd, out, sizeof out), 1);
+    assert_non_null(strstr(out, "meta.json"));
+    /* a run without inferred.json cannot be compared */
+    snprintf(cmd, sizeof cmd,
+             "%s run --device sim:tiny --probe pchase --sweep 1KiB:2KiB --out %s/plain --quiet && "
+             "%s compare %s/plain --arch tiny",
+             gd_test_binary(), dir, gd_test_binary(), dir);
+    assert_int_equal(gd_test_run(cmd, out, sizeof out), 1);
+    assert_non_null(strstr(out, "no inferred.json to compare"));
+    /* a malformed inferred.json is named with its line */
+    snprintf(path, sizeof path, "%s/plain/inferred.json", dir);
+    f = fopen(path, "w");
+    fputs("{\n  \"levels\": [\n", f);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "%s compare %s/plain --arch tiny", gd_test_binary(), dir);
+    assert_int_equal(gd_test_run(cmd, out, sizeof out), 1);
+    assert_non_null(strstr(out, "inferred.json:"));
+    /* characterize that fails part way keeps what it measured */
+    snprintf(cmd, sizeof cmd,
+             "%s characterize --device sim:tiny --set gpu.global_mem=48KiB --out %s/part --quiet",
+             gd_test_binary(), dir);
+    assert_int_equal(gd_test_run(cmd, out, sizeof out), 1);
+    assert_non_null(strstr(out, "out of device memory"));
+    snprintf(path, sizeof path, "%s/part/stride-l1d.csv", dir);
+    assert_int_equal(access(path, R_OK), 0);
+    json_t *meta = load_json(dir, "part/meta.json");
+    assert_non_null(json_string_value(json_object_get(meta, "error")));
+    json_decref(meta);
+    gd_test_rmrf(dir);
+    free(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_recovery_lru_power_of_two),
+        cmocka_unit_test(test_recovery_non_power_of_two),
+        cmocka_unit_test(test_recovery_random_replacement),
+        cmocka_unit_test(test_recovery_unsectored_l1),
+        cmocka_unit_test(test_t4_plots_and_report),
+        cmocka_unit_test(test_adaptive_pins_dense_knees),
+        cmocka_unit_test(test_model_command),
+        cmocka_unit_test(test_compare_finds_a_wrong_arch),
+        cmocka_unit_test(test_bad_input),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

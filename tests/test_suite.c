@@ -1,0 +1,91 @@
+/* test_suite.c -- suite files and their size expressions. */
+#include "tests/testing.h"
+
+#include "host/suite.h"
+
+static void test_expressions(void **state)
+{
+    (void)state;
+    gd_suite_vars v = {.l2_bytes = 4u << 20, .l1d_bytes = 64u << 10, .l1d_line_bytes = 32,
+                       .l2_line_bytes = 64};
+    gd_err err;
+    uint64_t x;
+    assert_int_equal(gd_suite_eval("4*L2", &v, &x, &err), 0);
+    assert_int_equal(x, 16u << 20);
+    assert_int_equal(gd_suite_eval("min(4*L1D, L2/2)", &v, &x, &err), 0);
+    assert_int_equal(x, 256u << 10);
+    assert_int_equal(gd_suite_eval("max(L1D_LINE,L2_LINE)", &v, &x, &err), 0);
+    assert_int_equal(x, 64);
+    assert_int_equal(gd_suite_eval("(1KiB + 0)", &v, &x, &err), -1); /* no + in the language */
+    assert_int_equal(gd_suite_eval("2*(3KiB/3)", &v, &x, &err), 0);
+    assert_int_equal(x, 2048);
+    assert_int_equal(gd_suite_eval("L2/0", &v, &x, &err), -1);
+    assert_non_null(strstr(err.msg, "division by zero"));
+    assert_int_equal(gd_suite_eval("L3", &v, &x, &err), -1);
+    assert_non_null(strstr(err.msg, "expression 'L3': unknown name"));
+    gd_suite_vars none = {0};
+    assert_int_equal(gd_suite_eval("2*L1D", &none, &x, &err), -1);
+    assert_non_null(strstr(err.msg, "not known yet"));
+    assert_int_equal(gd_suite_eval("L2", &none, &x, &err), -1);
+    assert_non_null(strstr(err.msg, "the device reports none"));
+    assert_int_equal(gd_suite_eval("min(1KiB", &v, &x, &err), -1);
+    assert_int_equal(gd_suite_eval("3 KB", &v, &x, &err), -1);
+}
+
+static void test_bundled_suites_load(void **state)
+{
+    (void)state;
+    const char *names[] = {"quick", "full"};
+    for (size_t i = 0; i < 2; i++) {
+        gd_suite s;
+        gd_err err;
+        if (gd_suite_load(names[i], &s, &err) != 0)
+            fail_msg("%s", err.msg);
+        assert_true(s.step_count >= 3);
+        assert_string_equal(s.name, names[i]);
+        for (size_t k = 0; k < s.step_count; k++)
+            assert_non_null(s.steps[k].probe);
+    }
+}
+
+static void test_suite_errors(void **state)
+{
+    (void)state;
+    char *dir = gd_test_tmpdir();
+    char path[1200];
+    snprintf(path, sizeof path, "%s/x.suite", dir);
+    const struct {
+        const char *text;
+        const char *needle;
+    } cases[] = {
+        {"a pchase --sweep 1KiB:2KiB\nb nosuch --sweep 1:2\n", ":2: unknown probe 'nosuch'"},
+        {"a pchase\n", ":1: step 'a' has no --sweep"},
+        {"a pchase --sweep 1KiB\n", ":1: --sweep needs FROM:TO"},
+        {"a pchase --sweep 1KiB:2KiB\na pchase --sweep 1KiB:2KiB\n", ":2: label 'a' used twice"},
+        {"a/b pchase --sweep 1KiB:2KiB\n", ":1: label 'a/b'"},
+        {"a pchase --sweep 1KiB:2KiB --pattern zigzag\n", ":1: --pattern must be seq or random"},
+        {"# nothing\n\n", "no steps"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        FILE *f = fopen(path, "w");
+        fputs(cases[i].text, f);
+        fclose(f);
+        gd_suite s;
+        gd_err err;
+        assert_int_equal(gd_suite_load(path, &s, &err), -1);
+        if (!strstr(err.msg, cases[i].needle) || !strstr(err.msg, path))
+            fail_msg("case %zu: '%s' lacks '%s'", i, err.msg, cases[i].needle);
+    }
+    gd_test_rmrf(dir);
+    free(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_expressions),
+        cmocka_unit_test(test_bundled_suites_load),
+        cmocka_unit_test(test_suite_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
