@@ -88,6 +88,21 @@ static void compare_cache_level(json_t *params, counts *c, const gd_arch *arch, 
                   l->latency_cycles, gd_arch_source_of(arch, name, "latency"));
 }
 
+/* The level inference named at `level` cycles from curve `label`, or NULL. */
+static const char *level_name_of(const gd_run *run, const char *label, double level)
+{
+    size_t i;
+    const json_t *l;
+    json_array_foreach(json_object_get(run->inferred_doc, "levels"), i, l) {
+        const json_t *from = json_object_get(json_object_get(l, "from"), "latency");
+        const json_t *lat = json_object_get(l, "latency_cycles");
+        if (json_is_string(from) && !strcmp(json_string_value(from), label) &&
+            json_is_number(lat) && fabs(json_number_value(lat) - level) < 1e-6)
+            return json_string_value(json_object_get(l, "name"));
+    }
+    return NULL;
+}
+
 /* Residuals of one modelled curve against its plateaus in inferred.json. */
 static int curve_residuals(json_t *out, const gd_run *run, const gd_curve *curve,
                            const gd_arch *arch, gd_err *err)
@@ -140,6 +155,9 @@ static int curve_residuals(json_t *out, const gd_run *run, const gd_curve *curve
         json_object_set_new(o, "level_cycles", json_object_get(p, "level")
                                                    ? json_deep_copy(json_object_get(p, "level"))
                                                    : json_null());
+        const char *name = level_name_of(run, curve->label,
+                                         json_number_value(json_object_get(p, "level")));
+        json_object_set_new(o, "level", name ? json_string(name) : json_null());
         json_object_set_new(o, "x_first", json_real(x0));
         json_object_set_new(o, "x_last", json_real(x1));
         json_object_set_new(o, "points", json_integer((json_int_t)k));

@@ -130,8 +130,10 @@ void gd_format_bytes(uint64_t bytes, char *buf, size_t size)
     }
     if (v == floor(v))
         snprintf(buf, size, "%.0f%s", v, units[u]);
-    else
+    else if (v * 1000 == floor(v * 1000))
         snprintf(buf, size, "%.4g%s", v, units[u]);
+    else
+        snprintf(buf, size, "%.7g%s", v, units[u]); /* 4.00003MiB, not 4MiB */
 }
 
 /* ------------------------------------------------------------------------- */
