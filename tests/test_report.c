@@ -197,7 +197,7 @@ static void test_full_report(void **state)
     assert_contains(md, "| `pchase` | pchase | `footprint_bytes` | adaptive | 41 | 524257 "
                         "(12787× as many) | 2 | 1 |");
     assert_contains(md, "| `icache` | icache | `instructions` | uniform | 12 | — | 0 | 0 |");
-    assert_contains(md, "knee between 64KiB and 64.03KiB (confidence 0.98)");
+    assert_contains(md, "knee between 64KiB and 64.03125KiB (confidence 0.98)");
 
     /* Plots: sorted, embedded, SVG linked; temporaries and hidden files ignored. */
     assert_contains(md, "![pchase](plots/pchase.png)");
