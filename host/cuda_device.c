@@ -536,10 +536,12 @@ static char *shrink_to_fit(char *text)
 /* JIT the PTX with the cuLink API rather than cuModuleLoadData(ptx), because
  * only the link step hands back the cubin, and the cubin is where the
  * machine-code size is. */
-static int cuda_load(gd_device *base, const char *ptx, const char *entry, gd_kernel **out,
-                     gd_err *err)
+static int cuda_load(gd_device *base, const char *ptx, const char *entry,
+                     const gd_load_opts *opts, gd_kernel **out, gd_err *err)
 {
     cuda_device *dev = (cuda_device *)base;
+    if (opts && opts->patch != GD_PATCH_NONE)
+        return gd_fail(err, "cuda: code patches are not implemented yet");
     const cuda_driver *drv = &dev->drv;
     CUlinkState link = NULL;
     void *cubin_copy = NULL;

@@ -118,9 +118,10 @@ const gd_device_info *gd_device_get_info(const gd_device *dev)
     return &dev->info;
 }
 
-int gd_kernel_load(gd_device *dev, const char *ptx, const char *entry, gd_kernel **out, gd_err *err)
+int gd_kernel_load(gd_device *dev, const char *ptx, const char *entry, const gd_load_opts *opts,
+                   gd_kernel **out, gd_err *err)
 {
-    return dev->ops->load(dev, ptx, entry, out, err);
+    return dev->ops->load(dev, ptx, entry, opts, out, err);
 }
 
 void gd_kernel_unload(gd_device *dev, gd_kernel *kernel)
@@ -152,6 +153,14 @@ int gd_mem_copy_out(gd_device *dev, void *dst, gd_devptr src, size_t bytes, gd_e
 int gd_mem_fill(gd_device *dev, gd_devptr dst, uint8_t byte, size_t bytes, gd_err *err)
 {
     return dev->ops->fill(dev, dst, byte, bytes, err);
+}
+
+int gd_symbol_write(gd_device *dev, gd_kernel *kernel, const char *name, const void *data,
+                    size_t bytes, gd_err *err)
+{
+    if (!dev->ops->write_symbol)
+        return gd_fail(err, "%s: this device cannot write module variables", dev->info.spec);
+    return dev->ops->write_symbol(dev, kernel, name, data, bytes, err);
 }
 
 int gd_kernel_launch(gd_device *dev, gd_kernel *kernel, const gd_launch *launch, gd_err *err)

@@ -62,6 +62,21 @@ typedef struct gd_kernel {
     char *jit_error_log;        /* owned; may be empty, never NULL after load */
 } gd_kernel;
 
+/* How a kernel's machine code is altered before it is loaded.  The probe asks;
+ * each device does it in its own terms (cuda: on the cubin the JIT returned, see
+ * kernels/sass_patch.h; sim: on the parsed PTX). */
+typedef enum gd_code_patch {
+    GD_PATCH_NONE,
+    /* The kernel has one run of exactly `patch_count` consecutive FFMA (PTX
+     * fma.rn.f32) instructions; each becomes a NOP of the same size. */
+    GD_PATCH_FFMA_TO_NOP,
+} gd_code_patch;
+
+typedef struct gd_load_opts {
+    gd_code_patch patch;
+    uint32_t patch_count;
+} gd_load_opts;
+
 /* Kernel arguments in declaration order; each points at its value's bytes. */
 typedef struct gd_launch {
     unsigned grid[3];
@@ -102,13 +117,19 @@ typedef struct gd_device gd_device;
 
 struct gd_device_ops {
     void (*close)(gd_device *dev);
-    int (*load)(gd_device *dev, const char *ptx, const char *entry, gd_kernel **out, gd_err *err);
+    /* opts may be NULL (no patch) */
+    int (*load)(gd_device *dev, const char *ptx, const char *entry, const gd_load_opts *opts,
+                gd_kernel **out, gd_err *err);
     void (*unload)(gd_device *dev, gd_kernel *kernel);
     int (*alloc)(gd_device *dev, size_t bytes, gd_devptr *out, gd_err *err);
     int (*release)(gd_device *dev, gd_devptr ptr, gd_err *err);
     int (*copy_in)(gd_device *dev, gd_devptr dst, const void *src, size_t bytes, gd_err *err);
     int (*copy_out)(gd_device *dev, void *dst, gd_devptr src, size_t bytes, gd_err *err);
     int (*fill)(gd_device *dev, gd_devptr dst, uint8_t byte, size_t bytes, gd_err *err);
+    /* Writes `bytes` into the kernel module's variable `name` (a module-scope
+     * .const array: the constant bank a probe scans). */
+    int (*write_symbol)(gd_device *dev, gd_kernel *kernel, const char *name, const void *data,
+                        size_t bytes, gd_err *err);
     int (*launch)(gd_device *dev, gd_kernel *kernel, const gd_launch *launch, gd_err *err);
     int (*synchronize)(gd_device *dev, gd_err *err);
     int (*counters)(gd_device *dev, gd_counter_list *out, gd_err *err); /* may be NULL */
@@ -126,13 +147,16 @@ int gd_device_open(const char *spec, const gd_device_opts *opts, gd_device **out
 void gd_device_close(gd_device *dev);
 const gd_device_info *gd_device_get_info(const gd_device *dev);
 
-int gd_kernel_load(gd_device *dev, const char *ptx, const char *entry, gd_kernel **out, gd_err *err);
+int gd_kernel_load(gd_device *dev, const char *ptx, const char *entry, const gd_load_opts *opts,
+                   gd_kernel **out, gd_err *err);
 void gd_kernel_unload(gd_device *dev, gd_kernel *kernel);
 int gd_mem_alloc(gd_device *dev, size_t bytes, gd_devptr *out, gd_err *err);
 int gd_mem_release(gd_device *dev, gd_devptr ptr, gd_err *err);
 int gd_mem_copy_in(gd_device *dev, gd_devptr dst, const void *src, size_t bytes, gd_err *err);
 int gd_mem_copy_out(gd_device *dev, void *dst, gd_devptr src, size_t bytes, gd_err *err);
 int gd_mem_fill(gd_device *dev, gd_devptr dst, uint8_t byte, size_t bytes, gd_err *err);
+int gd_symbol_write(gd_device *dev, gd_kernel *kernel, const char *name, const void *data,
+                    size_t bytes, gd_err *err);
 int gd_kernel_launch(gd_device *dev, gd_kernel *kernel, const gd_launch *launch, gd_err *err);
 int gd_device_synchronize(gd_device *dev, gd_err *err);
 /* Appends the device's counters to out; a device without counters appends none. */

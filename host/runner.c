@@ -251,13 +251,15 @@ void gd_runner_close(gd_runner *runner)
 static int runner_kernel(gd_runner *r, const gd_probe_plan *plan, gd_err *err)
 {
     if (r->kernel && r->kernel_ptx && strcmp(r->kernel_ptx, plan->ptx) == 0 &&
-        strcmp(r->kernel->entry, plan->entry) == 0)
+        strcmp(r->kernel->entry, plan->entry) == 0 && r->kernel_load.patch == plan->load.patch &&
+        r->kernel_load.patch_count == plan->load.patch_count)
         return 0;
     gd_runner_close(r);
-    if (gd_kernel_load(r->dev, plan->ptx, plan->entry, &r->kernel, err) != 0) {
+    if (gd_kernel_load(r->dev, plan->ptx, plan->entry, &plan->load, &r->kernel, err) != 0) {
         r->kernel = NULL;
         return -1;
     }
+    r->kernel_load = plan->load;
     r->kernel_ptx = strdup(plan->ptx);
     if (!r->kernel_ptx)
         return gd_fail(err, "out of memory");

@@ -67,6 +67,7 @@ typedef struct gd_runner {
     FILE *progress;           /* NULL: quiet */
     gd_kernel *kernel;        /* the last kernel loaded, reused while the PTX is the same */
     char *kernel_ptx;
+    gd_load_opts kernel_load; /* ... and the same patch */
     size_t points_measured;
 } gd_runner;
 

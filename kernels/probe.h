@@ -60,6 +60,7 @@ typedef struct gd_probe_plan {
     uint32_t code_min_instructions; /* expected range of the entry's machine code, */
     uint32_t code_max_instructions; /* in 16-byte instructions (padding included); 0: unchecked */
     gd_probe_opts opts;       /* as resolved by plan (defaults filled in) */
+    gd_load_opts load;        /* a machine-code patch the device applies on load */
     void *state;              /* probe-private, freed by release */
 } gd_probe_plan;
 

@@ -37,10 +37,11 @@ static void simdev_close(gd_device *dev)
     free(d);
 }
 
-static int simdev_load(gd_device *dev, const char *ptx, const char *entry, gd_kernel **out,
-                    gd_err *err)
+static int simdev_load(gd_device *dev, const char *ptx, const char *entry,
+                       const gd_load_opts *opts, gd_kernel **out, gd_err *err)
 {
     (void)dev;
+    (void)opts;
     *out = NULL;
     sim_kernel *k = calloc(1, sizeof *k);
     if (!k)

@@ -338,7 +338,7 @@ static gd_kernel *load_on_mock(gd_device *dev, const char *entry)
     char *ptx = kernels_ptx("6.3", "sm_75");
     gd_kernel *kernel = NULL;
     gd_err err = {{0}};
-    if (gd_kernel_load(dev, ptx, entry, &kernel, &err) != 0)
+    if (gd_kernel_load(dev, ptx, entry, NULL, &kernel, &err) != 0)
         fail_msg("load %s on the mock: %s", entry, err.msg);
     free(ptx);
     return kernel;
@@ -510,7 +510,7 @@ static void test_mock_jit_errors(void **unused)
 
     static const char broken_ptx[] = ".version 6.3\n.target sm_75\n.address_size 64\n"
                                      ".visible .entry broken()\n{\n    frobnicate.u32 %r1;\n}\n";
-    assert_int_equal(gd_kernel_load(dev, broken_ptx, "broken", &kernel, &err), -1);
+    assert_int_equal(gd_kernel_load(dev, broken_ptx, "broken", NULL, &kernel, &err), -1);
     assert_null(kernel);
     assert_contains(err.msg, "cuLinkComplete(broken) failed: CUDA_ERROR_INVALID_PTX");
     assert_contains(err.msg, "JIT error log: ");
@@ -519,13 +519,13 @@ static void test_mock_jit_errors(void **unused)
     assert_int_equal(mock.state()->live_links, 0);
 
     char *ptx = kernels_ptx("6.3", "sm_75");
-    assert_int_equal(gd_kernel_load(dev, ptx, "no_such_kernel", &kernel, &err), -1);
+    assert_int_equal(gd_kernel_load(dev, ptx, "no_such_kernel", NULL, &kernel, &err), -1);
     assert_contains(err.msg, ".text.no_such_kernel");
-    assert_int_equal(gd_kernel_load(dev, ptx, "", &kernel, &err), -1);
+    assert_int_equal(gd_kernel_load(dev, ptx, "", NULL, &kernel, &err), -1);
     char long_name[300];
     memset(long_name, 'k', sizeof long_name - 1);
     long_name[sizeof long_name - 1] = '\0';
-    assert_int_equal(gd_kernel_load(dev, ptx, long_name, &kernel, &err), -1);
+    assert_int_equal(gd_kernel_load(dev, ptx, long_name, NULL, &kernel, &err), -1);
     assert_contains(err.msg, "longer than");
     free(ptx);
     assert_int_equal(mock.state()->live_links, 0);

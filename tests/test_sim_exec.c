@@ -22,7 +22,7 @@ static int run_kernel(gd_device *dev, const char *ptx, unsigned grid, unsigned b
                       uint64_t *out, size_t words, gd_err *err)
 {
     gd_kernel *k = NULL;
-    if (gd_kernel_load(dev, ptx, "k", &k, err) != 0)
+    if (gd_kernel_load(dev, ptx, "k", NULL, &k, err) != 0)
         return -1;
     gd_devptr buf;
     int rc = -1;
@@ -240,7 +240,7 @@ static void expect_load_error(const char *ptx, const char *needle)
     gd_device *dev = open_tiny();
     gd_kernel *k = NULL;
     gd_err err = {{0}};
-    int rc = gd_kernel_load(dev, ptx, "k", &k, &err);
+    int rc = gd_kernel_load(dev, ptx, "k", NULL, &k, &err);
     if (rc == 0) {
         gd_kernel_unload(dev, k);
         gd_device_close(dev);
@@ -306,7 +306,7 @@ static void test_runtime_errors(void **state)
     assert_int_equal(out[0], 77);
     /* wrong parameter count */
     gd_kernel *k;
-    assert_int_equal(gd_kernel_load(dev, fine, "k", &k, &err), 0);
+    assert_int_equal(gd_kernel_load(dev, fine, "k", NULL, &k, &err), 0);
     gd_launch l = {.grid = {1, 1, 1}, .block = {1, 1, 1}, .param_count = 0};
     assert_int_equal(gd_kernel_launch(dev, k, &l, &err), -1);
     assert_non_null(strstr(err.msg, "takes 1 parameters, the launch passes 0"));
