@@ -49,6 +49,7 @@ typedef struct sim_warp {
     uint16_t tid[SIM_WARP_LANES][3];
     uint32_t pending_loads;
     uint64_t age;             /* launch order, for oldest-first scheduling */
+    uint64_t fetch_line;      /* the instruction line it is executing from (fetch.c) */
 } sim_warp;
 
 struct sim_cta {
@@ -72,7 +73,31 @@ typedef struct sim_mem_access {
     uint64_t addr[SIM_WARP_LANES];
 } sim_mem_access;
 
-typedef struct sim_lsu sim_lsu;  /* memsys.c */
+typedef struct sim_lsu sim_lsu;  /* fetch.c: instruction fetch through L0I / L1I / L15I / L2 */
+int sim_fetch_create(sim_engine *e, gd_err *err);
+void sim_fetch_destroy(sim_engine *e);
+void sim_fetch_launch_begin(sim_engine *e);
+/* The cycle at which warp w can have the instruction at `pc` (the current cycle
+ * when it is already fetched). */
+uint64_t sim_fetch(sim_engine *e, sim_sm *sm, sim_warp *w, uint32_t pc, uint64_t cycle);
+
+/* Cycles to bring the line at `addr` into levels[from..]: looks each present
+ * level up in order (instances by scope), then the L2 and DRAM; installs the
+ * line in the levels that lacked it; counts per-level hits and misses. */
+uint64_t sim_path_lookup(sim_engine *e, const gd_level_id *levels, size_t count, size_t from,
+                         uint32_t sm, uint32_t sub, uint64_t addr, uint32_t bytes, uint64_t cycle,
+                         uint64_t *hits, uint64_t *misses);
+
+/* constant.c: ld.const / ld.param through L1C / L15C / L2 */
+/* Cycles until the loaded value is visible: one lookup per distinct address,
+ * serialized. */
+uint64_t sim_const_access(sim_engine *e, sim_sm *sm, sim_warp *w, const sim_mem_access *acc,
+                          uint64_t cycle);
+
+/* memsys.c */
+/* Looks [addr, addr+bytes) up in the L2 (installing what is missing, as a fill
+ * from DRAM would) for the instruction and constant paths: 1 if all was there. */
+int sim_l2_lookup_fill(sim_engine *e, uint64_t addr, uint32_t bytes, uint64_t cycle);
 
 struct sim_sm {
     uint32_t id;
@@ -103,11 +128,34 @@ typedef struct sim_stats {
     uint64_t dram_reads, dram_writes;
     uint64_t smem_accesses, smem_replays;
     uint64_t global_loads, global_stores;
+    uint64_t ifetch_misses[GD_LEVEL_COUNT]; /* instruction lines not found at a level */
+    uint64_t ifetch_hits[GD_LEVEL_COUNT];
+    uint64_t const_accesses, const_misses[GD_LEVEL_COUNT], const_hits[GD_LEVEL_COUNT];
 } sim_stats;
+
+/* The cache instances of one level: one per sub-partition, per SM or for the
+ * chip, as the arch file's `scope` says (fetch.c, constant.c). */
+typedef struct sim_level_caches {
+    int present;
+    gd_scope scope;
+    uint32_t count;
+    sim_cache *inst;          /* owned unless `shared` */
+    int shared;               /* inst belongs to another level (shared_with) */
+    uint32_t latency;
+    uint32_t prefetch;
+} sim_level_caches;
+
+/* Address spaces of the instruction and constant paths: tags above any device
+ * address, so that code, constants and data never alias in the unified L2. */
+#define SIM_ISPACE (1ull << 60)
+#define SIM_CSPACE (2ull << 60)
 
 typedef struct sim_launch_config {
     const ptx_module *module;
     const ptx_kernel *kernel;
+    uint64_t code_base;       /* instruction address of the kernel's first instruction */
+    uint64_t const_base;      /* constant-space address of the module's bank */
+    uint64_t param_base;      /* constant-space address of the parameter bank */
     uint32_t grid[3];
     uint32_t block[3];
     uint32_t dynamic_shared_bytes;
@@ -132,6 +180,9 @@ struct sim_engine {
     uint64_t max_cycles;      /* watchdog per launch */
     uint64_t noise_rng;       /* [noise]: seeded timing noise on load completions */
     int noise_on;
+    sim_level_caches lc[GD_LEVEL_COUNT]; /* instruction and constant caches */
+    int ifetch_on;            /* the arch has instruction caches */
+    gd_level_id ifetch_first; /* the first of them (L0I, or L1I without an L0) */
 
     /* the current launch */
     const sim_launch_config *launch;
@@ -167,7 +218,31 @@ int sim_exec(sim_engine *e, sim_sm *sm, sim_warp *w, const ptx_insn *in, uint32_
 uint64_t sim_sreg_value(const sim_engine *e, const sim_sm *sm, const sim_warp *w, unsigned lane,
                         ptx_sreg sreg);
 
+/* fetch.c: instruction fetch through L0I / L1I / L15I / L2 */
+int sim_fetch_create(sim_engine *e, gd_err *err);
+void sim_fetch_destroy(sim_engine *e);
+void sim_fetch_launch_begin(sim_engine *e);
+/* The cycle at which warp w can have the instruction at `pc` (the current cycle
+ * when it is already fetched). */
+uint64_t sim_fetch(sim_engine *e, sim_sm *sm, sim_warp *w, uint32_t pc, uint64_t cycle);
+
+/* Cycles to bring the line at `addr` into levels[from..]: looks each present
+ * level up in order (instances by scope), then the L2 and DRAM; installs the
+ * line in the levels that lacked it; counts per-level hits and misses. */
+uint64_t sim_path_lookup(sim_engine *e, const gd_level_id *levels, size_t count, size_t from,
+                         uint32_t sm, uint32_t sub, uint64_t addr, uint32_t bytes, uint64_t cycle,
+                         uint64_t *hits, uint64_t *misses);
+
+/* constant.c: ld.const / ld.param through L1C / L15C / L2 */
+/* Cycles until the loaded value is visible: one lookup per distinct address,
+ * serialized. */
+uint64_t sim_const_access(sim_engine *e, sim_sm *sm, sim_warp *w, const sim_mem_access *acc,
+                          uint64_t cycle);
+
 /* memsys.c */
+/* Looks [addr, addr+bytes) up in the L2 (installing what is missing, as a fill
+ * from DRAM would) for the instruction and constant paths: 1 if all was there. */
+int sim_l2_lookup_fill(sim_engine *e, uint64_t addr, uint32_t bytes, uint64_t cycle);
 int sim_memsys_create(sim_engine *e, gd_err *err);
 void sim_memsys_destroy(sim_engine *e);
 void sim_memsys_launch_begin(sim_engine *e);       /* flush L1s at a kernel boundary */

@@ -421,7 +421,7 @@ int sim_exec(sim_engine *e, sim_sm *sm, sim_warp *w, const ptx_insn *in, uint32_
         }
         return 0;
     }
-    case OP_BRA: case OP_RET: case OP_EXIT: case OP_BAR: case OP_COUNT:
+    case OP_BRA: case OP_RET: case OP_EXIT: case OP_BAR: case OP_NOP: case OP_COUNT:
         return 0; /* control flow is the scheduler's (gpu.c) */
     }
     return 0;

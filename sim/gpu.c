@@ -79,7 +79,7 @@ int sim_engine_create(const gd_arch *arch, sim_devmem *mem, sim_engine **out, gd
                 goto oom;
         }
     }
-    if (sim_memsys_create(e, err) != 0) {
+    if (sim_memsys_create(e, err) != 0 || sim_fetch_create(e, err) != 0) {
         sim_engine_destroy(e);
         return -1;
     }
@@ -94,6 +94,7 @@ void sim_engine_destroy(sim_engine *e)
 {
     if (!e)
         return;
+    sim_fetch_destroy(e);
     sim_memsys_destroy(e);
     for (uint32_t s = 0; e->sms && s < e->sm_count; s++) {
         sim_sm *sm = &e->sms[s];
@@ -185,6 +186,7 @@ static int cta_launch(sim_engine *e, sim_sm *sm, uint64_t linear, uint64_t cycle
         w->pc = 0;
         w->diverged = 0;
         w->scoreboard_clear = 0;
+        w->fetch_line = UINT64_MAX;
         w->state = WARP_RUNNING;
         w->slot = slot;
         w->subpartition = (uint16_t)(slot % nsub);
@@ -380,6 +382,18 @@ static int warp_try_issue(sim_engine *e, sim_sm *sm, sim_warp *w, uint64_t cycle
         return sim_engine_fail(e, "sim: warp ran past the end of kernel %s", k->name), 0;
     const ptx_insn *in = &k->insns[pc];
 
+    /* instruction fetch: a warp moving to a line its first instruction cache
+     * lacks waits for the line */
+    if (e->ifetch_on) {
+        uint64_t t = sim_fetch(e, sm, w, pc, cycle);
+        if (t > cycle) {
+            w->ready_cycle = t;
+            if (t < *wake)
+                *wake = t;
+            return 0;
+        }
+    }
+
     /* scoreboard (already known clear when the last issue predicted this one) */
     if (!w->scoreboard_clear) {
         uint64_t t = 0;
@@ -429,6 +443,8 @@ static int warp_try_issue(sim_engine *e, sim_sm *sm, sim_warp *w, uint64_t cycle
 
     switch ((ptx_unit)in->unit) {
     case UNIT_ALU:
+        if (in->op == OP_NOP)
+            break;
         if (sim_exec(e, sm, w, in, exec, NULL))
             return 0;
         w->reg_ready[in->dst.reg] = cycle + a->gpu.alu_latency_cycles;
@@ -457,7 +473,7 @@ static int warp_try_issue(sim_engine *e, sim_sm *sm, sim_warp *w, uint64_t cycle
         }
         case SP_PARAM:
         case SP_CONST:
-            w->reg_ready[in->dst.reg] = cycle + a->level[GD_L1C].latency_cycles;
+            w->reg_ready[in->dst.reg] = cycle + sim_const_access(e, sm, w, &acc, cycle);
             break;
         default:
             return sim_engine_fail(e, "ptx:%u: state space not simulated", in->line), 0;

@@ -949,6 +949,33 @@ void sim_memsys_global_tick(sim_engine *e, uint64_t cycle)
     }
 }
 
+int sim_l2_lookup_fill(sim_engine *e, uint64_t addr, uint32_t bytes, uint64_t cycle)
+{
+    sim_cache *c = &e->memsys->l2;
+    int all = 1;
+    uint64_t first = sim_cache_line_of(c, addr), last = sim_cache_line_of(c, addr + bytes - 1);
+    for (uint64_t line = first; line <= last; line++) {
+        sim_cache_line *l = sim_cache_find(c, line);
+        uint32_t full = c->sectors_per_line >= 32 ? 0xffffffffu : (1u << c->sectors_per_line) - 1;
+        if (l && (l->valid_sectors & full) == full) {
+            sim_cache_touch(c, l);
+            continue;
+        }
+        all = 0;
+        if (!l) {
+            l = sim_cache_victim(c, line);
+            if (!l)
+                continue; /* every way reserved by data misses: not cached this time */
+            l2_evict(e, l, cycle);
+            sim_cache_install(c, l, line);
+        }
+        l->valid_sectors = full;
+        sim_cache_touch(c, l);
+        e->stats.dram_reads++;
+    }
+    return all;
+}
+
 /* ------------------------------------------------------------------------- */
 /* Event horizon                                                             */
 

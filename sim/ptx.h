@@ -30,6 +30,7 @@ typedef enum ptx_op {
     OP_SETP, OP_SELP, OP_CVT, OP_FMA,
     OP_LD, OP_ST,
     OP_BRA, OP_RET, OP_EXIT, OP_BAR,
+    OP_NOP,      /* not PTX: what a GD_PATCH_FFMA_TO_NOP load turns an fma into */
     OP_COUNT
 } ptx_op;
 

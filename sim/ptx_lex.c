@@ -164,7 +164,7 @@ const char *const ptx_op_names[OP_COUNT] = {
     [OP_ABS] = "abs", [OP_AND] = "and", [OP_OR] = "or", [OP_XOR] = "xor", [OP_NOT] = "not",
     [OP_SHL] = "shl", [OP_SHR] = "shr", [OP_SETP] = "setp", [OP_SELP] = "selp", [OP_CVT] = "cvt",
     [OP_FMA] = "fma", [OP_LD] = "ld", [OP_ST] = "st", [OP_BRA] = "bra", [OP_RET] = "ret",
-    [OP_EXIT] = "exit", [OP_BAR] = "bar",
+    [OP_EXIT] = "exit", [OP_BAR] = "bar", [OP_NOP] = "(patched nop)",
 };
 
 const char *ptx_op_name(ptx_op op)

@@ -21,13 +21,58 @@ typedef struct sim_device {
     gd_arch arch;
     sim_devmem mem;
     sim_engine *engine;
+    uint64_t modules_loaded;  /* gives each module its own code and constant addresses */
 } sim_device;
 
 typedef struct sim_kernel {
     gd_kernel base;
     ptx_module *module;
-    const ptx_kernel *kernel;
+    ptx_kernel *kernel;
+    uint64_t code_base, const_base, param_base;
 } sim_kernel;
+
+#define SIM_MODULE_SPAN_SHIFT 32       /* each module's code and constants: 4 GiB apart */
+#define SIM_CONST_BANK_OFFSET (1ull << 24)
+
+/* GD_PATCH_FFMA_TO_NOP, in PTX terms: the one run of exactly `count`
+ * consecutive fma.rn.f32 instructions becomes no-ops (fetched and issued like
+ * any instruction, computing nothing). */
+static int patch_ffma_to_nop(ptx_kernel *k, uint32_t count, gd_err *err)
+{
+    uint32_t runs = 0, start = 0, found_len = 0;
+    char lengths[256] = "";
+    for (uint32_t i = 0; i < k->insn_count;) {
+        if (k->insns[i].op != OP_FMA || k->insns[i].type != PT_F32) {
+            i++;
+            continue;
+        }
+        uint32_t j = i;
+        while (j < k->insn_count && k->insns[j].op == OP_FMA && k->insns[j].type == PT_F32)
+            j++;
+        if (j - i == count) {
+            runs++;
+            start = i;
+            found_len = count;
+        }
+        size_t used = strlen(lengths);
+        if (used < sizeof lengths - 16)
+            snprintf(lengths + used, sizeof lengths - used, "%s%u", used ? ", " : "", j - i);
+        i = j;
+    }
+    if (runs != 1)
+        return gd_fail(err, "sim: expected one run of %u fma.rn.f32 instructions in %s to patch "
+                            "into NOPs, found runs of %s",
+                       count, k->name, lengths[0] ? lengths : "none");
+    for (uint32_t i = start; i < start + found_len; i++) {
+        ptx_insn *in = &k->insns[i];
+        in->op = OP_NOP;
+        in->dst.kind = OK_NONE;
+        in->dst.reg = PTX_NO_REG;
+        in->nsrc = 0;
+        in->sb_count = 0;
+    }
+    return 0;
+}
 
 static void simdev_close(gd_device *dev)
 {
@@ -40,8 +85,7 @@ static void simdev_close(gd_device *dev)
 static int simdev_load(gd_device *dev, const char *ptx, const char *entry,
                        const gd_load_opts *opts, gd_kernel **out, gd_err *err)
 {
-    (void)dev;
-    (void)opts;
+    sim_device *d = (sim_device *)dev;
     *out = NULL;
     sim_kernel *k = calloc(1, sizeof *k);
     if (!k)
@@ -50,12 +94,22 @@ static int simdev_load(gd_device *dev, const char *ptx, const char *entry,
         free(k);
         return -1;
     }
-    k->kernel = ptx_module_find(k->module, entry);
+    k->kernel = (ptx_kernel *)ptx_module_find(k->module, entry);
     if (!k->kernel) {
         ptx_module_free(k->module);
         free(k);
         return gd_fail(err, "sim: the PTX has no entry named '%s'", entry);
     }
+    if (opts && opts->patch == GD_PATCH_FFMA_TO_NOP &&
+        patch_ffma_to_nop(k->kernel, opts->patch_count, err) != 0) {
+        ptx_module_free(k->module);
+        free(k);
+        return -1;
+    }
+    uint64_t id = ++d->modules_loaded;
+    k->code_base = SIM_ISPACE | (id << SIM_MODULE_SPAN_SHIFT);
+    k->param_base = SIM_CSPACE | (id << SIM_MODULE_SPAN_SHIFT);
+    k->const_base = k->param_base | SIM_CONST_BANK_OFFSET;
     snprintf(k->base.entry, sizeof k->base.entry, "%s", entry);
     k->base.instruction_count = k->kernel->insn_count;
     k->base.code_bytes = (uint64_t)k->kernel->insn_count * SIM_BYTES_PER_INSTRUCTION;
@@ -153,6 +207,9 @@ static int simdev_launch(gd_device *dev, gd_kernel *kernel, const gd_launch *lau
     sim_launch_config cfg = {
         .module = k->module,
         .kernel = pk,
+        .code_base = k->code_base,
+        .const_base = k->const_base,
+        .param_base = k->param_base,
         .grid = {launch->grid[0], launch->grid[1], launch->grid[2]},
         .block = {launch->block[0], launch->block[1], launch->block[2]},
         .dynamic_shared_bytes = launch->dynamic_shared_bytes,
@@ -163,6 +220,25 @@ static int simdev_launch(gd_device *dev, gd_kernel *kernel, const gd_launch *lau
     int rc = sim_engine_run(d->engine, &cfg, err);
     free(params);
     return rc;
+}
+
+static int simdev_write_symbol(gd_device *dev, gd_kernel *kernel, const char *name,
+                               const void *data, size_t bytes, gd_err *err)
+{
+    (void)dev;
+    sim_kernel *k = (sim_kernel *)kernel;
+    for (uint32_t i = 0; i < k->module->const_count; i++) {
+        const ptx_const_var *v = &k->module->consts[i];
+        if (strcmp(v->name, name))
+            continue;
+        if (bytes > v->size)
+            return gd_fail(err, "sim: %zu bytes do not fit the %u-byte .const variable %s", bytes,
+                           v->size, name);
+        memcpy(k->module->const_init + v->offset, data, bytes);
+        return 0;
+    }
+    return gd_fail(err, "sim: the module of %s has no .const variable named '%s'", k->base.entry,
+                   name);
 }
 
 static int simdev_synchronize(gd_device *dev, gd_err *err)
@@ -199,10 +275,32 @@ static int simdev_counters(gd_device *dev, gd_counter_list *out, gd_err *err)
         {"smem.replays", (double)s->smem_replays},
         {"global.loads", (double)s->global_loads},
         {"global.stores", (double)s->global_stores},
+        {"const.accesses", (double)s->const_accesses},
     };
     for (size_t i = 0; i < sizeof items / sizeof items[0]; i++)
         if (gd_counter_list_add(out, items[i].name, items[i].value) != 0)
             return gd_fail(err, "out of memory");
+    /* per cache level of the instruction and constant paths */
+    for (int id = 0; id < GD_LEVEL_COUNT; id++) {
+        if (!d->arch.level[id].present)
+            continue;
+        char name[GD_COUNTER_NAME_BYTES];
+        const char *lv = gd_level_name((gd_level_id)id);
+        const struct {
+            const char *what;
+            uint64_t v;
+        } per[] = {{"ifetch_hits", s->ifetch_hits[id]},
+                   {"ifetch_misses", s->ifetch_misses[id]},
+                   {"const_hits", s->const_hits[id]},
+                   {"const_misses", s->const_misses[id]}};
+        for (size_t i = 0; i < sizeof per / sizeof per[0]; i++) {
+            if (!per[i].v)
+                continue;
+            snprintf(name, sizeof name, "%s.%s", lv, per[i].what);
+            if (gd_counter_list_add(out, name, (double)per[i].v) != 0)
+                return gd_fail(err, "out of memory");
+        }
+    }
     return 0;
 }
 
@@ -215,6 +313,7 @@ static const struct gd_device_ops sim_ops = {
     .copy_in = simdev_copy_in,
     .copy_out = simdev_copy_out,
     .fill = simdev_fill,
+    .write_symbol = simdev_write_symbol,
     .launch = simdev_launch,
     .synchronize = simdev_synchronize,
     .counters = simdev_counters,
