@@ -28,7 +28,8 @@
 
 static const char *const level_names[GD_LEVEL_COUNT] = {
     [GD_L0I] = "L0I",   [GD_L1I] = "L1I", [GD_L15I] = "L15I", [GD_L1C] = "L1C",
-    [GD_L15C] = "L15C", [GD_L1D] = "L1D", [GD_SMEM] = "SMEM", [GD_L2] = "L2",
+    [GD_L15C] = "L15C", [GD_L2C] = "L2C", [GD_L1D] = "L1D",   [GD_SMEM] = "SMEM",
+    [GD_L2] = "L2",
     [GD_TLB1] = "TLB1", [GD_TLB2] = "TLB2", [GD_DRAM] = "DRAM",
 };
 
@@ -177,7 +178,7 @@ typedef struct arch_key {
 #define ALL_CACHES                                                                             \
     (LV(GD_L0I) | LV(GD_L1I) | LV(GD_L15I) | LV(GD_L1C) | LV(GD_L15C) | LV(GD_L1D) | LV(GD_L2) | \
      LV(GD_TLB1) | LV(GD_TLB2))
-#define ALL_LEVELS (ALL_CACHES | LV(GD_SMEM) | LV(GD_DRAM))
+#define ALL_LEVELS (ALL_CACHES | LV(GD_SMEM) | LV(GD_DRAM) | LV(GD_L2C))
 #define ICACHES (LV(GD_L0I) | LV(GD_L1I) | LV(GD_L15I))
 #define GPU(f) offsetof(gd_arch_gpu, f)
 #define LVL(f) offsetof(gd_arch_level, f)
@@ -403,7 +404,7 @@ static int arch_handler(void *user, const char *section, const char *name, const
     int sec = section_index(section);
     if (sec < 0)
         return ctx_error(ctx, "unknown section [%s] (expected gpu, noise or a level: L0I L1I L15I "
-                              "L1C L15C L1D SMEM L2 TLB1 TLB2 DRAM)",
+                              "L1C L15C L2C L1D SMEM L2 TLB1 TLB2 DRAM)",
                          section);
     if (!ctx->section_line[sec])
         ctx->section_line[sec] = ctx->line;
@@ -500,7 +501,7 @@ static char *line_reader(char *str, int num, void *stream)
         int sec = section_index(name);
         if (sec < 0)
             ctx_error(ctx, "unknown section [%s] (expected gpu, noise or a level: L0I L1I L15I "
-                           "L1C L15C L1D SMEM L2 TLB1 TLB2 DRAM)",
+                           "L1C L15C L2C L1D SMEM L2 TLB1 TLB2 DRAM)",
                       name);
         else if (!ctx->section_line[sec])
             ctx->section_line[sec] = ctx->line;
@@ -528,6 +529,8 @@ static void arch_defaults(gd_arch *a)
         a->level[i].scope = GD_SCOPE_SM;
     }
     a->level[GD_L2].scope = GD_SCOPE_CHIP;
+    a->level[GD_L2C].scope = GD_SCOPE_CHIP;
+    a->level[GD_L0I].scope = GD_SCOPE_SUBPARTITION;
     a->level[GD_TLB2].scope = GD_SCOPE_CHIP;
     a->level[GD_DRAM].scope = GD_SCOPE_CHIP;
 }
@@ -616,15 +619,55 @@ static int arch_validate(parse_ctx *ctx)
     }
     for (int id = 0; id < GD_LEVEL_COUNT; id++) {
         gd_arch_level *l = &a->level[id];
-        if (!l->present || id == GD_SMEM || id == GD_DRAM)
+        if (!l->present || id == GD_SMEM || id == GD_DRAM || id == GD_L2C || l->shared_with >= 0)
             continue;
         if (!validate_cache(ctx, id))
             return 0;
-        if (l->shared_with >= 0 && !a->level[l->shared_with].present) {
-            ctx->line = key_line(ctx, id, "shared_with");
-            return ctx_error(ctx, "[%s] shared_with names [%s], which this file does not define",
-                             gd_level_name((gd_level_id)id), gd_level_name(l->shared_with));
+    }
+    /* a level that shares another's storage takes that level's geometry */
+    for (int id = 0; id < GD_LEVEL_COUNT; id++) {
+        gd_arch_level *l = &a->level[id];
+        if (!l->present || l->shared_with < 0)
+            continue;
+        const char *nm = gd_level_name((gd_level_id)id);
+        gd_arch_level *t = &a->level[l->shared_with];
+        ctx->line = key_line(ctx, id, "shared_with");
+        if (!t->present || t->shared_with >= 0 || l->shared_with == id)
+            return ctx_error(ctx, "[%s] shared_with names [%s], which this file does not define "
+                                  "as a cache of its own",
+                             nm, gd_level_name(l->shared_with));
+        if (t->scope != l->scope)
+            return ctx_error(ctx, "[%s] shares [%s]'s storage but not its scope (%s vs %s)", nm,
+                             gd_level_name(l->shared_with), gd_scope_name(l->scope),
+                             gd_scope_name(t->scope));
+        for (int s = 0; s < ctx->seen_count; s++)
+            if (!strcasecmp(ctx->seen[s].section, nm) &&
+                (!strcmp(ctx->seen[s].key, "ways") || !strcmp(ctx->seen[s].key, "replacement"))) {
+                ctx->line = ctx->seen[s].line;
+                return ctx_error(ctx, "[%s] shares [%s]'s storage: its '%s' is [%s]'s", nm,
+                                 gd_level_name(l->shared_with), ctx->seen[s].key,
+                                 gd_level_name(l->shared_with));
+            }
+        if ((l->size_bytes && l->size_bytes != t->size_bytes) ||
+            (l->line_bytes && l->line_bytes != t->line_bytes)) {
+            ctx->line = key_line(ctx, id, l->size_bytes != t->size_bytes ? "size" : "line");
+            return ctx_error(ctx, "[%s] shares [%s]'s storage, so its size and line must be [%s]'s",
+                             nm, gd_level_name(l->shared_with), gd_level_name(l->shared_with));
         }
+        if (!l->latency_cycles) {
+            ctx->line = ctx->section_line[id];
+            return ctx_error(ctx, "[%s] is missing 'latency'", nm);
+        }
+        l->size_bytes = t->size_bytes;
+        l->line_bytes = t->line_bytes;
+        l->sector_bytes = t->sector_bytes;
+        l->ways = t->ways;
+        l->sets = t->sets;
+        l->replacement = t->replacement;
+    }
+    if (a->level[GD_L2C].present && !a->level[GD_L2C].latency_cycles) {
+        ctx->line = ctx->section_line[GD_L2C];
+        return ctx_error(ctx, "[L2C] is missing 'latency'");
     }
     gd_arch_level *smem = &a->level[GD_SMEM];
     if (!smem->banks)

@@ -4,7 +4,7 @@
  * the single source of everything the simulated device knows and of what the
  * analytical model predicts: section [gpu] describes the chip, and one section
  * per hierarchy level, named with the stable level names of the results schema
- * (L0I, L1I, L15I, L1C, L15C, L1D, SMEM, L2, TLB1, TLB2, DRAM), describes that
+ * (L0I, L1I, L15I, L1C, L15C, L2C, L1D, SMEM, L2, TLB1, TLB2, DRAM), describes that
  * level.  A level whose section is absent does not exist on that GPU.
  *
  * Every number in a shipped arch file cites its source in a comment; see
@@ -23,6 +23,7 @@ typedef enum gd_level_id {
     GD_L15I,
     GD_L1C,
     GD_L15C,
+    GD_L2C,     /* the constant (and instruction) path's view of the L2: a latency */
     GD_L1D,
     GD_SMEM,
     GD_L2,

@@ -272,15 +272,17 @@ static int measure_plan(gd_runner *r, const gd_probe *probe, gd_probe_plan *plan
     gd_device *dev = r->dev;
     gd_devptr addr[GD_PROBE_MAX_BUFFERS] = {0};
     void *host[GD_PROBE_MAX_BUFFERS] = {0};
-    unsigned allocated = 0;
+    int allocated[GD_PROBE_MAX_BUFFERS] = {0};
     int rc = -1;
 
     if (runner_kernel(r, plan, err) != 0)
         goto out;
     for (unsigned i = 0; i < plan->buffer_count; i++) {
+        if (plan->buffers[i].symbol)
+            continue;
         if (gd_mem_alloc(dev, plan->buffers[i].bytes, &addr[i], err) != 0)
             goto out;
-        allocated = i + 1;
+        allocated[i] = 1;
     }
     for (unsigned i = 0; i < plan->buffer_count; i++) {
         const gd_probe_buffer *b = &plan->buffers[i];
@@ -290,9 +292,15 @@ static int measure_plan(gd_runner *r, const gd_probe *probe, gd_probe_plan *plan
                 gd_fail(err, "out of memory for buffer %s", b->name);
                 goto out;
             }
-            if (probe->fill(plan, i, addr, host[i], err) != 0 ||
-                gd_mem_copy_in(dev, addr[i], host[i], b->bytes, err) != 0)
+            if (probe->fill(plan, i, addr, host[i], err) != 0)
                 goto out;
+            if (b->symbol ? gd_symbol_write(dev, r->kernel, b->symbol, host[i], b->bytes, err)
+                          : gd_mem_copy_in(dev, addr[i], host[i], b->bytes, err))
+                goto out;
+        } else if (b->symbol) {
+            gd_fail(err, "%s: buffer %s names module variable %s but is not host-filled",
+                    probe->name, b->name, b->symbol);
+            goto out;
         } else if (gd_mem_fill(dev, addr[i], 0, b->bytes, err) != 0) {
             goto out;
         }
@@ -308,6 +316,11 @@ static int measure_plan(gd_runner *r, const gd_probe *probe, gd_probe_plan *plan
             if (p->buffer >= plan->buffer_count) {
                 gd_fail(err, "%s: parameter %u names buffer %u of %u", probe->name, i, p->buffer,
                         plan->buffer_count);
+                goto out;
+            }
+            if (plan->buffers[p->buffer].symbol) {
+                gd_fail(err, "%s: parameter %u passes module variable %s", probe->name, i,
+                        plan->buffers[p->buffer].symbol);
                 goto out;
             }
             values[i] = addr[p->buffer];
@@ -337,7 +350,7 @@ static int measure_plan(gd_runner *r, const gd_probe *probe, gd_probe_plan *plan
     if (gd_kernel_launch(dev, r->kernel, &launch, err) != 0 || gd_device_synchronize(dev, err) != 0)
         goto out;
     for (unsigned i = 0; i < plan->buffer_count; i++) {
-        if (!plan->buffers[i].copy_out)
+        if (!plan->buffers[i].copy_out || plan->buffers[i].symbol)
             continue;
         if (!host[i]) {
             host[i] = malloc(plan->buffers[i].bytes);
@@ -356,9 +369,10 @@ static int measure_plan(gd_runner *r, const gd_probe *probe, gd_probe_plan *plan
         goto out;
     rc = 0;
 out:
-    for (unsigned i = 0; i < allocated; i++) {
+    for (unsigned i = 0; i < plan->buffer_count; i++) {
         gd_err ignored;
-        gd_mem_release(dev, addr[i], rc == 0 ? err : &ignored);
+        if (allocated[i])
+            gd_mem_release(dev, addr[i], rc == 0 ? err : &ignored);
     }
     for (unsigned i = 0; i < plan->buffer_count; i++)
         free(host[i]);

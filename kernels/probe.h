@@ -35,6 +35,9 @@ typedef struct gd_probe_buffer {
     size_t bytes;
     int host_fill;            /* 1: probe->fill writes the initial contents; 0: zeroed */
     int copy_out;             /* 1: copied back after the launch for decode */
+    const char *symbol;       /* non-NULL: not allocated; the module variable of this name
+                               * (a .const array) is written with the filled contents
+                               * after the kernel is loaded (address 0 in `addresses`) */
 } gd_probe_buffer;
 
 typedef enum gd_param_kind { GD_PARAM_BUFFER, GD_PARAM_U32, GD_PARAM_U64 } gd_param_kind;

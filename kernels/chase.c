@@ -1,0 +1,521 @@
+/* chase.c -- the pointer-chase kernel: one dependent chain, every access timed.
+ *
+ * The host writes a chain over a footprint: element i sits at offset i*stride
+ * and holds where the next element is, either i+1 (sequential) or the next one
+ * of a seeded random single-cycle permutation (Sattolo's algorithm), so every
+ * element is visited exactly once per lap.  In global memory an element holds
+ * the next element's device address (64-bit); in constant memory, the next
+ * element's offset in the 64 KiB .const array (32-bit; the kernel adds the
+ * array's address after the timed region).  One thread then
+ *
+ *   1. times the timer: 32 times {t0 = %clock64; st.shared sink, v; t1 = %clock64},
+ *      the timed sequence below without its load (the correction we subtract);
+ *   2. walks the chain (warm-up: cold misses are not what we measure) for one
+ *      lap, or for several if the chain is short -- which also lets a randomly
+ *      replacing cache push out the lines earlier kernels left behind (an L2
+ *      keeps its contents across launches);
+ *   3. walks it again (several times if the chain is short: at least 4096
+ *      timed accesses), timing each access as
+ *          t0 = %clock64; v = ld [p]; st.shared.u32 trace[i], v; t1 = %clock64
+ *      (a 32-bit store of a 64-bit register keeps its low half, as PTX allows).
+ *      The store *consumes* the loaded value, so the second clock read cannot
+ *      issue before the data is back (a GPU issues in order but only waits for a
+ *      load at its first use).  Every delta is counted in a shared-memory
+ *      histogram of 1-cycle buckets -- so the whole lap is in the statistics, not
+ *      a window of it: just past a 4 MiB L2's capacity only one set in 4096
+ *      misses, and a window of the last few thousand accesses would hold two of
+ *      its 34 misses -- and the last N deltas and values go to shared-memory
+ *      rings (the chronological trace).  Nothing is written to global memory
+ *      while timing, so the measurement never touches the caches it measures;
+ *   4. stores the final position, the sum of all values of the timed laps, the
+ *      calibration, the histogram and the rings.
+ *
+ * Decode subtracts the median calibration delta and checks the walk: the final
+ * position must be the start again, the sum must equal laps x the sum of all
+ * elements and the histogram must hold one count per timed access -- proof that
+ * every element was visited.  Series: "cycles" (every timed access),
+ * "recent_cycles" (the last N accesses in order), "timer_overhead",
+ * "chain_base" (global: the chain's address, for the model).
+ */
+#include "kernels/chase.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/ptx_emit.h"
+
+#define CHASE_CALIBRATION_SAMPLES 32
+#define CHASE_HIST_BUCKETS 4096      /* 1-cycle buckets; slower accesses count in the last */
+#define CHASE_MIN_SAMPLES 64
+#define CHASE_MAX_SAMPLES 2048       /* histogram + two rings fit the 48 KiB a CTA may use */
+#define CHASE_DEFAULT_STRIDE 32
+/* A short chain is timed for several laps, so that a small footprint still
+ * gives enough accesses to see a rare miss (random replacement just past a
+ * capacity misses once or twice a lap). */
+#define CHASE_MIN_TIMED 4096
+/* Warm-up accesses: one lap of a long chain; a short chain is walked until it
+ * has had this many, so that a randomly replacing cache has pushed out the lines
+ * earlier kernels left (each miss evicts a random way, so it takes many). */
+#define CHASE_MIN_WARM 32768
+#define CHASE_HEADER_BYTES 16        /* final position, checksum */
+/* Expected machine code: ptxas gives 70-100 instructions (with padding) from
+ * sm_75 to sm_90; far outside that means it unrolled, merged or dropped code. */
+#define CHASE_MIN_SASS 48
+#define CHASE_MAX_SASS 160
+
+typedef struct chase_state {
+    gd_chase_space space;
+    uint64_t elements;
+    uint64_t laps;                   /* timed laps: at least CHASE_MIN_TIMED accesses */
+    uint64_t warm_laps;              /* at least CHASE_MIN_WARM accesses */
+    uint32_t ring;                   /* chronological samples recorded */
+    char probe[32];
+} chase_state;
+
+/* Offsets in the output buffer. */
+#define OUT_CALIB CHASE_HEADER_BYTES
+#define OUT_HIST (OUT_CALIB + CHASE_CALIBRATION_SAMPLES * 4)
+#define OUT_RING (OUT_HIST + CHASE_HIST_BUCKETS * 4)
+
+static size_t out_bytes(uint32_t ring)
+{
+    return OUT_RING + (size_t)ring * 8;
+}
+
+/* The pieces of PTX that depend on where the chain lives.  p is the current
+ * position (%rd3 global, %r17 const), v the loaded value. */
+typedef struct chase_asm {
+    const char *decls;      /* module-scope declarations */
+    const char *start;      /* set p to the first element */
+    const char *step;       /* p = next element (untimed: warm-up) */
+    const char *load;       /* v = ld [p], timed */
+    const char *value;      /* the register holding v */
+    const char *advance;    /* p from v, after the timed region */
+    const char *sum;        /* checksum += v */
+    const char *final;      /* %rd3 = the final position (global: address; const: offset) */
+} chase_asm;
+
+static void chase_asm_for(gd_chase_space space, const char *cache_op, chase_asm *a, char *buf,
+                          size_t size)
+{
+    if (space == GD_CHASE_CONST) {
+        snprintf(buf, size, ".const .align 4 .b8 %s[%d];\n\n", GD_CHASE_CONST_SYMBOL,
+                 GD_CHASE_CONST_BYTES);
+        a->decls = buf;
+        a->start = "    mov.u32 %r16, " GD_CHASE_CONST_SYMBOL ";\n"
+                   "    mov.u32 %r17, %r16;\n";
+        a->step = "    ld.const.u32 %r18, [%r17];\n"
+                  "    add.s32 %r17, %r18, %r16;\n";
+        a->load = "    ld.const.u32 %r18, [%r17];\n";
+        a->value = "%r18";
+        a->advance = "    add.s32 %r17, %r18, %r16;\n";
+        a->sum = "    cvt.u64.u32 %rd7, %r18;\n"
+                 "    add.s64 %rd4, %rd4, %rd7;\n";
+        a->final = "    sub.s32 %r19, %r17, %r16;\n"
+                   "    cvt.u64.u32 %rd3, %r19;\n";
+        return;
+    }
+    buf[0] = 0;
+    a->decls = buf;
+    a->start = "    mov.u64 %rd3, %rd1;\n";
+    /* the same line for warm-up and timed loads, with the cache operator */
+    static char load[64];
+    snprintf(load, sizeof load, "    ld.global.%s.u64 %%rd3, [%%rd3];\n", cache_op);
+    a->step = load;
+    a->load = load;
+    a->value = "%rd3";
+    a->advance = "";
+    a->sum = "    add.s64 %rd4, %rd4, %rd3;\n";
+    a->final = "";
+}
+
+static char *chase_ptx(const gd_device_info *dev, gd_chase_space space, const char *cache_op,
+                       uint32_t ring)
+{
+    char decls[128];
+    chase_asm a;
+    chase_asm_for(space, cache_op, &a, decls, sizeof decls);
+    gd_ptx p;
+    gd_ptx_init(&p);
+    gd_ptx_header(&p, dev->cc_major, dev->cc_minor, 63);
+    gd_ptx_printf(&p, "%s", a.decls);
+    gd_ptx_printf(&p,
+        ".visible .entry gd_chase(\n"
+        "    .param .u64 gd_chase_chain,\n"
+        "    .param .u64 gd_chase_out,\n"
+        "    .param .u32 gd_chase_steps,\n"
+        "    .param .u32 gd_chase_timed_steps,\n"
+        "    .param .u32 gd_chase_warm_steps\n"
+        ")\n"
+        ".maxntid 1, 1, 1\n"
+        "{\n"
+        "    .reg .pred %%p<3>;\n"
+        "    .reg .b32 %%r<20>;\n"
+        "    .reg .b64 %%rd<16>;\n"
+        "    .shared .align 4 .b8 gd_hist[%u];\n"
+        "    .shared .align 4 .b8 gd_trace[%u];\n"
+        "    .shared .align 4 .b8 gd_delta[%u];\n"
+        "    .shared .align 4 .b8 gd_calib[%u];\n"
+        "    .shared .align 8 .b8 gd_sink[8];\n"
+        "\n"
+        "    ld.param.u64 %%rd1, [gd_chase_chain];\n"
+        "    ld.param.u64 %%rd2, [gd_chase_out];\n"
+        "    ld.param.u32 %%r1, [gd_chase_steps];\n"
+        "    ld.param.u32 %%r14, [gd_chase_timed_steps];\n"
+        "    ld.param.u32 %%r15, [gd_chase_warm_steps];\n"
+        "%s"
+        "    mov.u32 %%r13, gd_hist;\n"
+        "\n"
+        "    // 0. an empty histogram (shared memory starts undefined)\n"
+        "    mov.u32 %%r2, 0;\n"
+        "$L_zero:\n"
+        "    .pragma \"nounroll\";\n"
+        "    shl.b32 %%r4, %%r2, 2;\n"
+        "    add.s32 %%r5, %%r13, %%r4;\n"
+        "    st.shared.u32 [%%r5], 0;\n"
+        "    add.s32 %%r2, %%r2, 1;\n"
+        "    setp.lt.u32 %%p1, %%r2, %u;\n"
+        "    @%%p1 bra $L_zero;\n"
+        "\n"
+        "    // 1. the cost of the timed sequence without its load\n"
+        "    mov.u32 %%r2, 0;\n"
+        "    mov.u32 %%r6, gd_calib;\n"
+        "$L_calib:\n"
+        "    .pragma \"nounroll\";\n"
+        "    mov.u64 %%rd10, %%clock64;\n"
+        "    st.shared.u32 [gd_sink], %%r13;\n"
+        "    mov.u64 %%rd11, %%clock64;\n"
+        "    sub.s64 %%rd12, %%rd11, %%rd10;\n"
+        "    cvt.u32.u64 %%r3, %%rd12;\n"
+        "    shl.b32 %%r4, %%r2, 2;\n"
+        "    add.s32 %%r5, %%r6, %%r4;\n"
+        "    st.shared.u32 [%%r5], %%r3;\n"
+        "    add.s32 %%r2, %%r2, 1;\n"
+        "    setp.lt.u32 %%p1, %%r2, %u;\n"
+        "    @%%p1 bra $L_calib;\n"
+        "\n"
+        "    // 2. warm-up laps\n"
+        "    mov.u32 %%r2, 0;\n"
+        "$L_warm:\n"
+        "    .pragma \"nounroll\";\n"
+        "%s"
+        "    add.s32 %%r2, %%r2, 1;\n"
+        "    setp.lt.u32 %%p1, %%r2, %%r15;\n"
+        "    @%%p1 bra $L_warm;\n"
+        "    st.shared.u32 [gd_sink], %s;   // wait for the last warm-up load\n"
+        "\n"
+        "    // 3. timed laps\n"
+        "    mov.u32 %%r2, 0;\n"
+        "    mov.u64 %%rd4, 0;\n"
+        "    mov.u32 %%r6, gd_trace;\n"
+        "    mov.u32 %%r7, gd_delta;\n"
+        "$L_timed:\n"
+        "    .pragma \"nounroll\";\n"
+        "    and.b32 %%r8, %%r2, %u;\n"
+        "    shl.b32 %%r9, %%r8, 2;\n"
+        "    add.s32 %%r10, %%r9, %%r7;\n"
+        "    add.s32 %%r9, %%r9, %%r6;\n"
+        "    mov.u64 %%rd10, %%clock64;\n"
+        "%s"
+        "    st.shared.u32 [%%r9], %s;   // consume the value: the trace\n"
+        "    mov.u64 %%rd11, %%clock64;\n"
+        "    sub.s64 %%rd12, %%rd11, %%rd10;\n"
+        "    cvt.u32.u64 %%r3, %%rd12;\n"
+        "    st.shared.u32 [%%r10], %%r3;\n"
+        "    min.u32 %%r11, %%r3, %u;\n"
+        "    shl.b32 %%r11, %%r11, 2;\n"
+        "    add.s32 %%r11, %%r11, %%r13;\n"
+        "    ld.shared.u32 %%r12, [%%r11];\n"
+        "    add.s32 %%r12, %%r12, 1;\n"
+        "    st.shared.u32 [%%r11], %%r12;\n"
+        "%s"
+        "%s"
+        "    add.s32 %%r2, %%r2, 1;\n"
+        "    setp.lt.u32 %%p1, %%r2, %%r14;\n"
+        "    @%%p1 bra $L_timed;\n"
+        "\n"
+        "    // 4. results: final position, checksum, calibration, histogram, rings\n"
+        "%s"
+        "    st.global.u64 [%%rd2], %%rd3;\n"
+        "    st.global.u64 [%%rd2+8], %%rd4;\n"
+        "    mov.u32 %%r2, 0;\n"
+        "    mov.u32 %%r6, gd_calib;\n"
+        "$L_copy_calib:\n"
+        "    .pragma \"nounroll\";\n"
+        "    shl.b32 %%r4, %%r2, 2;\n"
+        "    add.s32 %%r5, %%r6, %%r4;\n"
+        "    ld.shared.u32 %%r3, [%%r5];\n"
+        "    cvt.u64.u32 %%rd5, %%r4;\n"
+        "    add.s64 %%rd6, %%rd2, %%rd5;\n"
+        "    st.global.u32 [%%rd6+%u], %%r3;\n"
+        "    add.s32 %%r2, %%r2, 1;\n"
+        "    setp.lt.u32 %%p1, %%r2, %u;\n"
+        "    @%%p1 bra $L_copy_calib;\n"
+        "    mov.u32 %%r2, 0;\n"
+        "$L_copy_hist:\n"
+        "    .pragma \"nounroll\";\n"
+        "    shl.b32 %%r4, %%r2, 2;\n"
+        "    add.s32 %%r5, %%r13, %%r4;\n"
+        "    ld.shared.u32 %%r3, [%%r5];\n"
+        "    cvt.u64.u32 %%rd5, %%r4;\n"
+        "    add.s64 %%rd6, %%rd2, %%rd5;\n"
+        "    st.global.u32 [%%rd6+%u], %%r3;\n"
+        "    add.s32 %%r2, %%r2, 1;\n"
+        "    setp.lt.u32 %%p1, %%r2, %u;\n"
+        "    @%%p1 bra $L_copy_hist;\n"
+        "    min.u32 %%r11, %%r14, %u;\n"
+        "    mov.u32 %%r2, 0;\n"
+        "    mov.u32 %%r6, gd_trace;\n"
+        "    mov.u32 %%r7, gd_delta;\n"
+        "$L_copy_ring:\n"
+        "    .pragma \"nounroll\";\n"
+        "    shl.b32 %%r4, %%r2, 2;\n"
+        "    cvt.u64.u32 %%rd5, %%r4;\n"
+        "    add.s64 %%rd6, %%rd2, %%rd5;\n"
+        "    add.s32 %%r5, %%r7, %%r4;\n"
+        "    ld.shared.u32 %%r3, [%%r5];\n"
+        "    st.global.u32 [%%rd6+%u], %%r3;\n"
+        "    add.s32 %%r5, %%r6, %%r4;\n"
+        "    ld.shared.u32 %%r3, [%%r5];\n"
+        "    st.global.u32 [%%rd6+%u], %%r3;\n"
+        "    add.s32 %%r2, %%r2, 1;\n"
+        "    setp.lt.u32 %%p1, %%r2, %%r11;\n"
+        "    @%%p1 bra $L_copy_ring;\n"
+        "    ret;\n"
+        "}\n",
+        CHASE_HIST_BUCKETS * 4, ring * 4, ring * 4, CHASE_CALIBRATION_SAMPLES * 4, a.start,
+        CHASE_HIST_BUCKETS, CHASE_CALIBRATION_SAMPLES, a.step, a.value, ring - 1, a.load,
+        a.value, CHASE_HIST_BUCKETS - 1, a.advance, a.sum, a.final, OUT_CALIB,
+        CHASE_CALIBRATION_SAMPLES, OUT_HIST, CHASE_HIST_BUCKETS, ring, OUT_RING,
+        OUT_RING + ring * 4);
+    return gd_ptx_finish(&p);
+}
+
+int gd_chase_plan(gd_chase_space space, const char *probe, const gd_probe_opts *opts,
+                  const gd_device_info *dev, uint64_t footprint, gd_probe_plan *out, gd_err *err)
+{
+    memset(out, 0, sizeof *out);
+    out->opts = *opts;
+    gd_probe_opts *o = &out->opts;
+    if (!o->stride_bytes)
+        o->stride_bytes = CHASE_DEFAULT_STRIDE;
+    if (space == GD_CHASE_GLOBAL) {
+        if (!o->variant[0])
+            strcpy(o->variant, "ca");
+        if (strcmp(o->variant, "ca") && strcmp(o->variant, "cg"))
+            return gd_fail(err, "%s: unknown variant '%s' (expected ca or cg)", probe, o->variant);
+        if (o->stride_bytes < 8 || o->stride_bytes % 8)
+            return gd_fail(err, "%s: stride must be a multiple of 8 bytes (a pointer), got %llu",
+                           probe, (unsigned long long)o->stride_bytes);
+    } else {
+        if (o->variant[0] && strcmp(o->variant, "const"))
+            return gd_fail(err, "%s: unknown variant '%s' (constant memory has none)", probe,
+                           o->variant);
+        if (o->stride_bytes < 4 || o->stride_bytes % 4)
+            return gd_fail(err, "%s: stride must be a multiple of 4 bytes (an offset), got %llu",
+                           probe, (unsigned long long)o->stride_bytes);
+        if (footprint > GD_CHASE_CONST_BYTES)
+            return gd_fail(err, "%s: footprint %llu exceeds the %d-byte constant bank", probe,
+                           (unsigned long long)footprint, GD_CHASE_CONST_BYTES);
+    }
+    if (!o->samples)
+        o->samples = GD_CHASE_DEFAULT_SAMPLES;
+    if (o->samples < CHASE_MIN_SAMPLES || o->samples > CHASE_MAX_SAMPLES ||
+        (o->samples & (o->samples - 1)))
+        return gd_fail(err, "%s: samples must be a power of two in [%d, %d], got %u", probe,
+                       CHASE_MIN_SAMPLES, CHASE_MAX_SAMPLES, o->samples);
+    uint64_t elements = footprint / o->stride_bytes;
+    if (elements < 1 || elements > UINT32_MAX)
+        return gd_fail(err, "%s: footprint %llu bytes holds no %llu-byte element", probe,
+                       (unsigned long long)footprint, (unsigned long long)o->stride_bytes);
+    chase_state *st = calloc(1, sizeof *st);
+    if (!st)
+        return gd_fail(err, "%s: out of memory", probe);
+    st->space = space;
+    snprintf(st->probe, sizeof st->probe, "%s", probe);
+    st->elements = elements;
+    st->laps = (CHASE_MIN_TIMED + elements - 1) / elements;
+    st->warm_laps = (CHASE_MIN_WARM + elements - 1) / elements;
+    if (elements * st->laps > UINT32_MAX || elements * st->warm_laps > UINT32_MAX) {
+        free(st);
+        return gd_fail(err, "%s: %llu elements are too many for one lap counter", probe,
+                       (unsigned long long)elements);
+    }
+    st->ring = o->samples;
+    out->state = st;
+    out->point = footprint;
+    out->ptx = chase_ptx(dev, space, o->variant, st->ring);
+    if (!out->ptx) {
+        free(st);
+        out->state = NULL;
+        return gd_fail(err, "%s: out of memory", probe);
+    }
+    snprintf(out->entry, sizeof out->entry, "gd_chase");
+    for (int i = 0; i < 3; i++)
+        out->grid[i] = out->block[i] = 1;
+    if (space == GD_CHASE_GLOBAL)
+        out->buffers[0] = (gd_probe_buffer){.name = "chain",
+                                            .bytes = elements * o->stride_bytes,
+                                            .host_fill = 1};
+    else
+        out->buffers[0] = (gd_probe_buffer){.name = "chain",
+                                            .bytes = GD_CHASE_CONST_BYTES,
+                                            .host_fill = 1,
+                                            .symbol = GD_CHASE_CONST_SYMBOL};
+    out->buffers[1] = (gd_probe_buffer){.name = "out", .bytes = out_bytes(st->ring), .copy_out = 1};
+    out->buffer_count = 2;
+    out->params[0] = (gd_probe_param){.kind = GD_PARAM_BUFFER, .buffer = 0};
+    out->params[1] = (gd_probe_param){.kind = GD_PARAM_BUFFER, .buffer = 1};
+    out->params[2] = (gd_probe_param){.kind = GD_PARAM_U32, .value = elements};
+    out->params[3] = (gd_probe_param){.kind = GD_PARAM_U32, .value = elements * st->laps};
+    out->params[4] = (gd_probe_param){.kind = GD_PARAM_U32, .value = elements * st->warm_laps};
+    out->param_count = 5;
+    out->code_min_instructions = CHASE_MIN_SASS;
+    out->code_max_instructions = CHASE_MAX_SASS;
+    return 0;
+}
+
+static uint64_t splitmix64(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+int gd_chase_permutation(uint64_t n, uint64_t seed, uint32_t *next)
+{
+    if (n == 0 || n > UINT32_MAX)
+        return -1;
+    /* Sattolo's algorithm: a uniformly random permutation with a single cycle */
+    for (uint64_t i = 0; i < n; i++)
+        next[i] = (uint32_t)i;
+    uint64_t state = seed ? seed : 1;
+    for (uint64_t i = n - 1; i > 0; i--) {
+        uint64_t j = splitmix64(&state) % i;
+        uint32_t t = next[i];
+        next[i] = next[j];
+        next[j] = t;
+    }
+    return 0;
+}
+
+/* Where element i points: its successor's address (global) or offset (const). */
+static void put_link(const chase_state *st, uint8_t *chain, uint64_t i, uint64_t next_index,
+                     uint64_t stride, uint64_t base)
+{
+    if (st->space == GD_CHASE_GLOBAL) {
+        uint64_t next = base + next_index * stride;
+        memcpy(chain + i * stride, &next, sizeof next);
+    } else {
+        uint32_t next = (uint32_t)(next_index * stride);
+        memcpy(chain + i * stride, &next, sizeof next);
+    }
+}
+
+int gd_chase_fill(const gd_probe_plan *plan, unsigned index, const gd_devptr *addresses,
+                  void *host, gd_err *err)
+{
+    const chase_state *st = plan->state;
+    if (index != 0)
+        return gd_fail(err, "%s: no initial contents for buffer %u", st->probe, index);
+    uint64_t n = st->elements, stride = plan->opts.stride_bytes, base = addresses[0];
+    uint8_t *chain = host;
+    if (!plan->opts.random_order) {
+        for (uint64_t i = 0; i < n; i++)
+            put_link(st, chain, i, (i + 1) % n, stride, base);
+        return 0;
+    }
+    uint32_t *perm = malloc(n * sizeof *perm);
+    if (!perm || gd_chase_permutation(n, plan->opts.seed, perm) != 0) {
+        free(perm);
+        return gd_fail(err, "%s: out of memory for a %llu-element permutation", st->probe,
+                       (unsigned long long)n);
+    }
+    for (uint64_t i = 0; i < n; i++)
+        put_link(st, chain, i, perm[i], stride, base);
+    free(perm);
+    return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int gd_chase_decode(const gd_probe_plan *plan, const gd_devptr *addresses, void *const *host,
+                    gd_probe_result *out, gd_err *err)
+{
+    const chase_state *st = plan->state;
+    const uint8_t *buf = host[1];
+    uint64_t final_pos, checksum;
+    memcpy(&final_pos, buf, 8);
+    memcpy(&checksum, buf + 8, 8);
+    uint64_t n = st->elements, stride = plan->opts.stride_bytes;
+    uint64_t base = st->space == GD_CHASE_GLOBAL ? addresses[0] : 0;
+    if (final_pos != base)
+        return gd_fail(err, "%s: the walk over %llu elements ended at 0x%llx, not at the start "
+                            "0x%llx: the device did not follow the chain",
+                       st->probe, (unsigned long long)n, (unsigned long long)final_pos,
+                       (unsigned long long)base);
+    uint64_t timed = n * st->laps;
+    uint64_t expect = (n * base + stride * (n * (n - 1) / 2)) * st->laps;
+    if (checksum != expect)
+        return gd_fail(err, "%s: the sum of visited elements is 0x%llx, expected 0x%llx: some "
+                            "elements were not visited",
+                       st->probe, (unsigned long long)checksum, (unsigned long long)expect);
+    uint64_t counted = 0;
+    for (int b = 0; b < CHASE_HIST_BUCKETS; b++) {
+        uint32_t c;
+        memcpy(&c, buf + OUT_HIST + 4 * b, 4);
+        counted += c;
+    }
+    if (counted != timed)
+        return gd_fail(err, "%s: the histogram counts %llu accesses, the timed laps have %llu",
+                       st->probe, (unsigned long long)counted, (unsigned long long)timed);
+
+    double calib[CHASE_CALIBRATION_SAMPLES];
+    for (int i = 0; i < CHASE_CALIBRATION_SAMPLES; i++) {
+        uint32_t v;
+        memcpy(&v, buf + OUT_CALIB + 4 * i, 4);
+        calib[i] = v;
+    }
+    qsort(calib, CHASE_CALIBRATION_SAMPLES, sizeof calib[0], cmp_double);
+    double overhead =
+        (calib[CHASE_CALIBRATION_SAMPLES / 2 - 1] + calib[CHASE_CALIBRATION_SAMPLES / 2]) / 2;
+
+    uint64_t recent = timed < st->ring ? timed : st->ring;
+    gd_series *cycles = gd_probe_result_add(out, "cycles", timed);
+    gd_series *recent_series = gd_probe_result_add(out, "recent_cycles", recent);
+    gd_series *overhead_series = gd_probe_result_add(out, "timer_overhead", 1);
+    gd_series *base_series = gd_probe_result_add(out, "chain_base", 1);
+    if (!cycles || !recent_series || !overhead_series || !base_series)
+        return gd_fail(err, "%s: out of memory for %llu samples", st->probe,
+                       (unsigned long long)timed);
+    /* the histogram, expanded: every access of the timed laps */
+    size_t k = 0;
+    for (int b = 0; b < CHASE_HIST_BUCKETS; b++) {
+        uint32_t c;
+        memcpy(&c, buf + OUT_HIST + 4 * b, 4);
+        for (uint32_t i = 0; i < c; i++)
+            cycles->samples[k++] = (double)b - overhead;
+    }
+    /* chronological order: the ring slot of access i is i mod ring */
+    uint64_t first = timed > st->ring ? timed % st->ring : 0;
+    for (uint64_t i = 0; i < recent; i++) {
+        uint32_t v;
+        memcpy(&v, buf + OUT_RING + 4 * ((first + i) % st->ring), 4);
+        recent_series->samples[i] = (double)v - overhead;
+    }
+    overhead_series->samples[0] = overhead;
+    base_series->samples[0] = (double)base; /* exact below 2^53: where the chain lived, for the model */
+    return 0;
+}
+
+void gd_chase_release(gd_probe_plan *plan)
+{
+    free(plan->state);
+    plan->state = NULL;
+}

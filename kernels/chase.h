@@ -1,0 +1,42 @@
+/* chase.h -- the pointer-chase kernel shared by the probes that sweep it.
+ *
+ * pchase (global memory, footprint sweep), pchase_stride (global, stride
+ * sweep), const_seq (constant memory, footprint sweep) and const_stride
+ * (constant, stride sweep) all time one dependent chain the same way; they
+ * differ in where the chain lives and what they sweep.  The analytical model
+ * includes this header to know the exact access order of a chain.
+ */
+#ifndef GD_CHASE_H
+#define GD_CHASE_H
+
+#include <stdint.h>
+
+#include "kernels/probe.h"
+
+typedef enum gd_chase_space {
+    GD_CHASE_GLOBAL,  /* ld.global.{ca,cg}.u64 of 64-bit device pointers */
+    GD_CHASE_CONST,   /* ld.const.u32 of offsets into a 64 KiB .const array */
+} gd_chase_space;
+
+/* The .const array a constant chase walks, and its size: a whole constant bank. */
+#define GD_CHASE_CONST_SYMBOL "gd_carr"
+#define GD_CHASE_CONST_BYTES (64 * 1024)
+
+/* Plans one chain: `footprint` bytes, opts->stride_bytes apart. */
+int gd_chase_plan(gd_chase_space space, const char *probe, const gd_probe_opts *opts,
+                  const gd_device_info *dev, uint64_t footprint, gd_probe_plan *out, gd_err *err);
+int gd_chase_fill(const gd_probe_plan *plan, unsigned index, const gd_devptr *addresses,
+                  void *host, gd_err *err);
+int gd_chase_decode(const gd_probe_plan *plan, const gd_devptr *addresses, void *const *host,
+                    gd_probe_result *out, gd_err *err);
+void gd_chase_release(gd_probe_plan *plan);
+
+/* The random chain: next[i] is the element that element i points to, a single
+ * cycle over n elements (Sattolo's algorithm, seeded).  -1 if n is 0 or too big. */
+int gd_chase_permutation(uint64_t n, uint64_t seed, uint32_t *next);
+
+/* Accesses of the timed laps kept in order ("recent_cycles"); every access is in
+ * "cycles" through a histogram. */
+#define GD_CHASE_DEFAULT_SAMPLES 2048
+
+#endif
