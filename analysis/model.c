@@ -33,7 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/pchase.h"
+#include "kernels/chase.h"
 
 #define DEFAULT_STRIDE 32
 #define DEFAULT_STRIDE_FOOTPRINT (256 * 1024) /* kernels/pchase_stride.c */
@@ -140,7 +140,7 @@ int gd_model_pchase(const gd_arch *arch, const gd_probe_opts *opts, uint64_t foo
     }
     if (opts->random_order) {
         next = malloc(n * sizeof *next);
-        if (!next || gd_pchase_permutation(n, opts->seed, next) != 0) {
+        if (!next || gd_chase_permutation(n, opts->seed, next) != 0) {
             gd_fail(err, "model: out of memory");
             goto out;
         }

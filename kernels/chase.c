@@ -49,7 +49,6 @@
 #define CHASE_HIST_BUCKETS 4096      /* 1-cycle buckets; slower accesses count in the last */
 #define CHASE_MIN_SAMPLES 64
 #define CHASE_MAX_SAMPLES 2048       /* histogram + two rings fit the 48 KiB a CTA may use */
-#define CHASE_DEFAULT_STRIDE 32
 /* A short chain is timed for several laps, so that a small footprint still
  * gives enough accesses to see a rare miss (random replacement just past a
  * capacity misses once or twice a lap). */
@@ -91,6 +90,7 @@ typedef struct chase_asm {
     const char *step;       /* p = next element (untimed: warm-up) */
     const char *load;       /* v = ld [p], timed */
     const char *value;      /* the register holding v */
+    const char *pos;        /* the register holding p */
     const char *advance;    /* p from v, after the timed region */
     const char *sum;        /* checksum += v */
     const char *final;      /* %rd3 = the final position (global: address; const: offset) */
@@ -109,6 +109,7 @@ static void chase_asm_for(gd_chase_space space, const char *cache_op, chase_asm 
                   "    add.s32 %r17, %r18, %r16;\n";
         a->load = "    ld.const.u32 %r18, [%r17];\n";
         a->value = "%r18";
+        a->pos = "%r17";
         a->advance = "    add.s32 %r17, %r18, %r16;\n";
         a->sum = "    cvt.u64.u32 %rd7, %r18;\n"
                  "    add.s64 %rd4, %rd4, %rd7;\n";
@@ -125,6 +126,7 @@ static void chase_asm_for(gd_chase_space space, const char *cache_op, chase_asm 
     a->step = load;
     a->load = load;
     a->value = "%rd3";
+    a->pos = "%rd3";
     a->advance = "";
     a->sum = "    add.s64 %rd4, %rd4, %rd3;\n";
     a->final = "";
@@ -184,7 +186,7 @@ static char *chase_ptx(const gd_device_info *dev, gd_chase_space space, const ch
         "$L_calib:\n"
         "    .pragma \"nounroll\";\n"
         "    mov.u64 %%rd10, %%clock64;\n"
-        "    st.shared.u32 [gd_sink], %%r13;\n"
+        "    st.shared.u32 [gd_sink], %s;\n"
         "    mov.u64 %%rd11, %%clock64;\n"
         "    sub.s64 %%rd12, %%rd11, %%rd10;\n"
         "    cvt.u32.u64 %%r3, %%rd12;\n"
@@ -285,7 +287,7 @@ static char *chase_ptx(const gd_device_info *dev, gd_chase_space space, const ch
         "    ret;\n"
         "}\n",
         CHASE_HIST_BUCKETS * 4, ring * 4, ring * 4, CHASE_CALIBRATION_SAMPLES * 4, a.start,
-        CHASE_HIST_BUCKETS, CHASE_CALIBRATION_SAMPLES, a.step, a.value, ring - 1, a.load,
+        CHASE_HIST_BUCKETS, a.pos, CHASE_CALIBRATION_SAMPLES, a.step, a.value, ring - 1, a.load,
         a.value, CHASE_HIST_BUCKETS - 1, a.advance, a.sum, a.final, OUT_CALIB,
         CHASE_CALIBRATION_SAMPLES, OUT_HIST, CHASE_HIST_BUCKETS, ring, OUT_RING,
         OUT_RING + ring * 4);
@@ -299,7 +301,7 @@ int gd_chase_plan(gd_chase_space space, const char *probe, const gd_probe_opts *
     out->opts = *opts;
     gd_probe_opts *o = &out->opts;
     if (!o->stride_bytes)
-        o->stride_bytes = CHASE_DEFAULT_STRIDE;
+        o->stride_bytes = GD_CHASE_DEFAULT_STRIDE;
     if (space == GD_CHASE_GLOBAL) {
         if (!o->variant[0])
             strcpy(o->variant, "ca");

@@ -38,5 +38,7 @@ int gd_chase_permutation(uint64_t n, uint64_t seed, uint32_t *next);
 /* Accesses of the timed laps kept in order ("recent_cycles"); every access is in
  * "cycles" through a histogram. */
 #define GD_CHASE_DEFAULT_SAMPLES 2048
+/* Element spacing when the user gives none. */
+#define GD_CHASE_DEFAULT_STRIDE 32
 
 #endif

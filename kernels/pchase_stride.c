@@ -10,14 +10,13 @@
  * report as the line size: 32 B for the T4's L1D), the line size otherwise.
  *
  * The kernel, its verification and its decoding are the p-chase's
- * (kernels/pchase.c); only the sweep variable differs.  --footprint sets the
+ * (kernels/chase.c); only the sweep variable differs.  --footprint sets the
  * footprint (default 256 KiB: beyond the L1 of every GPU we know, within the
  * L2); --variant cg skips the L1 to measure the L2 from a footprint beyond it.
  */
 #include <string.h>
 
-#include "kernels/pchase.h"
-#include "kernels/probe.h"
+#include "kernels/chase.h"
 
 #define STRIDE_DEFAULT_FOOTPRINT (256 * 1024)
 
@@ -34,7 +33,7 @@ static int stride_plan(const gd_probe_opts *opts, const gd_device_info *dev, uin
                        (unsigned long long)footprint, (unsigned long long)point);
     o.stride_bytes = point;
     o.footprint_bytes = footprint;
-    if (gd_pchase_plan(&o, dev, footprint - footprint % point, out, err) != 0)
+    if (gd_chase_plan(GD_CHASE_GLOBAL, "pchase_stride", &o, dev, footprint - footprint % point, out, err) != 0)
         return -1;
     out->point = point;
     return 0;
@@ -51,7 +50,7 @@ const gd_probe gd_probe_pchase_stride = {
     .variants = stride_variants,
     .example_point = 64,
     .plan = stride_plan,
-    .fill = gd_pchase_fill,
-    .decode = gd_pchase_decode,
-    .release = gd_pchase_release,
+    .fill = gd_chase_fill,
+    .decode = gd_chase_decode,
+    .release = gd_chase_release,
 };
