@@ -65,6 +65,37 @@ static void add_parameter(json_t *params, counts *c, const char *level, const ch
     json_array_append_new(params, o);
 }
 
+/* A parameter whose value is a name (a scope, a policy, a level): match when
+ * the names agree. */
+static void add_categorical(json_t *params, counts *c, const char *level, const char *what,
+                            int measured_ok, const char *measured, const char *expected,
+                            const char *source)
+{
+    char name[64];
+    snprintf(name, sizeof name, "%s.%s", level, what);
+    json_t *o = json_object();
+    json_object_set_new(o, "parameter", json_string(name));
+    json_object_set_new(o, "level", json_string(level));
+    json_object_set_new(o, "measured", measured_ok ? json_string(measured) : json_null());
+    json_object_set_new(o, "expected", json_string(expected));
+    json_object_set_new(o, "published", json_string(expected));
+    json_object_set_new(o, "source", source ? json_string(source) : json_null());
+    json_object_set_new(o, "error", json_null());
+    json_object_set_new(o, "relative_error", json_null());
+    json_object_set_new(o, "tolerance", json_null());
+    const char *verdict = !measured_ok ? "not measured"
+                          : !strcmp(measured, expected) ? "match"
+                                                        : "mismatch";
+    if (!measured_ok)
+        c->not_measured++;
+    else if (!strcmp(verdict, "match"))
+        c->match++;
+    else
+        c->mismatch++;
+    json_object_set_new(o, "verdict", json_string(verdict));
+    json_array_append_new(params, o);
+}
+
 static double latency_tolerance(double expected)
 {
     double rel = LATENCY_TOLERANCE_RELATIVE * expected;
@@ -86,6 +117,97 @@ static void compare_cache_level(json_t *params, counts *c, const gd_arch *arch, 
     add_parameter(params, c, name, "latency_cycles", m->present && m->has_latency,
                   m->latency_cycles, l->latency_cycles, latency_tolerance(l->latency_cycles),
                   l->latency_cycles, gd_arch_source_of(arch, name, "latency"));
+}
+
+static const char *scope_word(gd_scope s)
+{
+    return gd_scope_name(s);
+}
+
+/* Did the run use a probe whose name starts with `prefix`?  Parameters of a
+ * family of levels the run did not probe are left out, not "not measured". */
+static int run_probed(const gd_run *run, const char *prefix)
+{
+    for (size_t i = 0; i < run->curve_count; i++)
+        if (!strncmp(run->curves[i].probe->name, prefix, strlen(prefix)))
+            return 1;
+    return 0;
+}
+
+/* The instruction and constant levels (Jia et al. 2019 sec. 3.3-3.4). */
+static void compare_icache_const(json_t *params, counts *c, const gd_arch *arch,
+                                 const gd_run *run)
+{
+    const gd_inference *inf = &run->inferred;
+    int icache = run_probed(run, "icache_"), constant = run_probed(run, "const_");
+    static const struct {
+        gd_level_id arch;
+        gd_inferred_name inf;
+    } icaches[] = {{GD_L0I, GD_INF_L0I}, {GD_L1I, GD_INF_L1I}, {GD_L15I, GD_INF_L15I}};
+    for (size_t i = 0; i < sizeof icaches / sizeof icaches[0]; i++) {
+        const gd_arch_level *l = &arch->level[icaches[i].arch];
+        const gd_inferred_level *m = &inf->level[icaches[i].inf];
+        if (!l->present || !icache)
+            continue;
+        const char *name = gd_level_name(icaches[i].arch);
+        add_parameter(params, c, name, "size_bytes",
+                      m->present && m->has_size && !m->size_is_lower_bound, (double)m->size_bytes,
+                      (double)l->size_bytes, l->line_bytes, (double)l->size_bytes,
+                      gd_arch_source_of(arch, name, "size"));
+        add_categorical(params, c, name, "scope", m->present && m->has_scope,
+                        scope_word(m->scope), scope_word(l->scope),
+                        gd_arch_source_of(arch, name, "scope"));
+    }
+    const gd_arch_level *l1 = &arch->level[GD_L1C];
+    const gd_inferred_level *m1 = &inf->level[GD_INF_L1C];
+    if (l1->present && constant) {
+        compare_cache_level(params, c, arch, GD_L1C, m1);
+        const char *mr = m1->replacement_lru_or_fifo ? "lru-or-fifo"
+                                                     : gd_replacement_name(m1->replacement);
+        const char *er = l1->replacement == GD_REPL_RANDOM ? "random" : "lru-or-fifo";
+        add_categorical(params, c, "L1C", "replacement", m1->present && m1->has_replacement, mr,
+                        er, gd_arch_source_of(arch, "L1C", "replacement"));
+        /* the constant path serves k distinct addresses one lookup at a time */
+        add_categorical(params, c, "L1C", "uniform_broadcast", m1->present && m1->has_broadcast,
+                        m1->broadcast ? "yes" : "no", "yes",
+                        "Jia et al. 2019 sec. 3.4: warp-uniform addresses broadcast, distinct "
+                        "ones serialize (every GPU examined)");
+        add_parameter(params, c, "L1C", "cycles_per_distinct_address",
+                      m1->present && m1->has_broadcast, m1->per_address_cycles,
+                      l1->latency_cycles, latency_tolerance(l1->latency_cycles),
+                      l1->latency_cycles, gd_arch_source_of(arch, "L1C", "latency"));
+    }
+    const gd_arch_level *l15 = &arch->level[GD_L15C];
+    const gd_inferred_level *m15 = &inf->level[GD_INF_L15C];
+    if (l15->present && constant) {
+        const gd_arch_level *own = l15->shared_with >= 0 ? &arch->level[l15->shared_with] : l15;
+        const char *own_name = l15->shared_with >= 0 ? gd_level_name(l15->shared_with) : "L15C";
+        add_parameter(params, c, "L15C", "size_bytes",
+                      m15->present && m15->has_size && !m15->size_is_lower_bound,
+                      (double)m15->size_bytes, (double)own->size_bytes, own->line_bytes,
+                      (double)own->size_bytes, gd_arch_source_of(arch, own_name, "size"));
+        add_parameter(params, c, "L15C", "line_bytes", m15->present && m15->has_line,
+                      (double)m15->line_bytes, own->line_bytes, 0, own->line_bytes,
+                      gd_arch_source_of(arch, own_name, "line"));
+        add_parameter(params, c, "L15C", "latency_cycles", m15->present && m15->has_latency,
+                      m15->latency_cycles, l15->latency_cycles,
+                      latency_tolerance(l15->latency_cycles), l15->latency_cycles,
+                      gd_arch_source_of(arch, "L15C", "latency"));
+        add_categorical(params, c, "L15C", "shared_with", m15->present && m15->has_shared_with,
+                        m15->shared_with >= 0 ? gd_inferred_level_name(m15->shared_with) : "none",
+                        l15->shared_with >= 0 ? gd_level_name(l15->shared_with) : "none",
+                        gd_arch_source_of(arch, "L15C", "shared_with"));
+        add_categorical(params, c, "L15C", "scope", m15->present && m15->has_scope,
+                        scope_word(m15->scope), scope_word(own->scope),
+                        gd_arch_source_of(arch, own_name, "scope"));
+    }
+    const gd_arch_level *l2c = &arch->level[GD_L2C];
+    const gd_inferred_level *m2c = &inf->level[GD_INF_L2C];
+    if (l2c->present && constant)
+        add_parameter(params, c, "L2C", "latency_cycles", m2c->present && m2c->has_latency,
+                      m2c->latency_cycles, l2c->latency_cycles,
+                      latency_tolerance(l2c->latency_cycles), l2c->latency_cycles,
+                      gd_arch_source_of(arch, "L2C", "latency"));
 }
 
 /* The level inference named at `level` cycles from curve `label`, or NULL. */
@@ -139,7 +261,7 @@ static int curve_residuals(json_t *out, const gd_run *run, const gd_curve *curve
         for (size_t i = 0; i < n; i++) {
             if ((double)xs[i] < x0 || (double)xs[i] > x1)
                 continue;
-            const gd_summary *s = gd_point_summary(&curve->points[i], "cycles");
+            const gd_summary *s = gd_point_summary(&curve->points[i], gd_probe_primary_series(curve->probe));
             if (!s)
                 continue;
             double r = s->mean - model[i].mean_cycles;
@@ -186,8 +308,13 @@ int gd_compare_run(const gd_run *run, const gd_arch *arch, json_t **out, gd_err 
     json_t *params = json_array();
     counts c = {0};
     const gd_inference *inf = &run->inferred;
+    compare_icache_const(params, &c, arch, run);
     compare_cache_level(params, &c, arch, GD_L1D, &inf->level[GD_INF_L1D]);
     compare_cache_level(params, &c, arch, GD_L2, &inf->level[GD_INF_L2]);
+    const gd_inferred_level *l2m = &inf->level[GD_INF_L2];
+    if (l2m->has_scope)
+        add_categorical(params, &c, "L2", "scope", 1, scope_word(l2m->scope),
+                        scope_word(arch->level[GD_L2].scope), gd_arch_source_of(arch, "L2", "scope"));
     const gd_inferred_level *dram = &inf->level[GD_INF_DRAM];
     add_parameter(params, &c, "DRAM", "latency_cycles", dram->present && dram->has_latency,
                   dram->latency_cycles, arch->level[GD_DRAM].latency_cycles,

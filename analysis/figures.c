@@ -1,11 +1,17 @@
 /* figures.c -- the plots of a run: every curve, its model, its plateaus and knees.
  *
- * For each probe of a results directory: the measured median with its min-max
- * band (from the CSV), the analytical model of the arch overlaid where the probe
- * has one, the plateaus of inferred.json drawn at their levels with the level's
- * name when inference named it ("L1D 32 cycles"), and every knee marked with the
- * capacity it pins ("64KiB").  analysis/plot.c writes each picture with its data
- * and gnuplot script beside it.
+ * For each probe of a results directory: the measured median of its primary
+ * series with the min-max band (from the CSV), the analytical model of the arch
+ * overlaid where the probe has one, the plateaus of inferred.json drawn at their
+ * levels with the level's name when inference named it ("L1D 32 cycles"), and
+ * every knee marked with the capacity it pins ("64KiB", or "L0I 16KiB" where a
+ * level's size came from it).  The instruction- and constant-cache probes draw
+ * the figures of Jia et al. 2019: CPI vs code size (their Fig. 3.6), the
+ * victim's miss rate vs the attacker's size (3.8), latency vs distinct
+ * addresses (3.9, linear axis), and for each level the attacker-victim pairs
+ * one figure with victim and attacker CPI per placement (3.7:
+ * plots/av-LEVEL.png).  analysis/plot.c writes each picture with its data and
+ * gnuplot script beside it.
  */
 #include "analysis/figures.h"
 
@@ -41,6 +47,45 @@ static const char *plateau_name(const gd_run *run, const char *label, double lev
     return NULL;
 }
 
+/* The level whose size inference read off this curve's knee at x, or NULL. */
+static const char *knee_name(const gd_run *run, const char *label, double x)
+{
+    for (int i = 0; i < GD_INF_COUNT; i++) {
+        const gd_inferred_level *l = &run->inferred.level[i];
+        if (l->present && l->has_size && !l->size_is_lower_bound && !strcmp(l->size_from, label) &&
+            fabs(l->knee_below - x) < 0.5)
+            return gd_inferred_level_name((gd_inferred_name)i);
+    }
+    return NULL;
+}
+
+/* Axis titles of a probe's figure; 1 if its x is bytes (log axis). */
+static int axis_labels(const gd_probe *p, const char **x, const char **y)
+{
+    const char *n = p->name;
+    if (!strcmp(n, "pchase_stride") || !strcmp(n, "const_stride")) {
+        *x = "stride";
+        *y = "cycles per access";
+    } else if (!strcmp(n, "icache_seq")) {
+        *x = "code size (loop of straight-line instructions)";
+        *y = "cycles per instruction";
+    } else if (!strcmp(n, "icache_av")) {
+        *x = "attacker size";
+        *y = "victim cycles per instruction";
+    } else if (!strcmp(n, "const_icache_share")) {
+        *x = "attacker code size";
+        *y = "victim miss rate (L1.5 constant)";
+    } else if (!strcmp(n, "const_bcast")) {
+        *x = "distinct addresses per warp";
+        *y = "cycles per warp load";
+        return 0;
+    } else {
+        *x = "footprint";
+        *y = "cycles per access";
+    }
+    return 1;
+}
+
 static int curve_figure(const gd_run *run, const gd_curve *c, const gd_arch *arch,
                         const char *plots_dir, gd_err *err)
 {
@@ -60,7 +105,7 @@ static int curve_figure(const gd_run *run, const gd_curve *c, const gd_arch *arc
         goto out;
     }
     for (size_t i = 0; i < n; i++) {
-        const gd_summary *s = gd_point_summary(&c->points[i], "cycles");
+        const gd_summary *s = gd_point_summary(&c->points[i], gd_probe_primary_series(c->probe));
         const gd_summary *b = gd_point_summary(&c->points[i], "chain_base");
         x[m] = (double)c->points[i].x;
         med[m] = s ? s->median : NAN;
@@ -95,21 +140,25 @@ static int curve_figure(const gd_run *run, const gd_curve *c, const gd_arch *arc
             break;
         gd_plot_knee *k = &knees[nk++];
         k->x = json_number_value(json_object_get(o, "x_below"));
-        gd_format_bytes((uint64_t)k->x, k->label, sizeof k->label);
+        char size[32];
+        gd_format_bytes((uint64_t)k->x, size, sizeof size);
+        const char *nm = knee_name(run, c->label, k->x);
+        snprintf(k->label, sizeof k->label, "%s%s%s", nm ? nm : "", nm ? " " : "", size);
     }
     const char *spec = json_string_value(json_object_get(json_object_get(run->meta, "device"), "spec"));
     char title[256];
     snprintf(title, sizeof title, "%s on %s", c->label, spec ? spec : "?");
     char model_title[96];
     snprintf(model_title, sizeof model_title, "model (%s)", arch ? arch->name : "");
-    int stride = !strcmp(c->probe->name, "pchase_stride");
+    const char *xlabel, *ylabel;
+    int bytes = axis_labels(c->probe, &xlabel, &ylabel);
     gd_plot_spec ps = {
         .name = c->label,
         .title = title,
-        .xlabel = stride ? "stride" : "footprint",
-        .ylabel = "cycles per access",
-        .log_x = 1,
-        .x_is_bytes = 1,
+        .xlabel = xlabel,
+        .ylabel = ylabel,
+        .log_x = bytes,
+        .x_is_bytes = bytes,
         .x = x,
         .median = med,
         .min = lo,
@@ -138,12 +187,133 @@ out:
     return rc;
 }
 
+static const gd_curve *curve_by_label(const gd_run *run, const char *label)
+{
+    for (size_t i = 0; i < run->curve_count; i++)
+        if (!strcmp(run->curves[i].label, label))
+            return &run->curves[i];
+    return NULL;
+}
+
+static const char *const placement_titles[GD_PLACE_COUNT] = {
+    [GD_PLACE_SAME_SUB] = "same sub-partition",
+    [GD_PLACE_OTHER_SUB] = "other sub-partition, same SM",
+    [GD_PLACE_OTHER_SM] = "other SM",
+    [GD_PLACE_DATA_OTHER_SM] = "data attacker, other SM",
+};
+
+/* One series of a curve: x and median per point (owned arrays). */
+static size_t series_xy(const gd_curve *c, const char *name, double **x, double **y)
+{
+    *x = calloc(c->count ? c->count : 1, sizeof **x);
+    *y = calloc(c->count ? c->count : 1, sizeof **y);
+    if (!*x || !*y)
+        return 0;
+    size_t n = 0;
+    for (size_t i = 0; i < c->count; i++) {
+        const gd_summary *s = gd_point_summary(&c->points[i], name);
+        if (!s || !s->count)
+            continue;
+        (*x)[n] = (double)c->points[i].x;
+        (*y)[n++] = s->median;
+    }
+    return n;
+}
+
+/* Fig. 3.7: victim and attacker CPI per placement, for the level under test. */
+static int av_figure(const gd_run *run, gd_inferred_name level, const char *plots_dir, gd_err *err)
+{
+    const gd_curve *c[GD_PLACE_COUNT] = {0};
+    size_t have = 0;
+    for (int p = 0; p < GD_PLACE_COUNT; p++) {
+        const gd_interference *r = &run->inferred.av[level][p];
+        if (r->measured && (c[p] = curve_by_label(run, r->from)) != NULL)
+            have++;
+    }
+    if (!have)
+        return 0;
+    double *xs[2 * GD_PLACE_COUNT] = {0}, *ys[2 * GD_PLACE_COUNT] = {0};
+    char titles[2 * GD_PLACE_COUNT][96];
+    gd_plot_series extra[2 * GD_PLACE_COUNT];
+    size_t ne = 0, main_n = 0;
+    double *main_x = NULL, *main_y = NULL;
+    const char *main_title = NULL;
+    char main_buf[96];
+    int rc = -1;
+    for (int p = 0; p < GD_PLACE_COUNT; p++) {
+        if (!c[p])
+            continue;
+        for (int who = 0; who < 2; who++) {
+            double *x, *y;
+            size_t n = series_xy(c[p], who ? "attacker_cpi" : "victim_cpi", &x, &y);
+            if (!n) {
+                free(x);
+                free(y);
+                continue;
+            }
+            if (!main_x) {
+                main_x = x;
+                main_y = y;
+                main_n = n;
+                snprintf(main_buf, sizeof main_buf, "victim, %s", placement_titles[p]);
+                main_title = main_buf;
+                continue;
+            }
+            xs[ne] = x;
+            ys[ne] = y;
+            snprintf(titles[ne], sizeof titles[ne], "%s, %s", who ? "attacker" : "victim",
+                     placement_titles[p]);
+            extra[ne] = (gd_plot_series){.title = titles[ne], .x = x, .y = y, .count = n};
+            ne++;
+        }
+    }
+    if (!main_x) {
+        rc = 0;
+        goto out;
+    }
+    char name[64], title[256];
+    snprintf(name, sizeof name, "av-%s", gd_inferred_level_name(level));
+    const char *spec =
+        json_string_value(json_object_get(json_object_get(run->meta, "device"), "spec"));
+    const gd_inferred_level *l = &run->inferred.level[level];
+    snprintf(title, sizeof title, "attacker vs victim sized for %s on %s%s%s",
+             gd_inferred_level_name(level), spec ? spec : "?", l->has_scope ? ": private to " : "",
+             l->has_scope ? (l->scope == GD_SCOPE_CHIP ? "the chip (shared)" : gd_scope_name(l->scope))
+                          : "");
+    gd_plot_spec ps = {
+        .name = name,
+        .title = title,
+        .xlabel = "attacker size",
+        .ylabel = "cycles per instruction (attacker data: cycles per load)",
+        .log_x = 1,
+        .x_is_bytes = 1,
+        .x = main_x,
+        .median = main_y,
+        .count = main_n,
+        .measured_title = main_title,
+        .extra = extra,
+        .extra_count = ne,
+    };
+    rc = gd_plot_write(plots_dir, &ps, err);
+out:
+    free(main_x);
+    free(main_y);
+    for (size_t i = 0; i < ne; i++) {
+        free(xs[i]);
+        free(ys[i]);
+    }
+    return rc;
+}
+
 int gd_figures_write(const gd_run *run, const gd_arch *arch, gd_err *err)
 {
     char dir[1100];
     snprintf(dir, sizeof dir, "%s/plots", run->dir);
     for (size_t i = 0; i < run->curve_count; i++)
         if (curve_figure(run, &run->curves[i], arch, dir, err) != 0)
+            return -1;
+    for (int l = 0; l < GD_INF_COUNT; l++)
+        if (av_figure(run, (gd_inferred_name)l, dir, err) != 0)
             return -1;
     return 0;
 }

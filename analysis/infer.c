@@ -20,14 +20,18 @@
 #include "analysis/infer.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
 #define GD_L2_HINT_FACTOR 4.0 /* a knee this far from the reported L2 size is not the L2's */
 
 static const char *const inferred_names[GD_INF_COUNT] = {
-    [GD_INF_L1D] = "L1D", [GD_INF_L2] = "L2",     [GD_INF_L2FAR] = "L2FAR",
-    [GD_INF_DRAM] = "DRAM", [GD_INF_TLB1] = "TLB1", [GD_INF_TLB2] = "TLB2",
+    [GD_INF_L0I] = "L0I",   [GD_INF_L1I] = "L1I",   [GD_INF_L15I] = "L15I",
+    [GD_INF_L1C] = "L1C",   [GD_INF_L15C] = "L15C", [GD_INF_L2C] = "L2C",
+    [GD_INF_L1D] = "L1D",   [GD_INF_SMEM] = "SMEM", [GD_INF_L2] = "L2",
+    [GD_INF_L2FAR] = "L2FAR", [GD_INF_DRAM] = "DRAM", [GD_INF_TLB1] = "TLB1",
+    [GD_INF_TLB2] = "TLB2",
 };
 
 const char *gd_inferred_level_name(gd_inferred_name n)
@@ -52,6 +56,14 @@ double gd_inferred_confidence(const gd_inferred_level *l)
         c = l->line_confidence;
     if (l->has_latency && l->latency_confidence < c)
         c = l->latency_confidence;
+    if (l->has_scope && l->scope_confidence < c)
+        c = l->scope_confidence;
+    if (l->has_shared_with && l->shared_confidence < c)
+        c = l->shared_confidence;
+    if (l->has_replacement && l->replacement_confidence < c)
+        c = l->replacement_confidence;
+    if (l->has_broadcast && l->broadcast_confidence < c)
+        c = l->broadcast_confidence;
     return c;
 }
 
@@ -182,11 +194,28 @@ int gd_infer_stride(gd_inference *inf, const gd_curve *curve, const gd_segmentat
     return 0;
 }
 
+/* Instruction and constant caches hold more than the probe's own lines: the
+ * kernel's other code and parameters, and -- for instruction caches -- the
+ * lines a sequential prefetcher pulls in past the end of the loop on its cold
+ * pass (up to the prefetch depth) and the loop's misalignment to its first
+ * line.  Their knee therefore sits a few lines below the capacity, never above
+ * it; every size published for these levels is a whole number of KiB, so the
+ * capacity is the knee rounded up to one (the knee itself stays in "knee"). */
+static int rounds_up_to_kib(int level)
+{
+    return level == GD_INF_L0I || level == GD_INF_L1I || level == GD_INF_L15I ||
+           level == GD_INF_L1C || level == GD_INF_L15C;
+}
+
 void gd_inference_snap(gd_inference *inf)
 {
     for (int i = 0; i < GD_INF_COUNT; i++) {
         gd_inferred_level *l = &inf->level[i];
-        if (l->has_size && l->has_line && l->line_bytes)
+        if (!l->has_size || l->size_is_lower_bound)
+            continue;
+        if (rounds_up_to_kib(i))
+            l->size_bytes = (l->size_bytes + 1023) / 1024 * 1024;
+        else if (l->has_line && l->line_bytes)
             l->size_bytes = l->size_bytes / l->line_bytes * l->line_bytes;
     }
 }
@@ -219,11 +248,55 @@ json_t *gd_inference_to_json(const gd_inference *inf)
         json_object_set_new(o, "line_confidence", num_or_null(l->has_line, l->line_confidence));
         json_object_set_new(o, "latency_confidence",
                             num_or_null(l->has_latency, l->latency_confidence));
-        if (l->has_size) {
+        if (l->has_size && l->size_is_lower_bound)
+            json_object_set_new(o, "size_is_lower_bound", json_true());
+        if (l->has_size && !l->size_is_lower_bound && (l->knee_below || l->knee_above)) {
             json_t *k = json_object();
             json_object_set_new(k, "x_below", json_real(l->knee_below));
             json_object_set_new(k, "x_above", json_real(l->knee_above));
             json_object_set_new(o, "knee", k);
+        }
+        if (l->has_scope) {
+            json_object_set_new(o, "scope", json_string(gd_scope_name(l->scope)));
+            json_object_set_new(o, "scope_confidence", json_real(l->scope_confidence));
+        }
+        if (l->has_shared_with) {
+            json_object_set_new(o, "shared_with",
+                                l->shared_with >= 0
+                                    ? json_string(inferred_names[l->shared_with])
+                                    : json_null());
+            json_object_set_new(o, "shared_confidence", json_real(l->shared_confidence));
+        }
+        if (l->has_replacement) {
+            json_object_set_new(o, "replacement",
+                                json_string(l->replacement_lru_or_fifo
+                                                ? "lru-or-fifo"
+                                                : gd_replacement_name(l->replacement)));
+            json_object_set_new(o, "replacement_confidence",
+                                json_real(l->replacement_confidence));
+        }
+        json_t *av = NULL;
+        for (int pl = 0; pl < GD_PLACE_COUNT; pl++) {
+            const gd_interference *r = &inf->av[i][pl];
+            if (!r->measured)
+                continue;
+            if (!av)
+                av = json_object();
+            json_t *j = json_object();
+            json_object_set_new(j, "interferes", json_boolean(r->interferes));
+            json_object_set_new(j, "victim_cpi_ratio", json_real(r->ratio));
+            json_object_set_new(j, "confidence", json_real(r->confidence));
+            json_object_set_new(j, "from", json_string(r->from));
+            json_object_set_new(av, gd_placement_name((gd_placement)pl), j);
+        }
+        if (av)
+            json_object_set_new(o, "interference", av);
+        if (l->has_broadcast) {
+            json_t *b = json_object();
+            json_object_set_new(b, "uniform_broadcast", json_boolean(l->broadcast));
+            json_object_set_new(b, "per_address_cycles", json_real(l->per_address_cycles));
+            json_object_set_new(b, "confidence", json_real(l->broadcast_confidence));
+            json_object_set_new(o, "broadcast", b);
         }
         json_t *from = json_object();
         if (l->has_size)
@@ -232,11 +305,35 @@ json_t *gd_inference_to_json(const gd_inference *inf)
             json_object_set_new(from, "line", json_string(l->line_from));
         if (l->has_latency)
             json_object_set_new(from, "latency", json_string(l->latency_from));
+        if (l->has_scope)
+            json_object_set_new(from, "scope", json_string(l->scope_from));
+        if (l->has_shared_with)
+            json_object_set_new(from, "shared_with", json_string(l->shared_from));
+        if (l->has_replacement)
+            json_object_set_new(from, "replacement", json_string(l->replacement_from));
+        if (l->has_broadcast)
+            json_object_set_new(from, "broadcast", json_string(l->broadcast_from));
         json_object_set_new(o, "from", from);
         json_array_append_new(levels, o);
     }
     json_object_set_new(doc, "levels", levels);
     return doc;
+}
+
+static int scope_from_name(const char *name)
+{
+    for (int sc = GD_SCOPE_SUBPARTITION; sc <= GD_SCOPE_CHIP; sc++)
+        if (!strcmp(gd_scope_name((gd_scope)sc), name))
+            return sc;
+    return -1;
+}
+
+static int replacement_from_name(const char *name)
+{
+    for (int r = GD_REPL_LRU; r <= GD_REPL_RANDOM; r++)
+        if (!strcmp(gd_replacement_name((gd_replacement)r), name))
+            return r;
+    return -1;
 }
 
 static int get_number(const json_t *o, const char *key, double *v)
@@ -277,6 +374,77 @@ int gd_inference_from_json(const json_t *doc, gd_inference *inf, const char *pat
         if (k) {
             get_number(k, "x_below", &l->knee_below);
             get_number(k, "x_above", &l->knee_above);
+        }
+        l->size_is_lower_bound = json_is_true(json_object_get(o, "size_is_lower_bound"));
+        const char *scope = json_string_value(json_object_get(o, "scope"));
+        if (scope) {
+            int sc = scope_from_name(scope);
+            if (sc < 0)
+                return gd_fail(err, "%s: level %s has an unknown scope '%s'", path, name, scope);
+            l->has_scope = 1;
+            l->scope = (gd_scope)sc;
+            get_number(o, "scope_confidence", &l->scope_confidence);
+        }
+        const json_t *sw = json_object_get(o, "shared_with");
+        if (sw) {
+            l->has_shared_with = 1;
+            l->shared_with = json_is_string(sw) ? gd_inferred_level_from_name(json_string_value(sw))
+                                                : -1;
+            get_number(o, "shared_confidence", &l->shared_confidence);
+        }
+        const char *repl = json_string_value(json_object_get(o, "replacement"));
+        if (repl) {
+            l->has_replacement = 1;
+            if (!strcmp(repl, "lru-or-fifo")) {
+                l->replacement_lru_or_fifo = 1;
+                l->replacement = GD_REPL_LRU;
+            } else {
+                int r = replacement_from_name(repl);
+                if (r < 0)
+                    return gd_fail(err, "%s: level %s has an unknown replacement '%s'", path,
+                                   name, repl);
+                l->replacement = (gd_replacement)r;
+            }
+            get_number(o, "replacement_confidence", &l->replacement_confidence);
+        }
+        const char *pk;
+        const json_t *pv;
+        json_object_foreach((json_t *)json_object_get(o, "interference"), pk, pv) {
+            int pl = gd_placement_from_name(pk);
+            if (pl < 0)
+                continue;
+            gd_interference *r = &inf->av[id][pl];
+            r->measured = 1;
+            r->interferes = json_is_true(json_object_get(pv, "interferes"));
+            get_number(pv, "victim_cpi_ratio", &r->ratio);
+            get_number(pv, "confidence", &r->confidence);
+            const char *f = json_string_value(json_object_get(pv, "from"));
+            snprintf(r->from, sizeof r->from, "%s", f ? f : "");
+        }
+        const json_t *b = json_object_get(o, "broadcast");
+        if (json_is_object(b)) {
+            l->has_broadcast = 1;
+            l->broadcast = json_is_true(json_object_get(b, "uniform_broadcast"));
+            get_number(b, "per_address_cycles", &l->per_address_cycles);
+            get_number(b, "confidence", &l->broadcast_confidence);
+        }
+        const json_t *from = json_object_get(o, "from");
+        static const struct {
+            const char *key;
+            size_t offset;
+        } froms[] = {
+            {"size", offsetof(gd_inferred_level, size_from)},
+            {"line", offsetof(gd_inferred_level, line_from)},
+            {"latency", offsetof(gd_inferred_level, latency_from)},
+            {"scope", offsetof(gd_inferred_level, scope_from)},
+            {"shared_with", offsetof(gd_inferred_level, shared_from)},
+            {"replacement", offsetof(gd_inferred_level, replacement_from)},
+            {"broadcast", offsetof(gd_inferred_level, broadcast_from)},
+        };
+        for (size_t f = 0; f < sizeof froms / sizeof froms[0]; f++) {
+            const char *v = json_string_value(json_object_get(from, froms[f].key));
+            if (v)
+                snprintf((char *)l + froms[f].offset, 64, "%s", v);
         }
     }
     return 0;

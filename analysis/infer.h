@@ -17,10 +17,12 @@
 #include "analysis/plateau.h"
 #include "host/runner.h"
 
-/* Levels a p-chase can see, in the results schema's names; L2FAR is the far
- * half of a split L2 (A100, H100). */
+/* The levels of the results schema, in its order; L2FAR is the far half of a
+ * split L2 (A100, H100). */
 typedef enum gd_inferred_name {
-    GD_INF_L1D, GD_INF_L2, GD_INF_L2FAR, GD_INF_DRAM, GD_INF_TLB1, GD_INF_TLB2, GD_INF_COUNT
+    GD_INF_L0I, GD_INF_L1I, GD_INF_L15I, GD_INF_L1C, GD_INF_L15C, GD_INF_L2C,
+    GD_INF_L1D, GD_INF_SMEM, GD_INF_L2, GD_INF_L2FAR, GD_INF_DRAM, GD_INF_TLB1, GD_INF_TLB2,
+    GD_INF_COUNT
 } gd_inferred_name;
 
 typedef struct gd_inferred_level {
@@ -31,11 +33,54 @@ typedef struct gd_inferred_level {
     double latency_cycles;
     double size_confidence, line_confidence, latency_confidence;
     double knee_below, knee_above; /* the capacity lies in [below, above) */
+    int size_is_lower_bound;       /* no knee within the sweep: size >= size_bytes */
     char size_from[64], line_from[64], latency_from[64]; /* curve labels */
+
+    /* who shares it: sub-partition, SM or chip (attacker-victim interference) */
+    int has_scope;
+    gd_scope scope;
+    double scope_confidence;
+    char scope_from[64];
+    /* one structure with another level (e.g. L15C with L1I): -1 none found */
+    int has_shared_with;
+    int shared_with;               /* a gd_inferred_name, or -1: its own storage */
+    double shared_confidence;
+    char shared_from[64];
+    /* replacement, as far as the probe can tell (cyclic chains cannot tell LRU
+     * from FIFO: both miss every access once the chain exceeds the ways) */
+    int has_replacement;
+    gd_replacement replacement;
+    int replacement_lru_or_fifo;   /* the measurement says "LRU or FIFO" */
+    double replacement_confidence;
+    char replacement_from[64];
+    /* warp-uniform addresses served once; k distinct addresses cost extra */
+    int has_broadcast;
+    int broadcast;                 /* 1: one address costs as one lane */
+    double per_address_cycles;     /* extra cycles per further distinct address */
+    double broadcast_confidence;
+    char broadcast_from[64];
 } gd_inferred_level;
+
+/* Attacker-victim placements (kernels/icache_av.c variants), nearest first. */
+typedef enum gd_placement {
+    GD_PLACE_SAME_SUB, GD_PLACE_OTHER_SUB, GD_PLACE_OTHER_SM, GD_PLACE_DATA_OTHER_SM,
+    GD_PLACE_COUNT
+} gd_placement;
+const char *gd_placement_name(gd_placement p);
+int gd_placement_from_name(const char *name); /* -1 if unknown */
+
+/* Did the attacker slow the victim down, in one placement, for one level? */
+typedef struct gd_interference {
+    int measured;
+    int interferes;
+    double ratio;          /* victim CPI with the largest attackers / with the smallest */
+    double confidence;
+    char from[64];
+} gd_interference;
 
 typedef struct gd_inference {
     gd_inferred_level level[GD_INF_COUNT];
+    gd_interference av[GD_INF_COUNT][GD_PLACE_COUNT];
 } gd_inference;
 
 const char *gd_inferred_level_name(gd_inferred_name n);
@@ -57,6 +102,37 @@ int gd_infer_stride(gd_inference *inf, const gd_curve *curve, const gd_segmentat
 /* Rounds each capacity down to a whole number of its level's fetch granules,
  * where both are known. */
 void gd_inference_snap(gd_inference *inf);
+
+/* infer_icache.c.  The knees of a CPI-vs-code-size curve: the instruction
+ * caches' capacities (L0I then L1I on GPUs with an L0 -- compute capability
+ * 7.0 and later --, L1I then L15I before). */
+int gd_infer_icache_seq(gd_inference *inf, const gd_curve *curve, const gd_segmentation *seg,
+                        int has_l0, gd_err *err);
+/* One attacker-victim curve: does the attacker in this placement slow the victim
+ * sized for `level`? */
+int gd_infer_icache_av(gd_inference *inf, const gd_curve *curve, gd_inferred_name level,
+                       gd_err *err);
+/* After every step: each level's scope from its interference table (private
+ * to a sub-partition if only a warp on the same one disturbs it, to an SM if
+ * only warps of the same SM do, else the chip's), and a level that shares
+ * another's storage takes that one's size when it could not measure its own. */
+void gd_inference_finish(gd_inference *inf);
+
+/* infer_const.c.  A constant-memory footprint scan (const_seq): plateaus L1C,
+ * L15C, L2C in order, their latencies, the knees their capacities -- where the
+ * stride (opts.stride_bytes) is no larger than the level's line -- and the L1
+ * constant cache's replacement from the accesses that still hit it past twice
+ * its capacity (LRU and FIFO keep none of a cyclic chain, random keeps some). */
+int gd_infer_const_seq(gd_inference *inf, const gd_curve *curve, const gd_segmentation *seg,
+                       gd_err *err);
+/* A constant stride sweep (const_stride): the line of each level the footprint
+ * overflows, from the strides at which the 5th percentile steps up. */
+int gd_infer_const_stride(gd_inference *inf, const gd_curve *curve, gd_err *err);
+/* const_bcast: uniform broadcast, and the cost of each further distinct address. */
+int gd_infer_const_bcast(gd_inference *inf, const gd_curve *curve, gd_err *err);
+/* const_icache_share: the victim's miss rate climbs to ~100% with the attacker
+ * -> L15C shares L1I's storage; stays ~0 -> separate. */
+int gd_infer_const_share(gd_inference *inf, const gd_curve *curve, gd_err *err);
 
 /* {"levels": [...]} (+ whatever the caller adds, e.g. "curves") */
 json_t *gd_inference_to_json(const gd_inference *inf);

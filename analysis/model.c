@@ -112,8 +112,71 @@ static double hit_probability(const level_geom *g, uint64_t addr, uint64_t prev,
     return keep;
 }
 
+/* The levels a chain's accesses go through, nearest first, and the latency of
+ * whatever serves what misses them all. */
+typedef struct chain_path {
+    const gd_arch_level *level[3];
+    const char *name[3];
+    size_t count;
+    double final_latency;
+    const char *final_name;
+} chain_path;
+
+static const gd_arch_level *storage_of(const gd_arch *arch, gd_level_id id)
+{
+    const gd_arch_level *l = &arch->level[id];
+    return l->shared_with >= 0 ? &arch->level[l->shared_with] : l;
+}
+
+static int chain_path_for(const gd_arch *arch, const char *probe, const gd_probe_opts *opts,
+                          chain_path *path, gd_err *err)
+{
+    memset(path, 0, sizeof *path);
+    if (!strncmp(probe, "const_", 6)) {
+        /* ld.const: L1C, then L15C (with the geometry of the structure it shares),
+         * then the L2 as the constant path sees it ([L2C] latency); a 64 KiB bank
+         * always fits the L2 */
+        if (arch->level[GD_L1C].present) {
+            path->name[path->count] = "L1C";
+            path->level[path->count++] = &arch->level[GD_L1C];
+        }
+        if (arch->level[GD_L15C].present) {
+            static gd_arch_level l15; /* geometry of the owner, latency of the L1.5 */
+            l15 = *storage_of(arch, GD_L15C);
+            l15.latency_cycles = arch->level[GD_L15C].latency_cycles;
+            l15.present = 1;
+            path->name[path->count] = "L15C";
+            path->level[path->count++] = &l15;
+        }
+        path->final_latency = arch->level[GD_L2C].present ? arch->level[GD_L2C].latency_cycles
+                                                          : arch->level[GD_L2].latency_cycles;
+        path->final_name = "L2C";
+        if (!path->count)
+            return gd_fail(err, "model: arch %s has no constant cache", arch->name);
+        return 0;
+    }
+    if (strcmp(opts->variant, "cg") && arch->level[GD_L1D].present) {
+        path->name[path->count] = "L1D";
+        path->level[path->count++] = &arch->level[GD_L1D];
+    }
+    path->name[path->count] = "L2";
+    path->level[path->count++] = &arch->level[GD_L2];
+    path->final_latency = arch->level[GD_DRAM].latency_cycles;
+    path->final_name = "DRAM";
+    return 0;
+}
+
 int gd_model_pchase(const gd_arch *arch, const gd_probe_opts *opts, uint64_t footprint,
                     uint64_t base, gd_model_point *out, gd_err *err)
+{
+    chain_path path;
+    if (chain_path_for(arch, "pchase", opts, &path, err) != 0)
+        return -1;
+    return gd_model_chain(&path, opts, footprint, base, out, err);
+}
+
+int gd_model_chain(const chain_path *path, const gd_probe_opts *opts, uint64_t footprint,
+                   uint64_t base, gd_model_point *out, gd_err *err)
 {
     memset(out, 0, sizeof *out);
     uint64_t stride = opts->stride_bytes ? opts->stride_bytes : DEFAULT_STRIDE;
@@ -121,20 +184,21 @@ int gd_model_pchase(const gd_arch *arch, const gd_probe_opts *opts, uint64_t foo
     if (n == 0 || n > UINT32_MAX)
         return gd_fail(err, "model: footprint %llu holds no %llu-byte element",
                        (unsigned long long)footprint, (unsigned long long)stride);
-    uint64_t window = n; /* the probe's "cycles" series holds every access of the timed lap */
-    int bypass_l1 = !strcmp(opts->variant, "cg");
-
+    size_t nl = path->count;
     uint32_t *next = NULL, *order = NULL;
-    uint8_t *l2_accessed = NULL;
-    level_geom l1, l2;
+    double *reach = NULL; /* per element: probability an access gets past the levels so far */
+    level_geom g[3];
+    memset(g, 0, sizeof g);
     int rc = -1;
-    if (geom_init(&l1, &arch->level[GD_L1D]) || geom_init(&l2, &arch->level[GD_L2])) {
-        gd_fail(err, "model: out of memory");
-        goto out;
-    }
+    for (size_t i = 0; i < nl; i++)
+        if (geom_init(&g[i], path->level[i])) {
+            gd_fail(err, "model: out of memory");
+            goto out;
+        }
     /* the timed lap's order: element 0 first, then along the chain */
     order = malloc(n * sizeof *order);
-    if (!order) {
+    reach = malloc(n * sizeof *reach);
+    if (!order || !reach) {
         gd_fail(err, "model: out of memory");
         goto out;
     }
@@ -154,69 +218,55 @@ int gd_model_pchase(const gd_arch *arch, const gd_probe_opts *opts, uint64_t foo
             order[k] = (uint32_t)k;
     }
 #define ADDR(e) (base + (uint64_t)(e)*stride)
-
-    /* L1: distinct lines per set (elements are in address order) */
-    if (l1.present && !bypass_l1) {
+    /* level by level: the lines per set of the elements that can reach it */
+    for (uint64_t e = 0; e < n; e++)
+        reach[e] = 1.0;
+    for (size_t i = 0; i < nl; i++) {
         uint64_t last = UINT64_MAX;
         for (uint64_t e = 0; e < n; e++) {
-            uint64_t line = ADDR(e) / l1.line;
+            if (reach[e] <= 0)
+                continue;
+            uint64_t line = ADDR(e) / g[i].line;
             if (line != last)
-                l1.lines_in_set[line % l1.sets]++;
+                g[i].lines_in_set[line % g[i].sets]++;
             last = line;
         }
-        geom_finish(&l1);
+        geom_finish(&g[i]);
+        for (uint64_t k = 0; k < n; k++) {
+            uint32_t e = order[k], p = order[(k + n - 1) % n];
+            reach[e] *= 1 - hit_probability(&g[i], ADDR(e), ADDR(p), n > 1);
+        }
     }
-    /* L2: lines of the elements that can miss the L1 */
-    l2_accessed = calloc(n, 1);
-    if (!l2_accessed) {
-        gd_fail(err, "model: out of memory");
-        goto out;
-    }
+    /* expectation over the recorded accesses: every access of the timed lap */
+    double sum = 0, served[GD_MODEL_MAX_LEVELS] = {0};
     for (uint64_t k = 0; k < n; k++) {
         uint32_t e = order[k], p = order[(k + n - 1) % n];
-        double h1 = (l1.present && !bypass_l1) ? hit_probability(&l1, ADDR(e), ADDR(p), n > 1) : 0;
-        l2_accessed[e] = h1 < 1.0;
-    }
-    {
-        uint64_t last = UINT64_MAX;
-        for (uint64_t e = 0; e < n; e++) {
-            if (!l2_accessed[e])
-                continue;
-            uint64_t line = ADDR(e) / l2.line;
-            if (line != last)
-                l2.lines_in_set[line % l2.sets]++;
-            last = line;
+        double pass = 1.0;
+        for (size_t i = 0; i < nl; i++) {
+            double h = pass * hit_probability(&g[i], ADDR(e), ADDR(p), n > 1);
+            served[i] += h;
+            sum += h * path->level[i]->latency_cycles;
+            pass -= h;
         }
-        geom_finish(&l2);
-    }
-    /* expectation over the recorded accesses */
-    double lat1 = arch->level[GD_L1D].latency_cycles, lat2 = arch->level[GD_L2].latency_cycles,
-           latd = arch->level[GD_DRAM].latency_cycles;
-    double sum = 0, f1 = 0, f2 = 0, fd = 0;
-    for (uint64_t k = n - window; k < n; k++) {
-        uint32_t e = order[k], p = order[(k + n - 1) % n];
-        double h1 = (l1.present && !bypass_l1) ? hit_probability(&l1, ADDR(e), ADDR(p), n > 1) : 0;
-        double h2 = hit_probability(&l2, ADDR(e), ADDR(p), n > 1);
-        double miss1 = 1 - h1;
-        f1 += h1;
-        f2 += miss1 * h2;
-        fd += miss1 * (1 - h2);
-        sum += h1 * lat1 + miss1 * (h2 * lat2 + (1 - h2) * latd);
+        served[nl] += pass;
+        sum += pass * path->final_latency;
     }
 #undef ADDR
     out->x = (double)footprint;
-    out->accesses = window;
-    out->mean_cycles = sum / (double)window;
-    out->fraction_l1 = f1 / (double)window;
-    out->fraction_l2 = f2 / (double)window;
-    out->fraction_dram = fd / (double)window;
+    out->accesses = n;
+    out->mean_cycles = sum / (double)n;
+    for (size_t i = 0; i <= nl && i < GD_MODEL_MAX_LEVELS; i++) {
+        out->fraction[i] = served[i] / (double)n;
+        out->level_name[i] = i < nl ? path->name[i] : path->final_name;
+    }
+    out->levels = nl + 1;
     rc = 0;
 out:
     free(next);
     free(order);
-    free(l2_accessed);
-    geom_free(&l1);
-    geom_free(&l2);
+    free(reach);
+    for (size_t i = 0; i < nl; i++)
+        geom_free(&g[i]);
     return rc;
 }
 
@@ -224,18 +274,29 @@ int gd_model_curve(const gd_arch *arch, const char *probe, const gd_probe_opts *
                    const uint64_t *xs, const uint64_t *bases, size_t count, gd_model_point *out,
                    gd_err *err)
 {
-    int stride_sweep = !strcmp(probe, "pchase_stride");
-    if (!stride_sweep && strcmp(probe, "pchase"))
+    if (!strcmp(probe, "icache_seq") || !strcmp(probe, "const_bcast"))
+        return gd_model_other_curve(arch, probe, opts, xs, count, out, err);
+    int stride_sweep = !strcmp(probe, "pchase_stride") || !strcmp(probe, "const_stride");
+    int chain = stride_sweep || !strcmp(probe, "pchase") || !strcmp(probe, "const_seq");
+    if (!chain)
         return gd_fail(err, "model: no analytical model for probe '%s'", probe);
+    int constant = !strncmp(probe, "const_", 6);
+    chain_path path;
+    if (chain_path_for(arch, probe, opts, &path, err) != 0)
+        return -1;
     for (size_t i = 0; i < count; i++) {
         gd_probe_opts o = *opts;
+        if (constant && !o.stride_bytes)
+            o.stride_bytes = GD_CONST_SEQ_DEFAULT_STRIDE;
         uint64_t footprint = xs[i];
         if (stride_sweep) {
             o.stride_bytes = xs[i];
-            footprint = o.footprint_bytes ? o.footprint_bytes : DEFAULT_STRIDE_FOOTPRINT;
+            footprint = o.footprint_bytes ? o.footprint_bytes
+                        : constant        ? GD_CHASE_CONST_BYTES
+                                          : DEFAULT_STRIDE_FOOTPRINT;
             footprint -= footprint % xs[i];
         }
-        if (gd_model_pchase(arch, &o, footprint, bases ? bases[i] : 0, &out[i], err) != 0)
+        if (gd_model_chain(&path, &o, footprint, bases ? bases[i] : 0, &out[i], err) != 0)
             return -1;
         out[i].x = (double)xs[i];
     }

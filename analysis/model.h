@@ -13,14 +13,20 @@
 #include "analysis/arch.h"
 #include "kernels/probe.h"
 
+#define GD_MODEL_MAX_LEVELS 4
+
 typedef struct gd_model_point {
     double x;                 /* the sweep value */
-    double mean_cycles;       /* expected mean of the recorded samples */
-    double fraction_l1;       /* expected share of recorded accesses served by L1D */
-    double fraction_l2;       /* ... by the L2 */
-    double fraction_dram;     /* ... by DRAM */
+    double mean_cycles;       /* expected mean of the primary series (cycles, or CPI) */
+    /* chains: expected share of recorded accesses served by each level of the
+     * path (pchase: L1D, L2, DRAM; with ld.cg: L2, DRAM; const: L1C, L15C, L2C) */
+    double fraction[GD_MODEL_MAX_LEVELS];
+    const char *level_name[GD_MODEL_MAX_LEVELS];
+    size_t levels;            /* entries of fraction / level_name; 0 for other probes */
     uint64_t accesses;        /* recorded accesses the expectation is over */
 } gd_model_point;
+
+typedef struct chain_path chain_path;
 
 /* Expected p-chase result for one chain: `footprint` bytes, opts->stride_bytes
  * apart, sequential or random (opts->random_order, opts->seed), variant ca/cg,
@@ -30,11 +36,21 @@ typedef struct gd_model_point {
 int gd_model_pchase(const gd_arch *arch, const gd_probe_opts *opts, uint64_t footprint,
                     uint64_t base, gd_model_point *out, gd_err *err);
 
-/* The curve of a probe over a list of sweep values: pchase (footprints) or
- * pchase_stride (strides at opts->footprint_bytes).  bases may be NULL. */
+/* Same, over an explicit path (model.c's chain_path). */
+int gd_model_chain(const chain_path *path, const gd_probe_opts *opts, uint64_t footprint,
+                   uint64_t base, gd_model_point *out, gd_err *err);
+
+/* The curve of a probe over a list of sweep values: pchase and const_seq
+ * (footprints), pchase_stride and const_stride (strides at
+ * opts->footprint_bytes), icache_seq (code bytes) and const_bcast (distinct
+ * addresses).  bases may be NULL. */
 int gd_model_curve(const gd_arch *arch, const char *probe, const gd_probe_opts *opts,
                    const uint64_t *xs, const uint64_t *bases, size_t count, gd_model_point *out,
                    gd_err *err);
+
+/* model_icache.c: icache_seq and const_bcast */
+int gd_model_other_curve(const gd_arch *arch, const char *probe, const gd_probe_opts *opts,
+                         const uint64_t *xs, size_t count, gd_model_point *out, gd_err *err);
 
 /* Steady-state hit rate of a cyclic access to `lines` lines in one set of `ways`
  * ways under random replacement (mean-field fixed point h = (1-1/W)^((N-1)(1-h))). */

@@ -9,7 +9,7 @@
 #include "analysis/infer.h"
 #include "host/runner.h"
 
-#define GD_RUN_MAX_CURVES 32
+#define GD_RUN_MAX_CURVES 64
 
 typedef struct gd_run {
     char dir[512];

@@ -17,7 +17,7 @@
 
 #include "analysis/plateau.h"
 
-/* Segments the curve's "cycles" series. */
+/* Segments the curve's primary series (the probe's, else "cycles"). */
 int gd_curve_segment(const gd_curve *curve, const char *series, gd_segmentation *seg,
                      gd_err *err)
 {
@@ -45,7 +45,12 @@ int gd_curve_segment(const gd_curve *curve, const char *series, gd_segmentation 
         samples[i] = p->series[s].samples;
         counts[i] = p->series[s].summary.count;
     }
-    rc = gd_detect_plateaus(x, samples, counts, n, NULL, seg, err);
+    /* a sample that is a pass's mean is off its plateau as a whole or not at
+     * all: a knee needs a quarter of them off, not the 2% of single accesses */
+    gd_plateau_opts opts = {0};
+    if (curve->probe->aggregate_samples)
+        opts.min_excess = 0.25;
+    rc = gd_detect_plateaus(x, samples, counts, n, &opts, seg, err);
     if (rc != 0)
         gd_fail_prefix(err, "%s", curve->label);
 out:
@@ -72,7 +77,7 @@ int gd_runner_adaptive(gd_runner *r, gd_curve *curve, const gd_sweep *coarse, ui
     size_t measured = coarse->count;
     for (int round = 0; round < GD_ADAPTIVE_MAX_ROUNDS; round++) {
         gd_segmentation seg;
-        if (gd_curve_segment(curve, "cycles", &seg, err) != 0)
+        if (gd_curve_segment(curve, gd_probe_primary_series(curve->probe), &seg, err) != 0)
             return -1;
         uint64_t todo[64];
         size_t ntodo = 0;

@@ -27,7 +27,8 @@
 #include "host/results.h"
 #include "host/runner.h"
 
-/* Copies the fields of `from` that `into` does not have yet (first curve wins). */
+/* Copies the fields of `from` that `into` does not have yet (first curve wins;
+ * a measured size replaces a lower bound). */
 static void merge_inference(gd_inference *into, const gd_inference *from)
 {
     for (int i = 0; i < GD_INF_COUNT; i++) {
@@ -36,8 +37,10 @@ static void merge_inference(gd_inference *into, const gd_inference *from)
         if (!f->present)
             continue;
         t->present = 1;
-        if (f->has_size && !t->has_size) {
+        if (f->has_size &&
+            (!t->has_size || (t->size_is_lower_bound && !f->size_is_lower_bound))) {
             t->has_size = 1;
+            t->size_is_lower_bound = f->size_is_lower_bound;
             t->size_bytes = f->size_bytes;
             t->size_confidence = f->size_confidence;
             t->knee_below = f->knee_below;
@@ -55,6 +58,32 @@ static void merge_inference(gd_inference *into, const gd_inference *from)
             t->latency_cycles = f->latency_cycles;
             t->latency_confidence = f->latency_confidence;
             memcpy(t->latency_from, f->latency_from, sizeof t->latency_from);
+        }
+        if (f->has_scope && !t->has_scope) {
+            t->has_scope = 1;
+            t->scope = f->scope;
+            t->scope_confidence = f->scope_confidence;
+            memcpy(t->scope_from, f->scope_from, sizeof t->scope_from);
+        }
+        if (f->has_shared_with && !t->has_shared_with) {
+            t->has_shared_with = 1;
+            t->shared_with = f->shared_with;
+            t->shared_confidence = f->shared_confidence;
+            memcpy(t->shared_from, f->shared_from, sizeof t->shared_from);
+        }
+        if (f->has_replacement && !t->has_replacement) {
+            t->has_replacement = 1;
+            t->replacement = f->replacement;
+            t->replacement_lru_or_fifo = f->replacement_lru_or_fifo;
+            t->replacement_confidence = f->replacement_confidence;
+            memcpy(t->replacement_from, f->replacement_from, sizeof t->replacement_from);
+        }
+        if (f->has_broadcast && !t->has_broadcast) {
+            t->has_broadcast = 1;
+            t->broadcast = f->broadcast;
+            t->per_address_cycles = f->per_address_cycles;
+            t->broadcast_confidence = f->broadcast_confidence;
+            memcpy(t->broadcast_from, f->broadcast_from, sizeof t->broadcast_from);
         }
     }
 }
@@ -81,23 +110,44 @@ static int build_sweep(const gd_suite_step *st, const gd_suite_vars *vars, uint6
     return gd_sweep_parse(spec, granularity, sweep, err);
 }
 
+/* A step whose sizes need a level the steps before did not find (an L0I on a
+ * GPU without one) is skipped, with the reason in meta.json; returns 1. */
+static int skip_step(gd_characterize_ctx *ctx, const gd_suite_step *st, json_t *meta,
+                     const char *why)
+{
+    json_t *entry = json_object();
+    json_object_set_new(entry, "probe", json_string(st->probe->name));
+    json_object_set_new(entry, "csv", json_string(st->label));
+    json_object_set_new(entry, "suite_line", json_integer(st->line));
+    json_object_set_new(entry, "skipped", json_string(why));
+    json_array_append_new(json_object_get(meta, "probes"), entry);
+    if (ctx->progress)
+        fprintf(ctx->progress, "%s: skipped: %s\n", st->label, why);
+    return 1;
+}
+
+static int unknown_variable(const gd_err *err)
+{
+    return strstr(err->msg, "not known yet") != NULL;
+}
+
 /* Runs one step; appends its meta entry and its curve analysis. */
 static int run_step(gd_characterize_ctx *ctx, const gd_suite_step *st, json_t *meta,
                     json_t *curves_json, gd_err *err)
 {
     gd_suite_vars vars = ctx->vars;
     gd_probe_opts opts = st->opts;
-    if (st->footprint[0] && gd_suite_eval(st->footprint, &vars, &opts.footprint_bytes, err))
-        return gd_fail_prefix(err, "%s:%d", ctx->suite->path, st->line);
-    if (st->stride[0] && gd_suite_eval(st->stride, &vars, &opts.stride_bytes, err))
-        return gd_fail_prefix(err, "%s:%d", ctx->suite->path, st->line);
-    uint64_t stride = opts.stride_bytes ? opts.stride_bytes : st->probe->default_stride_bytes;
-    uint64_t resolution = stride;
-    if (st->resolution[0] && gd_suite_eval(st->resolution, &vars, &resolution, err))
-        return gd_fail_prefix(err, "%s:%d", ctx->suite->path, st->line);
+    uint64_t resolution = 0;
     gd_sweep sweep;
-    if (build_sweep(st, &vars, stride ? stride : 1, &sweep, err) != 0)
-        return gd_fail_prefix(err, "%s:%d", ctx->suite->path, st->line);
+    int bad = (st->footprint[0] && gd_suite_eval(st->footprint, &vars, &opts.footprint_bytes, err)) ||
+              (st->stride[0] && gd_suite_eval(st->stride, &vars, &opts.stride_bytes, err));
+    uint64_t stride = opts.stride_bytes ? opts.stride_bytes : st->probe->default_stride_bytes;
+    resolution = stride;
+    bad = bad || (st->resolution[0] && gd_suite_eval(st->resolution, &vars, &resolution, err));
+    bad = bad || build_sweep(st, &vars, stride ? stride : 1, &sweep, err) != 0;
+    if (bad)
+        return unknown_variable(err) ? skip_step(ctx, st, meta, err->msg)
+                                     : gd_fail_prefix(err, "%s:%d", ctx->suite->path, st->line);
 
     /* the options as the probe resolves them (defaults filled in), for meta.json */
     gd_probe_opts resolved = opts;
@@ -132,7 +182,7 @@ static int run_step(gd_characterize_ctx *ctx, const gd_suite_step *st, json_t *m
         goto out;
 
     gd_segmentation seg;
-    if ((rc = gd_curve_segment(&curve, "cycles", &seg, err)) != 0)
+    if ((rc = gd_curve_segment(&curve, gd_probe_primary_series(st->probe), &seg, err)) != 0)
         goto out;
     json_t *cj = gd_segmentation_to_json(&seg);
     json_object_set_new(cj, "probe", json_string(st->probe->name));
@@ -151,24 +201,50 @@ static int run_step(gd_characterize_ctx *ctx, const gd_suite_step *st, json_t *m
     gd_inference step_inf;
     memset(&step_inf, 0, sizeof step_inf);
     int bypass = !strcmp(opts.variant, "cg");
-    if (!strcmp(st->probe->name, "pchase")) {
+    const char *pn = st->probe->name;
+    const gd_device_info *info = gd_device_get_info(ctx->runner->dev);
+    if (!strcmp(pn, "pchase")) {
         rc = gd_infer_pchase(&step_inf, &curve, &seg, bypass, ctx->device_l2_bytes, err);
-    } else if (!strcmp(st->probe->name, "pchase_stride")) {
+    } else if (!strcmp(pn, "pchase_stride")) {
         gd_inferred_name level = st->level[0] ? (gd_inferred_name)gd_inferred_level_from_name(st->level)
                                               : (bypass ? GD_INF_L2 : GD_INF_L1D);
         rc = gd_infer_stride(&step_inf, &curve, &seg, level, err);
+    } else if (!strcmp(pn, "icache_seq")) {
+        rc = gd_infer_icache_seq(&step_inf, &curve, &seg, info->cc_major >= 7, err);
+    } else if (!strcmp(pn, "icache_av")) {
+        if (!st->level[0]) {
+            rc = gd_fail(err, "%s:%d: an icache_av step needs --level (the level its victim "
+                              "is sized for)",
+                         ctx->suite->path, st->line);
+        } else {
+            /* the table accumulates over steps: infer into the run's inference */
+            rc = gd_infer_icache_av(&ctx->inference, &curve,
+                                    (gd_inferred_name)gd_inferred_level_from_name(st->level), err);
+        }
+    } else if (!strcmp(pn, "const_seq")) {
+        /* needs what earlier constant steps found (lines, latencies) */
+        step_inf = ctx->inference;
+        rc = gd_infer_const_seq(&step_inf, &curve, &seg, err);
+    } else if (!strcmp(pn, "const_stride")) {
+        rc = gd_infer_const_stride(&step_inf, &curve, err);
+    } else if (!strcmp(pn, "const_bcast")) {
+        rc = gd_infer_const_bcast(&step_inf, &curve, err);
+    } else if (!strcmp(pn, "const_icache_share")) {
+        rc = gd_infer_const_share(&step_inf, &curve, err);
     }
     gd_segmentation_free(&seg);
-    if (rc == 0) {
+    if (rc == 0 && !strcmp(pn, "const_seq"))
+        ctx->inference = step_inf; /* it refined the run's own inference */
+    else if (rc == 0)
         merge_inference(&ctx->inference, &step_inf);
-        if (ctx->inference.level[GD_INF_L1D].has_size)
-            ctx->vars.l1d_bytes = ctx->inference.level[GD_INF_L1D].size_bytes;
-        if (ctx->inference.level[GD_INF_L2].has_size)
-            ctx->vars.l2_bytes = ctx->inference.level[GD_INF_L2].size_bytes;
-        if (ctx->inference.level[GD_INF_L1D].has_line)
-            ctx->vars.l1d_line_bytes = ctx->inference.level[GD_INF_L1D].line_bytes;
-        if (ctx->inference.level[GD_INF_L2].has_line)
-            ctx->vars.l2_line_bytes = ctx->inference.level[GD_INF_L2].line_bytes;
+    if (rc == 0) {
+        for (int i = 0; i < GD_INF_COUNT; i++) {
+            const gd_inferred_level *l = &ctx->inference.level[i];
+            if (l->has_size && l->size_bytes)
+                ctx->vars.size[i] = l->size_bytes;
+            if (l->has_line && l->line_bytes)
+                ctx->vars.line[i] = l->line_bytes;
+        }
         if (ctx->progress && st->adaptive)
             fprintf(ctx->progress,
                     "%s: %zu points (%zu coarse + %zu bisection); a uniform sweep at %llu-byte "
@@ -187,7 +263,7 @@ int gd_characterize(gd_characterize_ctx *ctx, json_t *meta, gd_err *err)
     json_t *curves_json = json_object();
     memset(&ctx->inference, 0, sizeof ctx->inference);
     for (size_t i = 0; i < ctx->suite->step_count; i++) {
-        if (run_step(ctx, &ctx->suite->steps[i], meta, curves_json, err) != 0) {
+        if (run_step(ctx, &ctx->suite->steps[i], meta, curves_json, err) < 0) {
             json_decref(curves_json);
             return -1;
         }
@@ -196,6 +272,7 @@ int gd_characterize(gd_characterize_ctx *ctx, json_t *meta, gd_err *err)
             return -1;
         }
     }
+    gd_inference_finish(&ctx->inference);
     gd_inference_snap(&ctx->inference);
     json_t *inferred = gd_inference_to_json(&ctx->inference);
     json_object_set_new(inferred, "device",

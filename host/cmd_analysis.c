@@ -1,6 +1,7 @@
 /* cmd_analysis.c -- `gpudissect model`, `compare`, `plot` and `report`: the
  * analysis steps of `characterize`, one at a time, on an arch or a results
  * directory. */
+#include <ctype.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -231,7 +232,11 @@ int gd_cmd_model(int argc, char **argv)
         free(arch);
         return gd_report_error(arch ? err.msg : "out of memory");
     }
-    uint64_t granule = !strcmp(probe, "pchase_stride") ? 8 : (po.stride_bytes ? po.stride_bytes : p->default_stride_bytes);
+    int stride_sweep = !strcmp(probe, "pchase_stride") || !strcmp(probe, "const_stride");
+    uint64_t granule = stride_sweep ? p->default_stride_bytes
+                                    : (po.stride_bytes ? po.stride_bytes : p->default_stride_bytes);
+    if (!granule)
+        granule = 1;
     gd_sweep sweep;
     if (gd_sweep_parse(sweep_spec, granule, &sweep, &err) != 0) {
         free(arch);
@@ -241,10 +246,24 @@ int gd_cmd_model(int argc, char **argv)
     gd_model_point *mp = calloc(sweep.count, sizeof *mp);
     int status = 1;
     if (mp && gd_model_curve(arch, probe, &po, sweep.points, NULL, sweep.count, mp, &err) == 0) {
-        printf("%s,mean_cycles,fraction_l1d,fraction_l2,fraction_dram\n", p->sweep_name);
-        for (size_t i = 0; i < sweep.count; i++)
-            printf("%llu,%.6g,%.6g,%.6g,%.6g\n", (unsigned long long)sweep.points[i],
-                   mp[i].mean_cycles, mp[i].fraction_l1, mp[i].fraction_l2, mp[i].fraction_dram);
+        /* x, the expected mean of the probe's primary series, and for chains the
+         * share of accesses each level serves: fraction_l1d, fraction_l2, ... */
+        printf("%s,mean_%s", p->sweep_name, gd_probe_primary_series(p));
+        for (size_t l = 0; l < mp[0].levels; l++) {
+            char lower[16];
+            size_t k = 0;
+            for (const char *c = mp[0].level_name[l]; *c && k + 1 < sizeof lower; c++)
+                lower[k++] = (char)tolower((unsigned char)*c);
+            lower[k] = 0;
+            printf(",fraction_%s", lower);
+        }
+        printf("\n");
+        for (size_t i = 0; i < sweep.count; i++) {
+            printf("%llu,%.6g", (unsigned long long)sweep.points[i], mp[i].mean_cycles);
+            for (size_t l = 0; l < mp[i].levels; l++)
+                printf(",%.6g", mp[i].fraction[l]);
+            printf("\n");
+        }
         status = 0;
     } else {
         gd_report_error(mp ? err.msg : "out of memory");

@@ -198,7 +198,7 @@ int gd_cmd_characterize(int argc, char **argv)
         .out_dir = out_dir,
         .progress = quiet ? NULL : stderr,
         .device_l2_bytes = info->l2_bytes,
-        .vars = {.l2_bytes = info->l2_bytes},
+        .vars = {.size = {[GD_INF_L2] = info->l2_bytes}},
     };
     int rc = gd_characterize(&ctx, meta, &err);
     gd_runner_close(&runner);

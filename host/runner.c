@@ -136,6 +136,15 @@ void gd_format_bytes(uint64_t bytes, char *buf, size_t size)
         snprintf(buf, size, "%.7g%s", v, units[u]); /* 4.00003MiB, not 4MiB */
 }
 
+void gd_format_sweep_value(const gd_probe *probe, uint64_t x, char *buf, size_t size)
+{
+    size_t n = strlen(probe->sweep_name);
+    if (n >= 6 && !strcmp(probe->sweep_name + n - 6, "_bytes"))
+        gd_format_bytes(x, buf, size);
+    else
+        snprintf(buf, size, "%llu", (unsigned long long)x);
+}
+
 /* ------------------------------------------------------------------------- */
 /* Curves                                                                    */
 
@@ -387,7 +396,7 @@ int gd_runner_measure(gd_runner *r, gd_curve *curve, uint64_t x, size_t index, s
     gd_probe_result result;
     memset(&result, 0, sizeof result);
     char xs[32];
-    gd_format_bytes(x, xs, sizeof xs);
+    gd_format_sweep_value(probe, x, xs, sizeof xs);
     if (probe->plan(&curve->opts, gd_device_get_info(r->dev), x, &plan, err) != 0)
         return gd_fail_prefix(err, "%s %s=%llu", curve->label, probe->sweep_name,
                               (unsigned long long)x);
@@ -420,13 +429,16 @@ int gd_runner_measure(gd_runner *r, gd_curve *curve, uint64_t x, size_t index, s
     r->points_measured++;
     if (r->progress) {
         const gd_point *p = gd_curve_find(curve, x);
-        double median = p && p->series_count ? p->series[0].summary.median : NAN;
+        int k = p ? gd_point_series_index(p, gd_probe_primary_series(probe)) : -1;
+        double median = k >= 0 ? p->series[k].summary.median : NAN;
+        char ms[32];
+        snprintf(ms, sizeof ms, fabs(median) >= 100 ? "%.1f" : "%.3g", median);
         if (total)
-            fprintf(r->progress, "[%zu/%zu] %s %s=%s: median %.1f %s\n", index + 1, total,
-                    curve->label, probe->sweep_name, xs, median, probe->value_unit);
+            fprintf(r->progress, "[%zu/%zu] %s %s=%s: median %s %s\n", index + 1, total,
+                    curve->label, probe->sweep_name, xs, ms, probe->value_unit);
         else
-            fprintf(r->progress, "[%zu] %s %s=%s: median %.1f %s\n", index + 1, curve->label,
-                    probe->sweep_name, xs, median, probe->value_unit);
+            fprintf(r->progress, "[%zu] %s %s=%s: median %s %s\n", index + 1, curve->label,
+                    probe->sweep_name, xs, ms, probe->value_unit);
         fflush(r->progress);
     }
     if (r->out_dir[0] && gd_curve_write_csv(curve, r->out_dir, err) != 0)

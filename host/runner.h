@@ -83,5 +83,8 @@ int gd_runner_sweep(gd_runner *runner, gd_curve *curve, const gd_sweep *sweep, g
 
 /* Formats bytes as "64KiB" / "1.5MiB" / "100B" for people. */
 void gd_format_bytes(uint64_t bytes, char *buf, size_t size);
+/* A sweep value as the probe's sweep names it: bytes ("64KiB") when its name
+ * ends in _bytes, else the number. */
+void gd_format_sweep_value(const gd_probe *probe, uint64_t x, char *buf, size_t size);
 
 #endif

@@ -1,8 +1,8 @@
 /* suite.c -- reading suite files and evaluating their size expressions.
  *
  * The expression language is the least a device-independent suite needs:
- * sizes with units, the variables L2, L1D, L1D_LINE and L2_LINE, * and /, min()
- * and max(), and parentheses.  A recursive-descent evaluator over 64-bit integers; dividing by
+ * sizes with units, the levels' sizes and lines by schema name (L2, L1D, L0I,
+ * L1C_LINE, ...), + - * and /, min() and max(), and parentheses.  A recursive-descent evaluator over 64-bit integers; dividing by
  * zero, overflow and unknown names are errors that name the expression.
  */
 #include "host/suite.h"
@@ -109,31 +109,34 @@ static int parse_atom(expr_ctx *c, uint64_t *v)
             *v = is_min ? (a < b ? a : b) : (a > b ? a : b);
             return 0;
         }
-        if (len == 2 && !strncmp(start, "L2", 2)) {
-            if (!c->vars->l2_bytes)
+        char name[32];
+        if (len >= sizeof name)
+            return expr_fail(c, "name too long");
+        memcpy(name, start, len);
+        name[len] = 0;
+        int is_line = len > 5 && !strcmp(name + len - 5, "_LINE");
+        if (is_line)
+            name[len - 5] = 0;
+        int id = gd_inferred_level_from_name(name);
+        if (id < 0)
+            return expr_fail(c, "unknown name (use a level such as L2, L1D, L0I, L1C, NAME_LINE, "
+                                "min, max)");
+        uint64_t value = is_line ? c->vars->line[id] : c->vars->size[id];
+        if (!value) {
+            if (id == GD_INF_L2 && !is_line)
                 return expr_fail(c, "the L2 size is not known (the device reports none)");
-            *v = c->vars->l2_bytes;
-            return 0;
+            return expr_fail(c, is_line ? "that fetch granularity is not known yet (run its "
+                                          "stride sweep first)"
+                                        : "that size is not known yet (measure it in an "
+                                          "earlier step)");
         }
-        if (len == 3 && !strncmp(start, "L1D", 3)) {
-            if (!c->vars->l1d_bytes)
-                return expr_fail(c, "the L1D size is not known yet (measure a p-chase first)");
-            *v = c->vars->l1d_bytes;
-            return 0;
-        }
-        if ((len == 8 && !strncmp(start, "L1D_LINE", 8)) || (len == 7 && !strncmp(start, "L2_LINE", 7))) {
-            uint64_t g = start[1] == '1' ? c->vars->l1d_line_bytes : c->vars->l2_line_bytes;
-            if (!g)
-                return expr_fail(c, "that fetch granularity is not known yet (run its stride sweep first)");
-            *v = g;
-            return 0;
-        }
-        return expr_fail(c, "unknown name (use L2, L1D, L1D_LINE, L2_LINE, min, max)");
+        *v = value;
+        return 0;
     }
-    return expr_fail(c, "expected a size, L2, L1D, min() or max()");
+    return expr_fail(c, "expected a size, a level name, min() or max()");
 }
 
-static int parse_sum(expr_ctx *c, uint64_t *v)
+static int parse_product(expr_ctx *c, uint64_t *v)
 {
     if (parse_atom(c, v))
         return -1;
@@ -154,6 +157,31 @@ static int parse_sum(expr_ctx *c, uint64_t *v)
             if (!r)
                 return expr_fail(c, "division by zero");
             *v /= r;
+        }
+    }
+}
+
+static int parse_sum(expr_ctx *c, uint64_t *v)
+{
+    if (parse_product(c, v))
+        return -1;
+    for (;;) {
+        skip_ws(c);
+        char op = *c->p;
+        if (op != '+' && op != '-')
+            return 0;
+        c->p++;
+        uint64_t r;
+        if (parse_product(c, &r))
+            return -1;
+        if (op == '+') {
+            if (*v > UINT64_MAX - r)
+                return expr_fail(c, "overflow");
+            *v += r;
+        } else {
+            if (r > *v)
+                return expr_fail(c, "negative result");
+            *v -= r;
         }
     }
 }
@@ -249,8 +277,9 @@ static int parse_step(char *text, const char *path, int line, gd_suite_step *st,
                 return gd_fail(err, "%s:%d: bad --samples '%s'", path, line, val);
             st->opts.samples = (uint32_t)s;
         } else if (!strcmp(opt, "--level")) {
-            if (strcmp(val, "L1D") && strcmp(val, "L2"))
-                return gd_fail(err, "%s:%d: --level must be L1D or L2", path, line);
+            if (gd_inferred_level_from_name(val) < 0)
+                return gd_fail(err, "%s:%d: --level '%s' is not a level of the results schema",
+                               path, line, val);
             snprintf(st->level, sizeof st->level, "%s", val);
         } else {
             return gd_fail(err, "%s:%d: unknown option '%s'", path, line, opt);

@@ -2,11 +2,12 @@
  *
  * A suite file has one step per line:  LABEL PROBE OPTIONS...  with the options
  * of `gpudissect run` (--sweep, --adaptive, --resolution, --stride, --variant,
- * --footprint, --pattern, --seed, --samples) and --level (the level a stride
- * sweep measures).  Sizes may be expressions over what is known when the step
- * runs: L2 (the L2 size inferred so far, else the one the device reports), L1D
- * (the inferred L1 size), L1D_LINE and L2_LINE (the fetch granularities stride
- * sweeps inferred), e.g. `--sweep 1KiB:4*L2`, `--stride max(L1D_LINE,L2_LINE)`.
+ * --footprint, --pattern, --seed, --samples) and --level (the level a step
+ * measures: a stride sweep's, an attacker-victim pair's).  Sizes may be
+ * expressions over what is known when the step runs: the size of any level the
+ * steps before inferred, by its schema name (L2 starts as the size the device
+ * reports), and NAME_LINE for its fetch granularity, e.g. `--sweep 1KiB:4*L2`,
+ * `--stride max(L1D_LINE,L2_LINE)`, `--footprint (L0I+L1I)/2`.
  * '#' starts a comment.
  */
 #ifndef GD_SUITE_H
@@ -16,9 +17,10 @@
 #include <stdint.h>
 
 #include "host/device.h"
+#include "analysis/infer.h"
 #include "kernels/probe.h"
 
-#define GD_SUITE_MAX_STEPS 32
+#define GD_SUITE_MAX_STEPS 64
 #define GD_SUITE_EXPR_BYTES 96
 
 typedef struct gd_suite_step {
@@ -31,7 +33,7 @@ typedef struct gd_suite_step {
     char resolution[GD_SUITE_EXPR_BYTES];  /* "" or an expression */
     char stride[GD_SUITE_EXPR_BYTES];      /* "" or an expression */
     int adaptive;
-    char level[8];                         /* stride sweeps: "L1D" or "L2" */
+    char level[8];                         /* the level a step measures (--level) */
     int line;                              /* in the suite file */
 } gd_suite_step;
 
@@ -47,12 +49,13 @@ const char *gd_suite_dir(void);
 /* Loads NAME (bench/suites/NAME.suite) or a path; errors say FILE:LINE. */
 int gd_suite_load(const char *name_or_path, gd_suite *out, gd_err *err);
 
-/* Variables an expression may use; a value of 0 means "not known yet". */
+/* Variables an expression may use: NAME is the size of a level of the results
+ * schema (L0I, L1I, L15I, L1C, L15C, L1D, L2, ...), NAME_LINE its fetch
+ * granularity, as far as the steps before have inferred them (the L2 size
+ * starts as what the device reports).  A value of 0 means "not known yet". */
 typedef struct gd_suite_vars {
-    uint64_t l2_bytes;
-    uint64_t l1d_bytes;
-    uint64_t l1d_line_bytes;  /* fetch granularities from stride sweeps */
-    uint64_t l2_line_bytes;
+    uint64_t size[GD_INF_COUNT];
+    uint64_t line[GD_INF_COUNT];
 } gd_suite_vars;
 
 /* Evaluates a size expression. */

@@ -367,7 +367,10 @@ int gd_chase_plan(gd_chase_space space, const char *probe, const gd_probe_opts *
                                             .symbol = GD_CHASE_CONST_SYMBOL};
     out->buffers[1] = (gd_probe_buffer){.name = "out", .bytes = out_bytes(st->ring), .copy_out = 1};
     out->buffer_count = 2;
-    out->params[0] = (gd_probe_param){.kind = GD_PARAM_BUFFER, .buffer = 0};
+    /* a constant chain is found by its symbol; the pointer parameter is unused */
+    out->params[0] = space == GD_CHASE_GLOBAL
+                         ? (gd_probe_param){.kind = GD_PARAM_BUFFER, .buffer = 0}
+                         : (gd_probe_param){.kind = GD_PARAM_U64, .value = 0};
     out->params[1] = (gd_probe_param){.kind = GD_PARAM_BUFFER, .buffer = 1};
     out->params[2] = (gd_probe_param){.kind = GD_PARAM_U32, .value = elements};
     out->params[3] = (gd_probe_param){.kind = GD_PARAM_U32, .value = elements * st->laps};

@@ -40,5 +40,7 @@ int gd_chase_permutation(uint64_t n, uint64_t seed, uint32_t *next);
 #define GD_CHASE_DEFAULT_SAMPLES 2048
 /* Element spacing when the user gives none. */
 #define GD_CHASE_DEFAULT_STRIDE 32
+/* const_seq's default: the L1 constant line of every GPU Jia et al. examined */
+#define GD_CONST_SEQ_DEFAULT_STRIDE 64
 
 #endif

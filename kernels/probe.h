@@ -84,6 +84,9 @@ typedef struct gd_probe {
     const char *summary;
     const char *sweep_name;   /* CSV column of the sweep value, e.g. "footprint_bytes" */
     const char *value_unit;   /* unit of the samples, e.g. "cycles" */
+    const char *primary_series; /* the series the analysis segments; NULL: "cycles" */
+    int aggregate_samples;    /* each sample is a mean over many accesses (a pass's CPI),
+                               * not one access: a knee needs a quarter of them off */
     uint64_t default_stride_bytes;
     const char *const *variants;     /* NULL-terminated; the first is the default */
     uint64_t example_point;          /* a representative sweep value (tests, emit) */
@@ -100,7 +103,10 @@ typedef struct gd_probe {
     void (*release)(gd_probe_plan *plan);
 } gd_probe;
 
-/* The registry (kernels/probes.c). */
+/* The series the analysis segments: probe->primary_series, else "cycles". */
+const char *gd_probe_primary_series(const gd_probe *probe);
+
+/* The registry (kernels/registry.c). */
 const gd_probe *gd_probe_find(const char *name);
 const gd_probe *const *gd_probe_list(size_t *count);
 

@@ -11,10 +11,22 @@
 
 extern const gd_probe gd_probe_pchase;
 extern const gd_probe gd_probe_pchase_stride;
+extern const gd_probe gd_probe_const_seq;
+extern const gd_probe gd_probe_const_stride;
+extern const gd_probe gd_probe_icache_seq;
+extern const gd_probe gd_probe_const_bcast;
+extern const gd_probe gd_probe_const_icache_share;
+extern const gd_probe gd_probe_icache_av;
 
 static const gd_probe *const probes[] = {
     &gd_probe_pchase,
     &gd_probe_pchase_stride,
+    &gd_probe_const_seq,
+    &gd_probe_const_stride,
+    &gd_probe_icache_seq,
+    &gd_probe_const_bcast,
+    &gd_probe_const_icache_share,
+    &gd_probe_icache_av,
 };
 
 const gd_probe *const *gd_probe_list(size_t *count)
@@ -29,6 +41,11 @@ const gd_probe *gd_probe_find(const char *name)
         if (strcmp(probes[i]->name, name) == 0)
             return probes[i];
     return NULL;
+}
+
+const char *gd_probe_primary_series(const gd_probe *probe)
+{
+    return probe->primary_series ? probe->primary_series : "cycles";
 }
 
 void gd_probe_plan_free(const gd_probe *probe, gd_probe_plan *plan)

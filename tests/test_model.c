@@ -54,8 +54,8 @@ static void check_model(const char *arch_name, const char *probe_name, const gd_
         if (fabs(model[i].mean_cycles - measured[i]) > 1e-6)
             fail_msg("%s %s x=%llu base 0x%llx: model %.6f (l1 %.4f l2 %.4f dram %.4f), sim %.6f",
                      arch_name, probe_name, (unsigned long long)xs[i],
-                     (unsigned long long)bases[i], model[i].mean_cycles, model[i].fraction_l1,
-                     model[i].fraction_l2, model[i].fraction_dram, measured[i]);
+                     (unsigned long long)bases[i], model[i].mean_cycles, model[i].fraction[0],
+                     model[i].fraction[1], model[i].fraction[2], measured[i]);
         double lat[] = {arch.level[GD_L1D].latency_cycles, arch.level[GD_L2].latency_cycles,
                         arch.level[GD_DRAM].latency_cycles};
         int on_level = 0;

@@ -6,8 +6,9 @@
 static void test_expressions(void **state)
 {
     (void)state;
-    gd_suite_vars v = {.l2_bytes = 4u << 20, .l1d_bytes = 64u << 10, .l1d_line_bytes = 32,
-                       .l2_line_bytes = 64};
+    gd_suite_vars v = {.size = {[GD_INF_L2] = 4u << 20, [GD_INF_L1D] = 64u << 10,
+                                [GD_INF_L0I] = 16u << 10, [GD_INF_L1I] = 46u << 10},
+                       .line = {[GD_INF_L1D] = 32, [GD_INF_L2] = 64}};
     gd_err err;
     uint64_t x;
     assert_int_equal(gd_suite_eval("4*L2", &v, &x, &err), 0);
@@ -16,7 +17,16 @@ static void test_expressions(void **state)
     assert_int_equal(x, 256u << 10);
     assert_int_equal(gd_suite_eval("max(L1D_LINE,L2_LINE)", &v, &x, &err), 0);
     assert_int_equal(x, 64);
-    assert_int_equal(gd_suite_eval("(1KiB + 0)", &v, &x, &err), -1); /* no + in the language */
+    assert_int_equal(gd_suite_eval("(L0I + L1I) / 2", &v, &x, &err), 0);
+    assert_int_equal(x, 31u << 10);
+    assert_int_equal(gd_suite_eval("2*L1I - L0I + 1KiB", &v, &x, &err), 0);
+    assert_int_equal(x, 77u << 10);
+    assert_int_equal(gd_suite_eval("L0I - L1I", &v, &x, &err), -1);
+    assert_non_null(strstr(err.msg, "negative"));
+    assert_int_equal(gd_suite_eval("L1C", &v, &x, &err), -1);
+    assert_non_null(strstr(err.msg, "not known yet"));
+    assert_int_equal(gd_suite_eval("L1C_LINE", &v, &x, &err), -1);
+    assert_non_null(strstr(err.msg, "granularity is not known"));
     assert_int_equal(gd_suite_eval("2*(3KiB/3)", &v, &x, &err), 0);
     assert_int_equal(x, 2048);
     assert_int_equal(gd_suite_eval("L2/0", &v, &x, &err), -1);

@@ -1,0 +1,259 @@
+/* infer_const.c -- the constant caches: capacities, lines, latencies, the L1's
+ * replacement, broadcast, and the L1.5's shared storage.
+ *
+ * const_seq: a chain through a .const array climbs L1C -> L15C -> L2C.  The
+ * plateaus are named in that order; a knee is a capacity only when the chain's
+ * stride is no larger than the level's line (a larger stride leaves sets
+ * unused, so the knee comes early).  A sweep whose last plateau is still the
+ * L1.5's saw no L1.5 capacity within one constant bank: the size is then a
+ * lower bound (V100: >= 64 KiB).
+ *
+ * Replacement of the L1 constant cache: past twice its capacity a cyclic chain
+ * finds nothing left in an LRU or FIFO cache (every line is evicted before the
+ * lap comes back), while random replacement keeps a share of the lines.  The
+ * fraction of accesses still at the L1 level on those points decides: above
+ * RANDOM_HIT_FRACTION the policy is random (not LRU: what Jia et al. report for
+ * every GPU they examined), below it LRU or FIFO (cyclic chains cannot tell them
+ * apart).
+ *
+ * const_stride: below a level's line, consecutive accesses share the line the
+ * last miss brought in; from the line on, each access misses.  So the 5th
+ * percentile of the samples steps from one level's latency to the next at each
+ * overflowed level's line: the steps are the lines, nearest level first.
+ */
+#include "analysis/infer.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/run_load.h"
+
+#define RANDOM_HIT_FRACTION 0.02   /* L1-level accesses past 2x capacity: not LRU/FIFO */
+#define LEVEL_GAP 0.25             /* p05 levels closer than this fraction are one level */
+#define SHARED_MISS 0.5            /* victim miss rate that means "evicted by code" */
+#define SEPARATE_MISS 0.1          /* ... that means "untouched" */
+
+static void set_latency(gd_inferred_level *l, const gd_plateau *p, const char *from)
+{
+    l->present = 1;
+    l->has_latency = 1;
+    l->latency_cycles = p->level;
+    l->latency_confidence = p->confidence;
+    snprintf(l->latency_from, sizeof l->latency_from, "%s", from);
+}
+
+static void set_size(gd_inferred_level *l, const gd_knee *k, const char *from)
+{
+    l->present = 1;
+    l->has_size = 1;
+    l->size_is_lower_bound = 0;
+    l->size_bytes = (uint64_t)k->x_below;
+    l->size_confidence = k->confidence;
+    l->knee_below = k->x_below;
+    l->knee_above = k->x_above;
+    snprintf(l->size_from, sizeof l->size_from, "%s", from);
+}
+
+/* Fraction of a point's samples at or below `threshold`, from the samples if
+ * the curve has them, else from its summary (p05 only says "5% or more"). */
+static double fraction_below(const gd_point *p, double threshold, size_t *count)
+{
+    int k = gd_point_series_index(p, "cycles");
+    if (k < 0)
+        return NAN;
+    const gd_point_series *s = &p->series[k];
+    *count = s->summary.count;
+    if (!s->samples)
+        return s->summary.p05 <= threshold ? 0.05 : 0.0;
+    size_t below = 0;
+    for (size_t i = 0; i < s->summary.count; i++)
+        below += s->samples[i] <= threshold;
+    return s->summary.count ? (double)below / (double)s->summary.count : NAN;
+}
+
+static void infer_l1c_replacement(gd_inferred_level *l1, const gd_curve *c, double l1_lat,
+                                  double l15_lat)
+{
+    double threshold = (l1_lat + l15_lat) / 2;
+    double hits = 0, total = 0;
+    for (size_t i = 0; i < c->count; i++) {
+        if ((double)c->points[i].x < 2.0 * (double)l1->size_bytes)
+            continue;
+        size_t n = 0;
+        double f = fraction_below(&c->points[i], threshold, &n);
+        if (isnan(f) || !n)
+            continue;
+        hits += f * (double)n;
+        total += (double)n;
+    }
+    if (total < 100)
+        return; /* the sweep did not go far enough past the capacity */
+    double f = hits / total;
+    l1->has_replacement = 1;
+    l1->replacement = f > RANDOM_HIT_FRACTION ? GD_REPL_RANDOM : GD_REPL_LRU;
+    l1->replacement_lru_or_fifo = f <= RANDOM_HIT_FRACTION;
+    /* how far from the threshold, in binomial standard errors */
+    double se = sqrt(RANDOM_HIT_FRACTION * (1 - RANDOM_HIT_FRACTION) / total);
+    double z = fabs(f - RANDOM_HIT_FRACTION) / se;
+    l1->replacement_confidence = z >= 5 ? 1.0 : z / 5;
+    snprintf(l1->replacement_from, sizeof l1->replacement_from, "%s", c->label);
+}
+
+int gd_infer_const_seq(gd_inference *inf, const gd_curve *curve, const gd_segmentation *seg,
+                       gd_err *err)
+{
+    size_t np = seg->plateau_count;
+    if (np == 0)
+        return gd_fail(err, "%s: no plateau found", curve->label);
+    static const gd_inferred_name order[] = {GD_INF_L1C, GD_INF_L15C, GD_INF_L2C};
+    uint64_t stride = curve->opts.stride_bytes;
+    /* a sweep that starts past the L1C (its first plateau is at the L1.5's
+     * known latency) names its plateaus from the L15C on */
+    size_t first = 0;
+    const gd_inferred_level *l1 = &inf->level[GD_INF_L1C], *l15 = &inf->level[GD_INF_L15C];
+    if (l1->has_latency && l15->has_latency &&
+        fabs(seg->plateaus[0].level - l15->latency_cycles) <
+            fabs(seg->plateaus[0].level - l1->latency_cycles))
+        first = 1;
+    for (size_t i = 0; i < np && first + i < 3; i++) {
+        gd_inferred_level *l = &inf->level[order[first + i]];
+        /* a level seen by several scans keeps its longest, surest plateau */
+        if (!l->has_latency || seg->plateaus[i].confidence > l->latency_confidence)
+            set_latency(l, &seg->plateaus[i], curve->label);
+        if (first + i == 2)
+            continue; /* the L2's capacity is not a constant-cache figure */
+        int line_ok = !l->has_line || stride <= l->line_bytes;
+        if (i < seg->knee_count) {
+            if (line_ok && (!l->has_size || l->size_is_lower_bound))
+                set_size(l, &seg->knees[i], curve->label);
+        } else if (line_ok && !l->has_size) {
+            /* still on this level at the largest footprint */
+            l->present = 1;
+            l->has_size = 1;
+            l->size_is_lower_bound = 1;
+            l->size_bytes = (uint64_t)seg->plateaus[i].x_last;
+            l->size_confidence = seg->plateaus[i].confidence;
+            snprintf(l->size_from, sizeof l->size_from, "%s", curve->label);
+        }
+    }
+    if (first == 0 && np >= 2 && seg->knee_count >= 1 && inf->level[GD_INF_L1C].has_size &&
+        !inf->level[GD_INF_L1C].has_replacement)
+        infer_l1c_replacement(&inf->level[GD_INF_L1C], curve, seg->plateaus[0].level,
+                              seg->plateaus[1].level);
+    return 0;
+}
+
+int gd_infer_const_stride(gd_inference *inf, const gd_curve *curve, gd_err *err)
+{
+    /* the p05 of each point, in stride order; levels are where it settles */
+    double levels[8];
+    size_t nl = 0;
+    uint64_t starts[8];
+    for (size_t i = 0; i < curve->count; i++) {
+        const gd_summary *s = gd_point_summary(&curve->points[i], "cycles");
+        if (!s || !s->count)
+            continue;
+        double v = s->p05;
+        if (nl == 0 || v > levels[nl - 1] * (1 + LEVEL_GAP)) {
+            if (nl == 8)
+                break;
+            levels[nl] = v;
+            starts[nl++] = curve->points[i].x;
+        } else if (v > levels[nl - 1]) {
+            levels[nl - 1] = v; /* the same level, settling */
+        }
+    }
+    if (nl == 0)
+        return gd_fail(err, "%s: no samples in the stride sweep", curve->label);
+    static const gd_inferred_name order[] = {GD_INF_L1C, GD_INF_L15C};
+    for (size_t k = 1; k < nl && k - 1 < 2; k++) {
+        gd_inferred_level *l = &inf->level[order[k - 1]];
+        l->present = 1;
+        l->has_line = 1;
+        l->line_bytes = starts[k];
+        /* a step seen between measured strides is pinned; one at the first
+         * stride only bounds the line */
+        l->line_confidence = starts[k] > curve->points[0].x ? 1.0 : 0.5;
+        snprintf(l->line_from, sizeof l->line_from, "%s", curve->label);
+    }
+    return 0;
+}
+
+int gd_infer_const_bcast(gd_inference *inf, const gd_curve *curve, gd_err *err)
+{
+    /* least squares of the median latency on k */
+    double sx = 0, sy = 0, sxx = 0, sxy = 0, n = 0, y1 = NAN, ymax = NAN;
+    for (size_t i = 0; i < curve->count; i++) {
+        const gd_summary *s = gd_point_summary(&curve->points[i], "cycles");
+        if (!s || !s->count)
+            continue;
+        double x = (double)curve->points[i].x, y = s->median;
+        if (curve->points[i].x == 1)
+            y1 = y;
+        if (isnan(ymax) || x >= 32)
+            ymax = y;
+        sx += x;
+        sy += y;
+        sxx += x * x;
+        sxy += x * y;
+        n++;
+    }
+    if (n < 3 || isnan(y1))
+        return gd_fail(err, "%s: the broadcast sweep needs k = 1 and at least 3 points",
+                       curve->label);
+    double slope = (n * sxy - sx * sy) / (n * sxx - sx * sx);
+    double intercept = (sy - slope * sx) / n;
+    /* residual of the fit: how linear (serialized) the growth is */
+    double ss = 0, st = 0, mean = sy / n;
+    for (size_t i = 0; i < curve->count; i++) {
+        const gd_summary *s = gd_point_summary(&curve->points[i], "cycles");
+        if (!s || !s->count)
+            continue;
+        double f = intercept + slope * (double)curve->points[i].x;
+        ss += (s->median - f) * (s->median - f);
+        st += (s->median - mean) * (s->median - mean);
+    }
+    double r2 = st > 0 ? 1 - ss / st : 1;
+    gd_inferred_level *l = &inf->level[GD_INF_L1C];
+    l->present = 1;
+    l->has_broadcast = 1;
+    /* uniform is a broadcast when one address costs (much) less than 32 */
+    l->broadcast = ymax > 1.5 * y1;
+    l->per_address_cycles = slope;
+    l->broadcast_confidence = l->broadcast ? (r2 > 0 ? r2 : 0) : 0.5;
+    snprintf(l->broadcast_from, sizeof l->broadcast_from, "%s", curve->label);
+    return 0;
+}
+
+int gd_infer_const_share(gd_inference *inf, const gd_curve *curve, gd_err *err)
+{
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t i = 0; i < curve->count; i++) {
+        const gd_summary *s = gd_point_summary(&curve->points[i], "miss_rate");
+        if (!s || !s->count)
+            continue;
+        if (s->mean < lo)
+            lo = s->mean;
+        if (s->mean > hi)
+            hi = s->mean;
+    }
+    if (!isfinite(lo))
+        return gd_fail(err, "%s: no miss rate measured", curve->label);
+    gd_inferred_level *l = &inf->level[GD_INF_L15C];
+    l->present = 1;
+    if (lo <= SEPARATE_MISS && hi >= SHARED_MISS) {
+        l->has_shared_with = 1;
+        l->shared_with = GD_INF_L1I;
+        l->shared_confidence = hi - lo;
+    } else if (hi <= SEPARATE_MISS) {
+        l->has_shared_with = 1;
+        l->shared_with = -1;
+        l->shared_confidence = 1 - hi / SEPARATE_MISS;
+    } else {
+        return 0; /* neither: not decided */
+    }
+    snprintf(l->shared_from, sizeof l->shared_from, "%s", curve->label);
+    return 0;
+}

@@ -1,0 +1,194 @@
+/* infer_icache.c -- instruction-cache capacities and the sharing scope of
+ * every level.
+ *
+ * icache_seq: the CPI of a loop of straight-line code stays on one plateau
+ * while the loop fits a level; the knee after the first plateau is the first
+ * instruction cache's capacity, the next knee the second's.  Which names they
+ * get depends on the generation (Jia et al. 2019, sec. 3.3): Volta and later
+ * fetch through a per-sub-partition L0 and a per-SM L1; Kepler to Pascal through
+ * an L1 and an L1.5.  The last plateau, past every instruction cache, is the
+ * L2 seen by the fetch unit.
+ *
+ * icache_av: for each level under test the suite runs the victim (sized to hit
+ * that level and miss the ones above) against attackers in each placement.  A
+ * placement interferes when the victim's CPI with the largest attackers exceeds
+ * its CPI with the smallest by INTERFERENCE_RATIO, beyond the spread of the
+ * victim's own passes.  The level's scope is then the narrowest that explains
+ * the table: disturbed from another SM -> the chip; from another sub-partition
+ * of its SM but not another SM -> the SM; only from its own sub-partition -> the
+ * sub-partition.  A data attacker on another SM that disturbs a victim living
+ * in the L2 shows that code and data share the chip-wide L2.
+ */
+#include "analysis/infer.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "analysis/run_load.h"
+
+#define INTERFERENCE_RATIO 1.15  /* victim CPI rise that counts as interference */
+#define EDGE_FRACTION 0.25       /* points at each end of the sweep compared */
+
+static const char *const placement_names[GD_PLACE_COUNT] = {
+    [GD_PLACE_SAME_SUB] = "same_sub",
+    [GD_PLACE_OTHER_SUB] = "other_sub",
+    [GD_PLACE_OTHER_SM] = "other_sm",
+    [GD_PLACE_DATA_OTHER_SM] = "data_other_sm",
+};
+
+const char *gd_placement_name(gd_placement p)
+{
+    return p < GD_PLACE_COUNT ? placement_names[p] : "?";
+}
+
+int gd_placement_from_name(const char *name)
+{
+    for (int i = 0; i < GD_PLACE_COUNT; i++)
+        if (!strcmp(placement_names[i], name))
+            return i;
+    return -1;
+}
+
+int gd_infer_icache_seq(gd_inference *inf, const gd_curve *curve, const gd_segmentation *seg,
+                        int has_l0, gd_err *err)
+{
+    if (seg->plateau_count == 0)
+        return gd_fail(err, "%s: no plateau found in the CPI curve", curve->label);
+    const gd_inferred_name names[2] = {has_l0 ? GD_INF_L0I : GD_INF_L1I,
+                                       has_l0 ? GD_INF_L1I : GD_INF_L15I};
+    for (size_t i = 0; i < 2 && i < seg->knee_count; i++) {
+        const gd_knee *k = &seg->knees[i];
+        gd_inferred_level *l = &inf->level[names[i]];
+        l->present = 1;
+        l->has_size = 1;
+        l->size_bytes = (uint64_t)k->x_below;
+        l->size_confidence = k->confidence;
+        l->knee_below = k->x_below;
+        l->knee_above = k->x_above;
+        snprintf(l->size_from, sizeof l->size_from, "%s", curve->label);
+    }
+    /* the last level the sweep stayed in: at least the largest loop measured */
+    if (seg->knee_count < 2) {
+        gd_inferred_level *l = &inf->level[names[seg->knee_count]];
+        if (!l->has_size) {
+            l->present = 1;
+            l->has_size = 1;
+            l->size_is_lower_bound = 1;
+            l->size_bytes = (uint64_t)seg->plateaus[seg->plateau_count - 1].x_last;
+            l->size_confidence = seg->plateaus[seg->plateau_count - 1].confidence;
+            snprintf(l->size_from, sizeof l->size_from, "%s", curve->label);
+        }
+    }
+    return 0;
+}
+
+/* Median over the victim's points in [from, to) of their median CPI, and the
+ * largest spread (p95 - p05) among them. */
+static double edge_cpi(const gd_curve *c, size_t from, size_t to, double *spread)
+{
+    double v[64];
+    size_t n = 0;
+    *spread = 0;
+    for (size_t i = from; i < to && n < 64; i++) {
+        const gd_summary *s = gd_point_summary(&c->points[i], "victim_cpi");
+        if (!s || !s->count)
+            continue;
+        v[n++] = s->median;
+        if (s->p95 - s->p05 > *spread)
+            *spread = s->p95 - s->p05;
+    }
+    return n ? gd_median(v, n) : NAN;
+}
+
+int gd_infer_icache_av(gd_inference *inf, const gd_curve *curve, gd_inferred_name level,
+                       gd_err *err)
+{
+    int place = gd_placement_from_name(curve->opts.variant);
+    if (place < 0)
+        return gd_fail(err, "%s: unknown placement '%s'", curve->label, curve->opts.variant);
+    if (curve->count < 2)
+        return gd_fail(err, "%s: an attacker-victim sweep needs at least two attacker sizes",
+                       curve->label);
+    size_t edge = (size_t)ceil(curve->count * EDGE_FRACTION);
+    double s_lo, s_hi;
+    double lo = edge_cpi(curve, 0, edge, &s_lo);
+    double hi = edge_cpi(curve, curve->count - edge, curve->count, &s_hi);
+    if (!(lo > 0) || isnan(hi))
+        return gd_fail(err, "%s: no victim CPI measured", curve->label);
+    /* did the two warps run at the same time, where the placement says? */
+    size_t overlapped = 0;
+    for (size_t i = 0; i < curve->count; i++) {
+        const gd_summary *o = gd_point_summary(&curve->points[i], "overlap");
+        overlapped += o && o->mean > 0.5;
+    }
+    gd_interference *r = &inf->av[level][place];
+    r->measured = 1;
+    r->ratio = hi / lo;
+    /* beyond the victim's own pass-to-pass spread without a real attacker
+     * (with one, passes differ by how the two warps happened to interleave) */
+    (void)s_hi;
+    r->interferes = r->ratio >= INTERFERENCE_RATIO && hi - lo > s_lo;
+    /* confident when the decision is far from the threshold and the warps overlapped */
+    double margin = fabs(log(r->ratio) - log(INTERFERENCE_RATIO)) / log(INTERFERENCE_RATIO);
+    r->confidence = (margin > 1 ? 1 : margin) * (double)overlapped / (double)curve->count;
+    snprintf(r->from, sizeof r->from, "%s", curve->label);
+    inf->level[level].present = 1;
+    return 0;
+}
+
+static void set_scope(gd_inferred_level *l, gd_scope scope, const gd_interference *a,
+                      const gd_interference *b)
+{
+    l->present = 1;
+    l->has_scope = 1;
+    l->scope = scope;
+    double c = a->confidence;
+    if (b && b->measured && b->confidence < c)
+        c = b->confidence;
+    l->scope_confidence = c;
+    snprintf(l->scope_from, sizeof l->scope_from, "%s%s%s", a->from, b && b->measured ? "+" : "",
+             b && b->measured ? b->from : "");
+}
+
+void gd_inference_finish(gd_inference *inf)
+{
+    for (int id = 0; id < GD_INF_COUNT; id++) {
+        const gd_interference *t = inf->av[id];
+        const gd_interference *sm = &t[GD_PLACE_OTHER_SM], *dsm = &t[GD_PLACE_DATA_OTHER_SM];
+        const gd_interference *sub = &t[GD_PLACE_OTHER_SUB], *same = &t[GD_PLACE_SAME_SUB];
+        gd_inferred_level *l = &inf->level[id];
+        if ((sm->measured && sm->interferes) || (dsm->measured && dsm->interferes))
+            set_scope(l, GD_SCOPE_CHIP, sm->measured && sm->interferes ? sm : dsm, NULL);
+        else if (sub->measured && sub->interferes)
+            set_scope(l, GD_SCOPE_SM, sub, sm);
+        else if (same->measured && same->interferes)
+            set_scope(l, GD_SCOPE_SUBPARTITION, same, sub->measured ? sub : sm);
+    }
+    /* a level in another's storage has that one's capacity */
+    for (int id = 0; id < GD_INF_COUNT; id++) {
+        gd_inferred_level *l = &inf->level[id];
+        if (!l->has_shared_with || l->shared_with < 0)
+            continue;
+        const gd_inferred_level *o = &inf->level[l->shared_with];
+        if (o->has_size && !o->size_is_lower_bound &&
+            (!l->has_size || l->size_is_lower_bound)) {
+            l->has_size = 1;
+            l->size_is_lower_bound = 0;
+            l->size_bytes = o->size_bytes;
+            l->size_confidence = o->size_confidence < l->shared_confidence ? o->size_confidence
+                                                                           : l->shared_confidence;
+            l->knee_below = o->knee_below;
+            l->knee_above = o->knee_above;
+            snprintf(l->size_from, sizeof l->size_from, "%s", o->size_from);
+        }
+        if (o->has_scope && !l->has_scope) {
+            l->has_scope = 1;
+            l->scope = o->scope;
+            l->scope_confidence = o->scope_confidence < l->shared_confidence
+                                      ? o->scope_confidence
+                                      : l->shared_confidence;
+            snprintf(l->scope_from, sizeof l->scope_from, "%s", o->scope_from);
+        }
+    }
+}

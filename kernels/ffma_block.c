@@ -1,0 +1,37 @@
+/* ffma_block.c -- straight-line FFMA blocks (see ffma_block.h). */
+#include "kernels/ffma_block.h"
+
+#include <string.h>
+
+void gd_ffma_decls(gd_ptx *p)
+{
+    gd_ptx_printf(p, "    .reg .f32 %%fq<%d>;\n", GD_FFMA_CHAINS + 3);
+}
+
+void gd_ffma_init(gd_ptx *p, const char *seed, const char *mul, const char *add)
+{
+    for (int i = 0; i < GD_FFMA_CHAINS; i++) {
+        float f = (float)(i + 1);
+        uint32_t bits;
+        memcpy(&bits, &f, sizeof bits);
+        gd_ptx_printf(p, "    add.f32 %%fq%d, %s, 0f%08X;\n", i, seed, bits);
+    }
+    gd_ptx_printf(p, "    mov.f32 %%fq%d, %s;\n", GD_FFMA_CHAINS, mul);
+    gd_ptx_printf(p, "    mov.f32 %%fq%d, %s;\n", GD_FFMA_CHAINS + 1, add);
+}
+
+void gd_ffma_block(gd_ptx *p, uint32_t count)
+{
+    for (uint32_t i = 0; i < count; i++) {
+        unsigned c = i % GD_FFMA_CHAINS;
+        gd_ptx_printf(p, "    fma.rn.f32 %%fq%u, %%fq%u, %%fq%d, %%fq%d;\n", c, c, GD_FFMA_CHAINS,
+                      GD_FFMA_CHAINS + 1);
+    }
+}
+
+void gd_ffma_fold(gd_ptx *p)
+{
+    gd_ptx_printf(p, "    add.f32 %s, %%fq0, %%fq1;\n", GD_FFMA_SUM);
+    for (int i = 2; i < GD_FFMA_CHAINS; i++)
+        gd_ptx_printf(p, "    add.f32 %s, %s, %%fq%d;\n", GD_FFMA_SUM, GD_FFMA_SUM, i);
+}
