@@ -4,7 +4,10 @@
  *
  * Lane i reads word (i mod k) of the module's .const array: k = 1 is a
  * warp-uniform address (broadcast to every lane in one access), k = 32 is one
- * address per lane.  The k words lie in one or two 64-byte lines, which the
+ * address per lane.  Each word holds its own offset, and the next load's
+ * address is the value the last one returned: a load from a fixed address of
+ * read-only memory would be hoisted out of the loop by ptxas (it was, before
+ * tests/test_ptxas_icache.c caught it), a data-dependent one cannot be.  The k words lie in one or two 64-byte lines, which the
  * warm-up brings into the L1 constant cache, so every timed access is an L1 hit
  * and only the number of distinct addresses changes.  The timed sequence is the
  * p-chase's: clock, load, a shared store that consumes the value in every lane,
@@ -72,6 +75,7 @@ static char *bcast_ptx(const gd_device_info *dev, uint32_t reps)
         "    .pragma \"nounroll\";\n"
         "    ld.const.u32 %%r10, [%%r6];\n"
         "    st.shared.u32 [%%r8], %%r10;\n"
+        "    add.s32 %%r6, %%r5, %%r10;         // the word holds its own offset\n"
         "    add.u32 %%r9, %%r9, 1;\n"
         "    setp.lt.u32 %%p1, %%r9, %d;\n"
         "    @%%p1 bra $L_warm;\n"
@@ -104,6 +108,7 @@ static char *bcast_ptx(const gd_device_info *dev, uint32_t reps)
         "    ld.const.u32 %%r10, [%%r6];\n"
         "    st.shared.u32 [%%r8], %%r10;\n"
         "    mov.u64 %%rd5, %%clock64;\n"
+        "    add.s32 %%r6, %%r5, %%r10;\n"
         "    sub.s64 %%rd6, %%rd5, %%rd4;\n"
         "    cvt.u32.u64 %%r11, %%rd6;\n"
         "    mul.wide.u32 %%rd7, %%r9, 4;\n"
@@ -167,7 +172,7 @@ static int bcast_plan(const gd_probe_opts *opts, const gd_device_info *dev, uint
     return 0;
 }
 
-/* word i holds 1000 + i, so each lane's value names the word it read */
+/* word i holds its own offset, 4 i: the next address, and proof of the word read */
 static int bcast_fill(const gd_probe_plan *plan, unsigned index, const gd_devptr *addresses,
                       void *host, gd_err *err)
 {
@@ -176,7 +181,7 @@ static int bcast_fill(const gd_probe_plan *plan, unsigned index, const gd_devptr
         return gd_fail(err, "const_bcast: no initial contents for buffer %u", index);
     uint32_t *w = host;
     for (uint32_t i = 0; i < GD_CHASE_CONST_BYTES / 4; i++)
-        w[i] = 1000 + i;
+        w[i] = 4 * i;
     return 0;
 }
 
@@ -195,10 +200,10 @@ static int bcast_decode(const gd_probe_plan *plan, const gd_devptr *addresses,
     for (uint32_t lane = 0; lane < 32; lane++) {
         uint32_t v;
         memcpy(&v, buf + OUT_CHECK + 4 * lane, 4);
-        if (v != 1000 + lane % st->k)
-            return gd_fail(err, "const_bcast: lane %u read %u, expected word %u (1000 + %u): the "
+        if (v != 4 * (lane % st->k))
+            return gd_fail(err, "const_bcast: lane %u read %u, expected word %u (%u): the "
                                 "device did not load the addresses asked for",
-                           lane, v, lane % st->k, lane % st->k);
+                           lane, v, lane % st->k, 4 * (lane % st->k));
     }
     double calib[BCAST_CALIB];
     for (int i = 0; i < BCAST_CALIB; i++) {

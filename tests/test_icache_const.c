@@ -1,0 +1,289 @@
+/* test_icache_const.c -- issue 4 end to end: `characterize --suite full` on the
+ * simulated T4 and V100 infers the instruction caches (L0I, L1I sizes and
+ * scopes), the constant caches (L1C, L15C sizes, lines, latencies, the L1's
+ * replacement and broadcast, the L1.5's storage shared with the L1I) and the
+ * L2's chip-wide scope, all equal to the arch file; the seed-style figures are
+ * drawn; and on an arch whose answers differ (an L0 per SM, an L1.5 constant
+ * cache of its own, an LRU L1 constant cache) the inference follows. */
+#include "tests/testing.h"
+
+#include <jansson.h>
+#include <math.h>
+
+#include "analysis/arch.h"
+#include "analysis/plot.h"
+#include "host/results.h"
+
+static char out[1 << 16];
+
+static json_t *load_json(const char *dir, const char *file)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    json_error_t jerr;
+    json_t *j = json_load_file(path, 0, &jerr);
+    if (!j)
+        fail_msg("%s: %s", path, jerr.text);
+    return j;
+}
+
+static const json_t *level_of(const json_t *inferred, const char *name)
+{
+    size_t i;
+    const json_t *l;
+    json_array_foreach(json_object_get(inferred, "levels"), i, l) {
+        if (!strcmp(json_string_value(json_object_get(l, "name")), name))
+            return l;
+    }
+    fail_msg("no level %s in inferred.json", name);
+    return NULL;
+}
+
+static double num(const json_t *level, const char *key)
+{
+    const json_t *v = json_object_get(level, key);
+    if (!json_is_number(v))
+        fail_msg("%s.%s is not a number", json_string_value(json_object_get(level, "name")), key);
+    return json_number_value(v);
+}
+
+static const char *str(const json_t *level, const char *key)
+{
+    const char *v = json_string_value(json_object_get(level, key));
+    return v ? v : "(none)";
+}
+
+static void run_characterize(const char *device, const char *suite, const char *run,
+                             int plots)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "%s characterize --device %s --suite %s --out %s --quiet%s",
+             gd_test_binary(), device, suite, run, plots ? "" : " --no-plots");
+    if (gd_test_run(cmd, out, sizeof out) != 0)
+        fail_msg("%s failed:\n%s", cmd, out);
+}
+
+/* Every parameter of compare.json matches, except the ones listed as not
+ * measurable (NULL-terminated). */
+static void check_compare(const char *run, const char *const *unmeasurable)
+{
+    json_t *cmp = load_json(run, "compare.json");
+    size_t i;
+    const json_t *p;
+    size_t matched = 0;
+    json_array_foreach(json_object_get(cmp, "parameters"), i, p) {
+        const char *name = json_string_value(json_object_get(p, "parameter"));
+        const char *verdict = json_string_value(json_object_get(p, "verdict"));
+        int expect_unmeasured = 0;
+        for (const char *const *u = unmeasurable; *u; u++)
+            expect_unmeasured |= !strcmp(*u, name);
+        if (expect_unmeasured) {
+            if (strcmp(verdict, "not measured"))
+                fail_msg("%s: %s is %s, expected not measured", run, name, verdict);
+        } else if (strcmp(verdict, "match")) {
+            fail_msg("%s: %s is %s (measured %s, expected %s)", run, name, verdict,
+                     json_dumps(json_object_get(p, "measured"), JSON_ENCODE_ANY),
+                     json_dumps(json_object_get(p, "expected"), JSON_ENCODE_ANY));
+        } else {
+            matched++;
+        }
+    }
+    /* the instruction and constant parameters are among them */
+    assert_true(matched >= 20);
+    json_decref(cmp);
+}
+
+static void check_size(const json_t *inf, const char *name, uint64_t bytes, uint32_t line)
+{
+    const json_t *l = level_of(inf, name);
+    double size = num(l, "size_bytes");
+    if (fabs(size - (double)bytes) > line)
+        fail_msg("%s size %.0f, arch %llu (line %u)", name, size, (unsigned long long)bytes, line);
+    assert_false(json_is_true(json_object_get(l, "size_is_lower_bound")));
+}
+
+static void check_latency(const json_t *inf, const char *name, double cycles)
+{
+    double lat = num(level_of(inf, name), "latency_cycles");
+    if (fabs(lat - cycles) > 1.0)
+        fail_msg("%s latency %.2f, arch %.0f", name, lat, cycles);
+}
+
+static void test_full_suite_t4(void **state)
+{
+    (void)state;
+    char *dir = gd_test_tmpdir();
+    char run[1200], path[1400];
+    snprintf(run, sizeof run, "%s/t4", dir);
+    run_characterize("sim:t4", "full", run, 1);
+    gd_arch a;
+    gd_err err;
+    char arch_path[1024];
+    assert_int_equal(gd_arch_resolve("t4", arch_path, sizeof arch_path, &err), 0);
+    assert_int_equal(gd_arch_load(arch_path, NULL, 0, &a, &err), 0);
+    json_t *inf = load_json(run, "inferred.json");
+    check_size(inf, "L0I", a.level[GD_L0I].size_bytes, a.level[GD_L0I].line_bytes);
+    check_size(inf, "L1I", a.level[GD_L1I].size_bytes, a.level[GD_L1I].line_bytes);
+    check_size(inf, "L1C", a.level[GD_L1C].size_bytes, a.level[GD_L1C].line_bytes);
+    check_size(inf, "L15C", a.level[GD_L1I].size_bytes, a.level[GD_L1I].line_bytes);
+    assert_int_equal(num(level_of(inf, "L1C"), "line_bytes"), a.level[GD_L1C].line_bytes);
+    assert_int_equal(num(level_of(inf, "L15C"), "line_bytes"), a.level[GD_L1I].line_bytes);
+    check_latency(inf, "L1C", a.level[GD_L1C].latency_cycles);
+    check_latency(inf, "L15C", a.level[GD_L15C].latency_cycles);
+    check_latency(inf, "L2C", a.level[GD_L2C].latency_cycles);
+    assert_string_equal(str(level_of(inf, "L0I"), "scope"), "subpartition");
+    assert_string_equal(str(level_of(inf, "L1I"), "scope"), "sm");
+    assert_string_equal(str(level_of(inf, "L15C"), "scope"), "sm");
+    assert_string_equal(str(level_of(inf, "L2"), "scope"), "chip");
+    assert_string_equal(str(level_of(inf, "L15C"), "shared_with"), "L1I");
+    assert_string_equal(str(level_of(inf, "L1C"), "replacement"), "random");
+    const json_t *b = json_object_get(level_of(inf, "L1C"), "broadcast");
+    assert_true(json_is_true(json_object_get(b, "uniform_broadcast")));
+    assert_true(fabs(json_number_value(json_object_get(b, "per_address_cycles")) -
+                     a.level[GD_L1C].latency_cycles) <= 1.0);
+    json_decref(inf);
+    static const char *const none[] = {NULL};
+    check_compare(run, none);
+    /* the figures of Jia et al.: CPI vs size (3.6), attacker/victim per placement
+     * (3.7), victim miss rate (3.8), latency vs distinct addresses (3.9) */
+    const char *figures[] = {"icache", "av-L0I", "av-L1I", "av-L2", "const-share",
+                             "const-bcast", "const-l1", "const-stride"};
+    for (size_t i = 0; i < sizeof figures / sizeof figures[0]; i++) {
+        snprintf(path, sizeof path, "%s/plots/%s.png", run, figures[i]);
+        if (gd_plot_check_png(path, &err) != 0)
+            fail_msg("%s", err.msg);
+        snprintf(path, sizeof path, "%s/plots/%s.svg", run, figures[i]);
+        if (gd_plot_check_svg(path, &err) != 0)
+            fail_msg("%s", err.msg);
+    }
+    /* the report lists the new levels and their verdicts */
+    snprintf(path, sizeof path, "%s/report.md", run);
+    size_t bytes;
+    char *report = gd_read_file(path, &bytes, &err);
+    assert_non_null(report);
+    const char *needles[] = {"| L0I ", "| L1I ", "| L1C ", "| L15C ", "L15C.shared_with",
+                             "L0I.scope", "plots/av-L0I.png"};
+    for (size_t i = 0; i < sizeof needles / sizeof needles[0]; i++)
+        if (!strstr(report, needles[i]))
+            fail_msg("report.md lacks '%s'", needles[i]);
+    free(report);
+    gd_test_rmrf(dir);
+    free(dir);
+}
+
+static void test_full_suite_v100(void **state)
+{
+    (void)state;
+    char *dir = gd_test_tmpdir();
+    char run[1200];
+    snprintf(run, sizeof run, "%s/v100", dir);
+    run_characterize("sim:v100", "full", run, 0);
+    gd_arch a;
+    gd_err err;
+    char arch_path[1024];
+    assert_int_equal(gd_arch_resolve("v100", arch_path, sizeof arch_path, &err), 0);
+    assert_int_equal(gd_arch_load(arch_path, NULL, 0, &a, &err), 0);
+    json_t *inf = load_json(run, "inferred.json");
+    check_size(inf, "L0I", a.level[GD_L0I].size_bytes, a.level[GD_L0I].line_bytes);
+    check_size(inf, "L1I", a.level[GD_L1I].size_bytes, a.level[GD_L1I].line_bytes);
+    check_size(inf, "L1C", a.level[GD_L1C].size_bytes, a.level[GD_L1C].line_bytes);
+    /* 128 KiB: more than one 64 KiB constant bank can fill; known from the L1I
+     * it shares */
+    check_size(inf, "L15C", a.level[GD_L1I].size_bytes, a.level[GD_L1I].line_bytes);
+    assert_string_equal(str(level_of(inf, "L15C"), "shared_with"), "L1I");
+    check_latency(inf, "L1C", a.level[GD_L1C].latency_cycles);
+    check_latency(inf, "L15C", a.level[GD_L15C].latency_cycles);
+    assert_string_equal(str(level_of(inf, "L0I"), "scope"), "subpartition");
+    assert_string_equal(str(level_of(inf, "L1I"), "scope"), "sm");
+    json_decref(inf);
+    /* what one bank cannot reach past a 128 KiB L1.5: its line, the L2 behind it */
+    static const char *const unreachable[] = {"L15C.line_bytes", "L2C.latency_cycles", NULL};
+    check_compare(run, unreachable);
+    gd_test_rmrf(dir);
+    free(dir);
+}
+
+/* Replaces the first occurrence of `from` in `text` (which must have it). */
+static char *replace(char *text, const char *from, const char *to)
+{
+    char *at = strstr(text, from);
+    if (!at)
+        fail_msg("arch text lacks '%s'", from);
+    size_t n = strlen(text) - strlen(from) + strlen(to) + 1;
+    char *r = malloc(n);
+    memcpy(r, text, (size_t)(at - text));
+    strcpy(r + (at - text), to);
+    strcat(r, at + strlen(from));
+    free(text);
+    return r;
+}
+
+static void test_inference_follows_the_arch(void **state)
+{
+    (void)state;
+    char *dir = gd_test_tmpdir();
+    gd_err err;
+    char arch_path[1024], path[1200], run[1200];
+    assert_int_equal(gd_arch_resolve("t4", arch_path, sizeof arch_path, &err), 0);
+    size_t bytes;
+    char *text = gd_read_file(arch_path, &bytes, &err);
+    assert_non_null(text);
+    /* an L0 shared by the SM's sub-partitions (and so one per SM), an LRU L1
+     * constant cache, an L1.5 constant cache of its own (32 KiB, 256-B lines) */
+    text = replace(text, "scope = subpartition            ; [Jia19] sec. 3.3.3",
+                   "scope = sm                      ; test: shared by the SM");
+    text = replace(text, "replacement = random            ; [Jia19] sec. 3.4",
+                   "replacement = lru               ; test");
+    text = replace(text, "shared_with = L1I               ; [Jia19] sec. 3.4",
+                   "size = 32KiB                    ; test\nline = 256\nways = 128\n"
+                   "replacement = lru               ; test");
+    snprintf(path, sizeof path, "%s/variant.arch", dir);
+    assert_int_equal(gd_write_atomic(path, text, strlen(text), &err), 0);
+    free(text);
+    /* the steps that answer these questions */
+    char suite[1200];
+    snprintf(suite, sizeof suite, "%s/probe.suite", dir);
+    const char *steps =
+        "icache      icache_seq --sweep 1KiB:128KiB --adaptive --resolution 128\n"
+        "av-l0i-same icache_av --variant same_sub --level L0I --footprint L0I/2 --sweep L0I/8:2*L0I:6\n"
+        "av-l0i-sub  icache_av --variant other_sub --level L0I --footprint L0I/2 --sweep L0I/8:2*L0I:6\n"
+        "av-l0i-sm   icache_av --variant other_sm --level L0I --footprint L0I/2 --sweep L0I/8:2*L0I:6\n"
+        "const-l1    const_seq --sweep 256:8KiB --adaptive --stride 64\n"
+        "const-l15   const_seq --sweep 8KiB:64KiB:8 --adaptive --stride 256\n"
+        "const-share const_icache_share --sweep 1KiB:2*L1I:8 --footprint 8KiB\n";
+    assert_int_equal(gd_write_atomic(suite, steps, strlen(steps), &err), 0);
+    char device[1300];
+    snprintf(device, sizeof device, "sim:%s", path);
+    snprintf(run, sizeof run, "%s/run", dir);
+    run_characterize(device, suite, run, 0);
+    json_t *inf = load_json(run, "inferred.json");
+    assert_string_equal(str(level_of(inf, "L0I"), "scope"), "sm");
+    assert_string_equal(str(level_of(inf, "L1C"), "replacement"), "lru-or-fifo");
+    const json_t *l15 = level_of(inf, "L15C");
+    assert_true(json_is_null(json_object_get(l15, "shared_with")));
+    check_size(inf, "L15C", 32 * 1024, 256);
+    json_decref(inf);
+    /* and compare, against this arch, agrees */
+    json_t *cmp = load_json(run, "compare.json");
+    size_t i;
+    const json_t *p;
+    json_array_foreach(json_object_get(cmp, "parameters"), i, p) {
+        const char *name = json_string_value(json_object_get(p, "parameter"));
+        const char *verdict = json_string_value(json_object_get(p, "verdict"));
+        if (!strcmp(verdict, "mismatch"))
+            fail_msg("%s: mismatch against the variant arch", name);
+    }
+    json_decref(cmp);
+    gd_test_rmrf(dir);
+    free(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_inference_follows_the_arch),
+        cmocka_unit_test(test_full_suite_t4),
+        cmocka_unit_test(test_full_suite_v100),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

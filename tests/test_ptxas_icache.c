@@ -1,0 +1,256 @@
+/* test_ptxas_icache.c -- the instruction- and constant-cache probes' machine
+ * code is what they intend, on every target (sm_75, 80, 86, 89, 90).
+ *
+ *   - icache_seq: at every point of a sweep from 1 KiB to 64 KiB of code (and
+ *     on to 256 KiB on sm_75), the timed pass holds exactly the block's L FFMA
+ *     instructions, as one unbroken run between its two clock reads, and no
+ *     FFMA is anywhere else (so the NOP patch finds exactly that run);
+ *   - icache_av and const_icache_share: the FFMA blocks are all there (ptxas
+ *     keeps every instruction of the victim's and the attacker's blocks);
+ *   - const_seq and const_bcast: the timed sequence is clock read, LDC, the
+ *     shared store that consumes it, clock read.
+ * Without ptxas the tests say "skipped: ptxas not found"; without nvdisasm the
+ * SASS checks say so and only the ELF sizes are checked. */
+#include "tests/testing.h"
+#include "tests/ptx_toolchain.h"
+
+#include "kernels/probe.h"
+
+static gd_device_info info_for(int sm)
+{
+    gd_device_info info;
+    memset(&info, 0, sizeof info);
+    snprintf(info.backend, sizeof info.backend, "sim");
+    info.cc_major = sm / 10;
+    info.cc_minor = sm % 10;
+    info.sm_count = 40;
+    info.subpartitions_per_sm = 4;
+    info.clock_mhz = 1500;
+    info.shared_per_block_bytes = 48 * 1024;
+    return info;
+}
+
+typedef struct sass {
+    char *text;
+    char **line;
+    int n;
+} sass;
+
+/* Assembles a plan for sm and reads its SASS (lines without addresses);
+ * returns 0, or -1 when nvdisasm is missing (the ELF size is checked anyway). */
+static int build(const gd_probe_plan *plan, const char *name, int sm, const char *dir,
+                 sass *out)
+{
+    memset(out, 0, sizeof *out);
+    size_t size;
+    void *cubin = gd_test_ptxas_compile(gd_test_ptxas(), dir, name, plan->ptx, sm, &size);
+    if (!cubin)
+        fail_msg("%s did not assemble", name);
+    uint64_t bytes;
+    gd_err err;
+    if (gd_cubin_text_size(cubin, size, plan->entry, &bytes, &err) != 0)
+        fail_msg("%s: %s", name, err.msg);
+    free(cubin);
+    uint64_t insns = bytes / 16;
+    if (plan->code_min_instructions &&
+        (insns < plan->code_min_instructions || insns > plan->code_max_instructions))
+        fail_msg("%s: %llu instructions, expected %u..%u", name, (unsigned long long)insns,
+                 plan->code_min_instructions, plan->code_max_instructions);
+    const char *nvdisasm = gd_test_nvdisasm();
+    if (!nvdisasm)
+        return -1;
+    out->text = gd_test_sass(nvdisasm, dir, name);
+    if (!out->text)
+        fail_msg("%s: nvdisasm failed", name);
+    size_t cap = 1024;
+    out->line = malloc(cap * sizeof *out->line);
+    for (char *save = NULL, *l = strtok_r(out->text, "\n", &save); l;
+         l = strtok_r(NULL, "\n", &save)) {
+        while (*l == ' ' || *l == '\t')
+            l++;
+        if ((size_t)out->n == cap) {
+            cap *= 2;
+            out->line = realloc(out->line, cap * sizeof *out->line);
+        }
+        out->line[out->n++] = l;
+    }
+    return 0;
+}
+
+static void sass_free(sass *s)
+{
+    free(s->text);
+    free(s->line);
+}
+
+static int is(const char *line, const char *op)
+{
+    return !strncmp(line, op, strlen(op)) && (line[strlen(op)] == ' ' || line[strlen(op)] == '.' ||
+                                              line[strlen(op)] == 0);
+}
+
+static int count_op(const sass *s, const char *op)
+{
+    int n = 0;
+    for (int i = 0; i < s->n; i++)
+        n += is(s->line[i], op);
+    return n;
+}
+
+static int is_clock(const char *line)
+{
+    return strstr(line, "SR_CLOCKLO") != NULL;
+}
+
+static void test_icache_seq_counts(void **state)
+{
+    (void)state;
+    if (!gd_test_ptxas())
+        GD_SKIP("ptxas not found");
+    char *dir = gd_test_tmpdir();
+    const gd_probe *probe = gd_probe_find("icache_seq");
+    assert_non_null(probe);
+    int sass_checked = 0, built = 0;
+    for (size_t t = 0; t < GD_TEST_TARGET_COUNT; t++) {
+        int sm = gd_test_targets[t];
+        gd_device_info info = info_for(sm);
+        /* the suite's coarse grid, one point per octave: 1 KiB..64 KiB on every
+         * target, on to 256 KiB on sm_75 (ptxas takes a second per 16 K
+         * instructions) */
+        for (uint64_t bytes = 1024; bytes <= (sm == 75 ? 256u : 64u) * 1024; bytes *= 2) {
+            gd_probe_opts opts = {0};
+            gd_probe_plan plan;
+            gd_err err;
+            if (probe->plan(&opts, &info, bytes, &plan, &err) != 0)
+                fail_msg("%s", err.msg);
+            char name[64];
+            snprintf(name, sizeof name, "icache-%llu-sm%d", (unsigned long long)bytes, sm);
+            sass s;
+            built++;
+            if (build(&plan, name, sm, dir, &s) == 0) {
+                /* the pass loop: the second pair of clock reads (the first is
+                 * the calibration, with nothing between) */
+                int c[4], nc = 0;
+                for (int i = 0; i < s.n && nc < 4; i++)
+                    if (is_clock(s.line[i]))
+                        c[nc++] = i;
+                assert_int_equal(nc, 4);
+                int ffma_inside = 0, first = -1, last = -1;
+                for (int i = c[2] + 1; i < c[3]; i++)
+                    if (is(s.line[i], "FFMA")) {
+                        ffma_inside++;
+                        if (first < 0)
+                            first = i;
+                        last = i;
+                    }
+                if (ffma_inside != (int)plan.intended_instructions)
+                    fail_msg("%s: %d FFMA between the clock reads, intended %u", name,
+                             ffma_inside, plan.intended_instructions);
+                /* one unbroken run, and none elsewhere */
+                assert_int_equal(last - first + 1, ffma_inside);
+                assert_int_equal(count_op(&s, "FFMA"), ffma_inside);
+                sass_checked++;
+                sass_free(&s);
+            }
+            gd_probe_plan_free(probe, &plan);
+        }
+    }
+    if (!sass_checked)
+        print_message("note: nvdisasm not found: machine-code sizes checked, SASS not read\n");
+    printf("note: icache_seq: %d points assembled, %d read back with nvdisasm\n", built,
+           sass_checked);
+    gd_test_rmrf(dir);
+    free(dir);
+}
+
+static void test_av_and_share_keep_their_blocks(void **state)
+{
+    (void)state;
+    if (!gd_test_ptxas())
+        GD_SKIP("ptxas not found");
+    char *dir = gd_test_tmpdir();
+    const char *probes[] = {"icache_av", "const_icache_share"};
+    for (size_t p = 0; p < 2; p++) {
+        const gd_probe *probe = gd_probe_find(probes[p]);
+        for (const char *const *v = probe->variants; *v; v++) {
+            for (size_t t = 0; t < GD_TEST_TARGET_COUNT; t++) {
+                int sm = gd_test_targets[t];
+                gd_device_info info = info_for(sm);
+                gd_probe_opts opts = {0};
+                snprintf(opts.variant, sizeof opts.variant, "%s", *v);
+                opts.footprint_bytes = 8192;
+                gd_probe_plan plan;
+                gd_err err;
+                if (probe->plan(&opts, &info, 6144, &plan, &err) != 0)
+                    fail_msg("%s", err.msg);
+                char name[96];
+                snprintf(name, sizeof name, "%s-%s-sm%d", probes[p], *v, sm);
+                sass s;
+                if (build(&plan, name, sm, dir, &s) == 0) {
+                    int ffma = count_op(&s, "FFMA");
+                    if (ffma != (int)plan.intended_instructions)
+                        fail_msg("%s: %d FFMA, intended %u", name, ffma,
+                                 plan.intended_instructions);
+                    sass_free(&s);
+                }
+                gd_probe_plan_free(probe, &plan);
+            }
+        }
+    }
+    gd_test_rmrf(dir);
+    free(dir);
+}
+
+/* clock, LDC, STS (consumes it), clock -- somewhere in the kernel */
+static void test_constant_timed_sequences(void **state)
+{
+    (void)state;
+    if (!gd_test_ptxas())
+        GD_SKIP("ptxas not found");
+    if (!gd_test_nvdisasm())
+        GD_SKIP("nvdisasm not found (pip install nvidia-cuda-nvdisasm)");
+    char *dir = gd_test_tmpdir();
+    const char *probes[] = {"const_seq", "const_bcast"};
+    for (size_t p = 0; p < 2; p++) {
+        const gd_probe *probe = gd_probe_find(probes[p]);
+        for (size_t t = 0; t < GD_TEST_TARGET_COUNT; t++) {
+            int sm = gd_test_targets[t];
+            gd_device_info info = info_for(sm);
+            gd_probe_opts opts = {0};
+            gd_probe_plan plan;
+            gd_err err;
+            assert_int_equal(probe->plan(&opts, &info, probe->example_point, &plan, &err), 0);
+            char name[96];
+            snprintf(name, sizeof name, "%s-sm%d", probes[p], sm);
+            sass s;
+            assert_int_equal(build(&plan, name, sm, dir, &s), 0);
+            int found = 0;
+            for (int i = 0; i + 3 < s.n && !found; i++) {
+                if (!is_clock(s.line[i]))
+                    continue;
+                int j = i + 1;
+                while (j < s.n && (is(s.line[j], "DEPBAR") || is(s.line[j], "NOP")))
+                    j++;
+                if (j + 2 < s.n && is(s.line[j], "LDC") && is(s.line[j + 1], "STS") &&
+                    is_clock(s.line[j + 2]))
+                    found = 1;
+            }
+            if (!found)
+                fail_msg("%s: no clock / LDC / STS / clock sequence", name);
+            sass_free(&s);
+            gd_probe_plan_free(probe, &plan);
+        }
+    }
+    gd_test_rmrf(dir);
+    free(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_icache_seq_counts),
+        cmocka_unit_test(test_av_and_share_keep_their_blocks),
+        cmocka_unit_test(test_constant_timed_sequences),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
