@@ -124,12 +124,12 @@ static const char *scope_word(gd_scope s)
     return gd_scope_name(s);
 }
 
-/* Did the run use a probe whose name starts with `prefix`?  Parameters of a
- * family of levels the run did not probe are left out, not "not measured". */
-static int run_probed(const gd_run *run, const char *prefix)
+/* Did the run use this probe?  A parameter only a probe the run did not use
+ * could measure is left out, rather than listed as "not measured". */
+static int run_probed(const gd_run *run, const char *probe)
 {
     for (size_t i = 0; i < run->curve_count; i++)
-        if (!strncmp(run->curves[i].probe->name, prefix, strlen(prefix)))
+        if (!strcmp(run->curves[i].probe->name, probe))
             return 1;
     return 0;
 }
@@ -139,7 +139,9 @@ static void compare_icache_const(json_t *params, counts *c, const gd_arch *arch,
                                  const gd_run *run)
 {
     const gd_inference *inf = &run->inferred;
-    int icache = run_probed(run, "icache_"), constant = run_probed(run, "const_");
+    int seq = run_probed(run, "icache_seq"), av = run_probed(run, "icache_av");
+    int cseq = run_probed(run, "const_seq"), cstride = run_probed(run, "const_stride");
+    int bcast = run_probed(run, "const_bcast"), share = run_probed(run, "const_icache_share");
     static const struct {
         gd_level_id arch;
         gd_inferred_name inf;
@@ -147,26 +149,40 @@ static void compare_icache_const(json_t *params, counts *c, const gd_arch *arch,
     for (size_t i = 0; i < sizeof icaches / sizeof icaches[0]; i++) {
         const gd_arch_level *l = &arch->level[icaches[i].arch];
         const gd_inferred_level *m = &inf->level[icaches[i].inf];
-        if (!l->present || !icache)
+        if (!l->present)
             continue;
         const char *name = gd_level_name(icaches[i].arch);
-        add_parameter(params, c, name, "size_bytes",
-                      m->present && m->has_size && !m->size_is_lower_bound, (double)m->size_bytes,
-                      (double)l->size_bytes, l->line_bytes, (double)l->size_bytes,
-                      gd_arch_source_of(arch, name, "size"));
-        add_categorical(params, c, name, "scope", m->present && m->has_scope,
-                        scope_word(m->scope), scope_word(l->scope),
-                        gd_arch_source_of(arch, name, "scope"));
+        if (seq)
+            add_parameter(params, c, name, "size_bytes",
+                          m->present && m->has_size && !m->size_is_lower_bound,
+                          (double)m->size_bytes, (double)l->size_bytes, l->line_bytes,
+                          (double)l->size_bytes, gd_arch_source_of(arch, name, "size"));
+        if (av)
+            add_categorical(params, c, name, "scope", m->present && m->has_scope,
+                            scope_word(m->scope), scope_word(l->scope),
+                            gd_arch_source_of(arch, name, "scope"));
     }
     const gd_arch_level *l1 = &arch->level[GD_L1C];
     const gd_inferred_level *m1 = &inf->level[GD_INF_L1C];
-    if (l1->present && constant) {
-        compare_cache_level(params, c, arch, GD_L1C, m1);
+    if (l1->present && cseq) {
+        add_parameter(params, c, "L1C", "size_bytes", m1->present && m1->has_size,
+                      (double)m1->size_bytes, (double)l1->size_bytes, l1->line_bytes,
+                      (double)l1->size_bytes, gd_arch_source_of(arch, "L1C", "size"));
+        add_parameter(params, c, "L1C", "latency_cycles", m1->present && m1->has_latency,
+                      m1->latency_cycles, l1->latency_cycles,
+                      latency_tolerance(l1->latency_cycles), l1->latency_cycles,
+                      gd_arch_source_of(arch, "L1C", "latency"));
         const char *mr = m1->replacement_lru_or_fifo ? "lru-or-fifo"
                                                      : gd_replacement_name(m1->replacement);
         const char *er = l1->replacement == GD_REPL_RANDOM ? "random" : "lru-or-fifo";
         add_categorical(params, c, "L1C", "replacement", m1->present && m1->has_replacement, mr,
                         er, gd_arch_source_of(arch, "L1C", "replacement"));
+    }
+    if (l1->present && cstride)
+        add_parameter(params, c, "L1C", "line_bytes", m1->present && m1->has_line,
+                      (double)m1->line_bytes, l1->line_bytes, 0, l1->line_bytes,
+                      gd_arch_source_of(arch, "L1C", "line"));
+    if (l1->present && bcast) {
         /* the constant path serves k distinct addresses one lookup at a time */
         add_categorical(params, c, "L1C", "uniform_broadcast", m1->present && m1->has_broadcast,
                         m1->broadcast ? "yes" : "no", "yes",
@@ -179,31 +195,38 @@ static void compare_icache_const(json_t *params, counts *c, const gd_arch *arch,
     }
     const gd_arch_level *l15 = &arch->level[GD_L15C];
     const gd_inferred_level *m15 = &inf->level[GD_INF_L15C];
-    if (l15->present && constant) {
+    if (l15->present) {
         const gd_arch_level *own = l15->shared_with >= 0 ? &arch->level[l15->shared_with] : l15;
         const char *own_name = l15->shared_with >= 0 ? gd_level_name(l15->shared_with) : "L15C";
-        add_parameter(params, c, "L15C", "size_bytes",
-                      m15->present && m15->has_size && !m15->size_is_lower_bound,
-                      (double)m15->size_bytes, (double)own->size_bytes, own->line_bytes,
-                      (double)own->size_bytes, gd_arch_source_of(arch, own_name, "size"));
-        add_parameter(params, c, "L15C", "line_bytes", m15->present && m15->has_line,
-                      (double)m15->line_bytes, own->line_bytes, 0, own->line_bytes,
-                      gd_arch_source_of(arch, own_name, "line"));
-        add_parameter(params, c, "L15C", "latency_cycles", m15->present && m15->has_latency,
-                      m15->latency_cycles, l15->latency_cycles,
-                      latency_tolerance(l15->latency_cycles), l15->latency_cycles,
-                      gd_arch_source_of(arch, "L15C", "latency"));
-        add_categorical(params, c, "L15C", "shared_with", m15->present && m15->has_shared_with,
-                        m15->shared_with >= 0 ? gd_inferred_level_name(m15->shared_with) : "none",
-                        l15->shared_with >= 0 ? gd_level_name(l15->shared_with) : "none",
-                        gd_arch_source_of(arch, "L15C", "shared_with"));
-        add_categorical(params, c, "L15C", "scope", m15->present && m15->has_scope,
-                        scope_word(m15->scope), scope_word(own->scope),
-                        gd_arch_source_of(arch, own_name, "scope"));
+        if (cseq)
+            add_parameter(params, c, "L15C", "size_bytes",
+                          m15->present && m15->has_size && !m15->size_is_lower_bound,
+                          (double)m15->size_bytes, (double)own->size_bytes, own->line_bytes,
+                          (double)own->size_bytes, gd_arch_source_of(arch, own_name, "size"));
+        if (cstride)
+            add_parameter(params, c, "L15C", "line_bytes", m15->present && m15->has_line,
+                          (double)m15->line_bytes, own->line_bytes, 0, own->line_bytes,
+                          gd_arch_source_of(arch, own_name, "line"));
+        if (cseq)
+            add_parameter(params, c, "L15C", "latency_cycles", m15->present && m15->has_latency,
+                          m15->latency_cycles, l15->latency_cycles,
+                          latency_tolerance(l15->latency_cycles), l15->latency_cycles,
+                          gd_arch_source_of(arch, "L15C", "latency"));
+        if (share)
+            add_categorical(params, c, "L15C", "shared_with",
+                            m15->present && m15->has_shared_with,
+                            m15->shared_with >= 0 ? gd_inferred_level_name(m15->shared_with)
+                                                  : "none",
+                            l15->shared_with >= 0 ? gd_level_name(l15->shared_with) : "none",
+                            gd_arch_source_of(arch, "L15C", "shared_with"));
+        if (share && av)
+            add_categorical(params, c, "L15C", "scope", m15->present && m15->has_scope,
+                            scope_word(m15->scope), scope_word(own->scope),
+                            gd_arch_source_of(arch, own_name, "scope"));
     }
     const gd_arch_level *l2c = &arch->level[GD_L2C];
     const gd_inferred_level *m2c = &inf->level[GD_INF_L2C];
-    if (l2c->present && constant)
+    if (l2c->present && cseq)
         add_parameter(params, c, "L2C", "latency_cycles", m2c->present && m2c->has_latency,
                       m2c->latency_cycles, l2c->latency_cycles,
                       latency_tolerance(l2c->latency_cycles), l2c->latency_cycles,
@@ -230,7 +253,12 @@ static int curve_residuals(json_t *out, const gd_run *run, const gd_curve *curve
                            const gd_arch *arch, gd_err *err)
 {
     const char *probe = curve->probe->name;
-    if (strcmp(probe, "pchase") && strcmp(probe, "pchase_stride"))
+    static const char *const modelled[] = {"pchase", "pchase_stride", "const_seq",
+                                           "const_stride", "icache_seq", "const_bcast"};
+    int has_model = 0;
+    for (size_t m = 0; m < sizeof modelled / sizeof modelled[0]; m++)
+        has_model |= !strcmp(probe, modelled[m]);
+    if (!has_model)
         return 0; /* no analytical model */
     const json_t *cinfo = json_object_get(json_object_get(run->inferred_doc, "curves"), curve->label);
     const json_t *plateaus = json_object_get(cinfo, "plateaus");

@@ -45,8 +45,8 @@ static void test_expressions(void **state)
 static void test_bundled_suites_load(void **state)
 {
     (void)state;
-    const char *names[] = {"quick", "full"};
-    for (size_t i = 0; i < 2; i++) {
+    const char *names[] = {"quick", "full", "icache"};
+    for (size_t i = 0; i < 3; i++) {
         gd_suite s;
         gd_err err;
         if (gd_suite_load(names[i], &s, &err) != 0)
