@@ -72,13 +72,14 @@ $(BUILD)/bench/%: bench/%.c $(BUILD)/libgd.a
 
 # The fake libcuda that tests/test_cuda_backend loads through GPUDISSECT_LIBCUDA
 # (it finds it next to itself, or via GD_MOCK_LIBCUDA).
-MOCK_CUDA_SRC := tests/mock_libcuda.c tests/mock_libcuda_kernels.c
+MOCK_CUDA_SRC := $(wildcard tests/mock_libcuda*.c)
 $(BUILD)/tests/libmockcuda.so: $(MOCK_CUDA_SRC) tests/mock_libcuda.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -shared $(LDFLAGS) -o $@ $(MOCK_CUDA_SRC)
 
 $(BUILD)/tests/test_cuda_backend: $(BUILD)/tests/libmockcuda.so tests/mock_libcuda.h tests/cuda_test_kernels.h
 $(BUILD)/tests/test_cubin_elf: tests/cuda_test_kernels.h
+$(BUILD)/tests/test_sass_patch: tests/cuda_test_kernels.h tests/ptx_toolchain.h
 
 # Install what a fresh Debian machine lacks (via sudo when not root).  nvdisasm
 # comes from PyPI when the machine reaches it; the tests that need it say
@@ -111,7 +112,8 @@ test: deps
 valgrind: deps
 	@$(MAKE) --no-print-directory tests-build
 	@GD_VALGRIND=1 GD_BIN=./$(BIN) tests/run-all.sh $(BUILD)/tests/test_arch $(BUILD)/tests/test_sim_exec \
-	    $(BUILD)/tests/test_sim_pchase $(BUILD)/tests/test_cubin_elf $(BUILD)/tests/test_cuda_backend
+	    $(BUILD)/tests/test_sim_pchase $(BUILD)/tests/test_cubin_elf $(BUILD)/tests/test_cuda_backend \
+	    $(BUILD)/tests/test_sass_patch
 	@valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
 	    ./$(BIN) run --device sim:tiny --probe pchase --sweep 1KiB:64KiB --out /tmp/gd-valgrind-run --quiet >/dev/null \
 	    && echo "ok    gpudissect run (valgrind)"

@@ -180,7 +180,7 @@ void gd_inference_finish(gd_inference *inf)
                                                                            : l->shared_confidence;
             l->knee_below = o->knee_below;
             l->knee_above = o->knee_above;
-            snprintf(l->size_from, sizeof l->size_from, "%s", o->size_from);
+            memcpy(l->size_from, o->size_from, sizeof l->size_from);
         }
         if (o->has_scope && !l->has_scope) {
             l->has_scope = 1;
@@ -188,7 +188,7 @@ void gd_inference_finish(gd_inference *inf)
             l->scope_confidence = o->scope_confidence < l->shared_confidence
                                       ? o->scope_confidence
                                       : l->shared_confidence;
-            snprintf(l->scope_from, sizeof l->scope_from, "%s", o->scope_from);
+            memcpy(l->scope_from, o->scope_from, sizeof l->scope_from);
         }
     }
 }

@@ -3,8 +3,9 @@
  * The CUDA backend needs one number the driver API does not give: how many bytes
  * of machine code the JIT produced for a kernel.  ptxas and the driver's JIT
  * both emit a cubin in which every kernel's SASS sits in its own section,
- * ".text.<entry>", so the answer is that section's sh_size.  A later SASS
- * patcher needs the same section's file offset, so both are returned.
+ * ".text.<entry>", so the answer is that section's sh_size.  The SASS patcher
+ * (kernels/sass_patch.c) needs the same section's file offset, so both are
+ * returned, and the SM number from e_flags to know the encoding.
  *
  * The buffer comes from the driver (or, in the tests, from deliberately broken
  * copies of one), so nothing in it is trusted: every offset and count is checked

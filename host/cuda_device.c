@@ -1,10 +1,10 @@
 /* cuda_device.c -- the "cuda:N" device: a real NVIDIA GPU through the driver API.
  *
  * This backend turns the calls of host/device.h into CUDA driver API calls: the
- * primary context of device N, PTX JIT-compiled with the cuLink* API, plain
- * cuMemAlloc/cuMemcpy memory and cuLaunchKernel on the default stream.  The
- * machine-code size the probes report comes from the cubin the JIT produced,
- * read as ELF by host/cubin_elf.c.
+ * primary context of device N, plain cuMemAlloc/cuMemcpy memory and
+ * cuLaunchKernel on the default stream.  Kernels -- PTX JIT-compiled with the
+ * cuLink* API, the cubin it returns, SASS patches, modules and their variables
+ * -- are in host/cuda_module.c; host/cuda_backend.h holds what the two share.
  *
  * gpudissect never links libcuda.  Most machines that build and test it have no
  * GPU, and a binary linked against libcuda would not even start there.  Instead
@@ -23,18 +23,12 @@
  * Without CUDA headers at build time the file still compiles, and every entry
  * point fails with a message saying how to rebuild.
  */
-#include "host/cuda_device.h"
-
-#include "host/cubin_elf.h"
-#include "host/cuda_symbols.h"
+#include "host/cuda_backend.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define CUDA_NO_HEADERS_MSG                                                                    \
-    "this gpudissect was built without CUDA headers (set CUDA_HOME and rebuild)"
 
 #ifndef GD_HAVE_CUDA
 
@@ -52,22 +46,6 @@ int cuda_device_list(gd_device_info *infos, int max, int *count, gd_err *err)
     return gd_fail(err, CUDA_NO_HEADERS_MSG);
 }
 
-int cuda_kernel_cubin(const gd_kernel *kernel, const void **bytes, size_t *size)
-{
-    (void)kernel;
-    *bytes = NULL;
-    *size = 0;
-    return -1;
-}
-
-int cuda_kernel_load_cubin(gd_device *dev, const void *cubin, size_t size, const char *entry,
-                           gd_kernel **out, gd_err *err)
-{
-    (void)dev, (void)cubin, (void)size, (void)entry;
-    *out = NULL;
-    return gd_fail(err, CUDA_NO_HEADERS_MSG);
-}
-
 const gd_cuda_symbol *gd_cuda_symbol_table(size_t *count)
 {
     *count = 0;
@@ -76,19 +54,10 @@ const gd_cuda_symbol *gd_cuda_symbol_table(size_t *count)
 
 #else /* GD_HAVE_CUDA */
 
-#include <cuda.h>
 #include <dlfcn.h>
-#include <stdint.h>
 
 #define CUDA_DEFAULT_LIBRARY "libcuda.so.1"
 #define CUDA_LIBRARY_ENV "GPUDISSECT_LIBCUDA"
-
-/* The name a driver entry point is resolved by, and named in errors by. */
-#define CU_NAME(fn) GD_CU_STR(fn)
-
-/* Room for the JIT's info and error logs (ptxas -v output for one kernel is a
- * few hundred bytes; errors for a broken PTX file rarely exceed a few KiB). */
-#define CUDA_JIT_LOG_BYTES (64u * 1024u)
 
 #define KHZ_PER_MHZ 1000.0
 
@@ -100,28 +69,6 @@ const gd_cuda_symbol *gd_cuda_symbol_table(size_t *count)
 #define CUDA_WARP_SCHEDULERS_PER_SM 4
 #define CUDA_WARP_SCHEDULERS_PER_SM_FERMI 2
 #define CUDA_FIRST_CC_MAJOR_WITH_FOUR_SCHEDULERS 3
-
-/* SASS encoding width, used to turn code bytes into an instruction count.
- * Volta (7.0) and later: 128-bit instructions with the scheduling control bits
- * inside.  Maxwell and Pascal (5.x, 6.x): 64-bit instructions in 32-byte bundles
- * of one control word and three instructions.  Kepler (3.x): 64-byte bundles of
- * one control word and seven instructions.  (Jia et al., "Dissecting the NVIDIA
- * Volta GPU Architecture via Microbenchmarking", 2018, section 2.) */
-#define SASS_INSTRUCTION_BYTES_VOLTA 16u
-#define SASS_BUNDLE_BYTES_MAXWELL 32u
-#define SASS_INSTRUCTIONS_PER_BUNDLE_MAXWELL 3u
-#define SASS_BUNDLE_BYTES_KEPLER 64u
-#define SASS_INSTRUCTIONS_PER_BUNDLE_KEPLER 7u
-
-/* The driver entry points, one typed pointer each.  A field is named by what its
- * plain name expands to (cuMemAlloc_v2), so `drv->cuMemAlloc(...)` reads like
- * the documentation and calls the versioned entry point. */
-typedef struct cuda_driver {
-    void *library;
-#define CUDA_DRIVER_FIELD(name) __typeof__(&name) name;
-    GD_CUDA_DRIVER_SYMBOLS(CUDA_DRIVER_FIELD)
-#undef CUDA_DRIVER_FIELD
-} cuda_driver;
 
 /* The names dlsym is asked for, and where each result is stored.  Both tables
  * come from the same list, so they cannot drift apart. */
@@ -137,25 +84,6 @@ _Static_assert(sizeof cuda_symbol_offsets / sizeof cuda_symbol_offsets[0] == CUD
 _Static_assert(sizeof(void *) == sizeof(void (*)(void)),
                "dlsym results are stored into function pointers");
 
-typedef struct cuda_device {
-    gd_device base; /* first, so a gd_device* is a cuda_device* */
-    cuda_driver drv;
-    CUdevice device;
-    CUcontext context;
-    int context_retained;
-} cuda_device;
-
-typedef struct cuda_kernel {
-    gd_kernel base; /* first, so a gd_kernel* is a cuda_kernel* */
-    void *cubin;    /* the image the module was loaded from (owned) */
-    size_t cubin_bytes;
-    CUmodule module;
-    CUfunction function;
-    unsigned dynamic_shared_optin_bytes; /* last CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES */
-} cuda_kernel;
-
-static const struct gd_device_ops cuda_device_ops;
-
 const gd_cuda_symbol *gd_cuda_symbol_table(size_t *count)
 {
     *count = CUDA_SYMBOL_COUNT;
@@ -165,8 +93,7 @@ const gd_cuda_symbol *gd_cuda_symbol_table(size_t *count)
 /* "<call> failed: CUDA_ERROR_X: description".  call_fmt names the entry point
  * and its key arguments.  The name lookups can fail too (an unknown code, or a
  * stub library that fails everything); the raw number is reported then. */
-__attribute__((format(printf, 4, 5))) static int
-cuda_fail(const cuda_driver *drv, CUresult rc, gd_err *err, const char *call_fmt, ...)
+int cuda_fail(const cuda_driver *drv, CUresult rc, gd_err *err, const char *call_fmt, ...)
 {
     char call[GD_ERR_MSG_BYTES / 2];
     va_list ap;
@@ -184,32 +111,6 @@ cuda_fail(const cuda_driver *drv, CUresult rc, gd_err *err, const char *call_fmt
         return gd_fail(err, "%s failed: CUresult %d (the driver has no name for it)", call,
                        (int)rc);
     return gd_fail(err, "%s failed: %s: %s", call, name, text ? text : "(no description)");
-}
-
-/* Append a multi-line JIT log to err as one line ("a; b; c"). */
-static void append_jit_log(gd_err *err, const char *log)
-{
-    if (!err || !log || !*log)
-        return;
-    size_t len = strlen(err->msg);
-    size_t cap = sizeof err->msg;
-    len += (size_t)snprintf(err->msg + len, cap - len, "; JIT error log: ");
-    int at_line_start = 1;
-    for (const char *c = log; *c && len + 3 < cap; c++) {
-        if (*c == '\n' || *c == '\r') {
-            if (!at_line_start) {
-                err->msg[len++] = ';';
-                err->msg[len++] = ' ';
-            }
-            at_line_start = 1;
-        } else {
-            err->msg[len++] = *c;
-            at_line_start = 0;
-        }
-    }
-    while (len > 0 && (err->msg[len - 1] == ' ' || err->msg[len - 1] == ';'))
-        len--;
-    err->msg[len < cap ? len : cap - 1] = '\0';
 }
 
 /* ---- loading the driver ------------------------------------------------ */
@@ -392,7 +293,7 @@ err:
 /* Every call makes this device's context current first: the harness may have
  * two cuda devices open on one thread, and the driver acts on whichever context
  * is current, not on the one we mean. */
-static int cuda_make_current(cuda_device *dev, gd_err *err)
+int cuda_make_current(cuda_device *dev, gd_err *err)
 {
     CUresult rc = dev->drv.cuCtxSetCurrent(dev->context);
     if (rc != CUDA_SUCCESS)
@@ -444,228 +345,6 @@ int cuda_device_open(int ordinal, const gd_device_opts *opts, gd_device **out, g
 err:
     cuda_close(&dev->base);
     return -1;
-}
-
-/* ---- kernels ----------------------------------------------------------- */
-
-static int check_entry_name(const char *entry, gd_err *err)
-{
-    if (!entry || !*entry)
-        return gd_fail(err, "no kernel entry name given");
-    if (strlen(entry) >= sizeof ((gd_kernel *)NULL)->entry)
-        return gd_fail(err, "kernel entry name '%.40s...' is longer than %zu bytes", entry,
-                       sizeof ((gd_kernel *)NULL)->entry - 1);
-    return 0;
-}
-
-static uint32_t sass_instruction_count(uint64_t code_bytes, int cc_major)
-{
-    if (cc_major >= 7)
-        return (uint32_t)(code_bytes / SASS_INSTRUCTION_BYTES_VOLTA);
-    if (cc_major >= 5)
-        return (uint32_t)(code_bytes / SASS_BUNDLE_BYTES_MAXWELL *
-                          SASS_INSTRUCTIONS_PER_BUNDLE_MAXWELL);
-    return (uint32_t)(code_bytes / SASS_BUNDLE_BYTES_KEPLER * SASS_INSTRUCTIONS_PER_BUNDLE_KEPLER);
-}
-
-static void cuda_kernel_free(cuda_device *dev, cuda_kernel *kernel)
-{
-    if (!kernel)
-        return;
-    if (kernel->module && dev->drv.cuCtxSetCurrent(dev->context) == CUDA_SUCCESS)
-        dev->drv.cuModuleUnload(kernel->module);
-    free(kernel->cubin);
-    free(kernel->base.jit_info_log);
-    free(kernel->base.jit_error_log);
-    free(kernel);
-}
-
-/* Make a kernel from a cubin: size its entry's code, load it as a module, find
- * the function.  Takes ownership of cubin and both logs, also on failure. */
-static int cuda_kernel_create(cuda_device *dev, const char *entry, void *cubin,
-                              size_t cubin_bytes, char *info_log, char *error_log,
-                              gd_kernel **out, gd_err *err)
-{
-    const cuda_driver *drv = &dev->drv;
-    cuda_kernel *kernel = calloc(1, sizeof *kernel);
-    if (!kernel) {
-        free(cubin);
-        free(info_log);
-        free(error_log);
-        return gd_fail(err, "%s: out of memory", entry);
-    }
-    kernel->cubin = cubin;
-    kernel->cubin_bytes = cubin_bytes;
-    kernel->base.jit_info_log = info_log;
-    kernel->base.jit_error_log = error_log;
-    snprintf(kernel->base.entry, sizeof kernel->base.entry, "%s", entry);
-
-    if (gd_cubin_text_size(cubin, cubin_bytes, entry, &kernel->base.code_bytes, err) != 0) {
-        gd_fail_prefix(err, "%s: reading the machine-code size", entry);
-        goto err;
-    }
-    kernel->base.instruction_count =
-        sass_instruction_count(kernel->base.code_bytes, dev->base.info.cc_major);
-
-    CUresult rc = drv->cuModuleLoadData(&kernel->module, kernel->cubin);
-    if (rc != CUDA_SUCCESS) {
-        kernel->module = NULL;
-        cuda_fail(drv, rc, err, CU_NAME(cuModuleLoadData) "(cubin of %s, %zu bytes)", entry,
-                  cubin_bytes);
-        goto err;
-    }
-    rc = drv->cuModuleGetFunction(&kernel->function, kernel->module, entry);
-    if (rc != CUDA_SUCCESS) {
-        cuda_fail(drv, rc, err, CU_NAME(cuModuleGetFunction) "(%s)", entry);
-        goto err;
-    }
-    *out = &kernel->base;
-    return 0;
-
-err:
-    cuda_kernel_free(dev, kernel);
-    return -1;
-}
-
-static char *shrink_to_fit(char *text)
-{
-    char *shrunk = realloc(text, strlen(text) + 1);
-    return shrunk ? shrunk : text;
-}
-
-/* JIT the PTX with the cuLink API rather than cuModuleLoadData(ptx), because
- * only the link step hands back the cubin, and the cubin is where the
- * machine-code size is. */
-static int cuda_load(gd_device *base, const char *ptx, const char *entry,
-                     const gd_load_opts *opts, gd_kernel **out, gd_err *err)
-{
-    cuda_device *dev = (cuda_device *)base;
-    if (opts && opts->patch != GD_PATCH_NONE)
-        return gd_fail(err, "cuda: code patches are not implemented yet");
-    const cuda_driver *drv = &dev->drv;
-    CUlinkState link = NULL;
-    void *cubin_copy = NULL;
-    *out = NULL;
-    if (check_entry_name(entry, err) != 0)
-        return -1;
-    if (!ptx)
-        return gd_fail(err, "%s: no PTX given", entry);
-
-    /* +1: the driver caps each log at the given size including its NUL. */
-    char *info_log = calloc(CUDA_JIT_LOG_BYTES + 1, 1);
-    char *error_log = calloc(CUDA_JIT_LOG_BYTES + 1, 1);
-    if (!info_log || !error_log) {
-        gd_fail(err, "%s: out of memory for the JIT logs", entry);
-        goto err;
-    }
-    if (cuda_make_current(dev, err) != 0)
-        goto err;
-
-    /* Sizes and flags travel inside the void* slots.  The driver writes the
-     * filled log sizes back into `values`, so it must outlive the link state --
-     * it does: cuLinkDestroy is called below, in this frame. */
-    CUjit_option options[] = {
-        CU_JIT_INFO_LOG_BUFFER,  CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
-        CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
-        CU_JIT_LOG_VERBOSE,      CU_JIT_TARGET_FROM_CUCONTEXT,
-    };
-    void *values[] = {
-        info_log,  (void *)(uintptr_t)CUDA_JIT_LOG_BYTES,
-        error_log, (void *)(uintptr_t)CUDA_JIT_LOG_BYTES,
-        (void *)(uintptr_t)1, NULL,
-    };
-    _Static_assert(sizeof options / sizeof options[0] == sizeof values / sizeof values[0],
-                   "one value per JIT option");
-    CUresult rc = drv->cuLinkCreate(sizeof options / sizeof options[0], options, values, &link);
-    if (rc != CUDA_SUCCESS) {
-        link = NULL;
-        cuda_fail(drv, rc, err, CU_NAME(cuLinkCreate) "(for %s)", entry);
-        goto err;
-    }
-    /* The driver only reads the PTX; the prototype is not const-qualified. */
-    rc = drv->cuLinkAddData(link, CU_JIT_INPUT_PTX, (void *)ptx, strlen(ptx) + 1, entry, 0, NULL,
-                            NULL);
-    if (rc != CUDA_SUCCESS) {
-        cuda_fail(drv, rc, err, CU_NAME(cuLinkAddData) "(PTX of %s)", entry);
-        append_jit_log(err, error_log);
-        goto err;
-    }
-    void *cubin = NULL;
-    size_t cubin_bytes = 0;
-    rc = drv->cuLinkComplete(link, &cubin, &cubin_bytes);
-    if (rc != CUDA_SUCCESS) {
-        cuda_fail(drv, rc, err, CU_NAME(cuLinkComplete) "(%s)", entry);
-        append_jit_log(err, error_log);
-        goto err;
-    }
-    if (!cubin || cubin_bytes == 0) {
-        gd_fail(err, CU_NAME(cuLinkComplete) "(%s) returned an empty cubin", entry);
-        goto err;
-    }
-    /* The cubin belongs to the link state and dies with it; keep a copy. */
-    cubin_copy = malloc(cubin_bytes);
-    if (!cubin_copy) {
-        gd_fail(err, "%s: out of memory for a %zu-byte cubin", entry, cubin_bytes);
-        goto err;
-    }
-    memcpy(cubin_copy, cubin, cubin_bytes);
-    drv->cuLinkDestroy(link); /* a failure here leaves nothing for us to undo */
-    link = NULL;
-    /* The logs were sized for the worst case; a kernel keeps only what was written. */
-    info_log = shrink_to_fit(info_log);
-    error_log = shrink_to_fit(error_log);
-    return cuda_kernel_create(dev, entry, cubin_copy, cubin_bytes, info_log, error_log, out, err);
-
-err:
-    if (link)
-        drv->cuLinkDestroy(link);
-    free(cubin_copy);
-    free(info_log);
-    free(error_log);
-    return -1;
-}
-
-static void cuda_unload(gd_device *base, gd_kernel *kernel)
-{
-    cuda_kernel_free((cuda_device *)base, (cuda_kernel *)kernel);
-}
-
-int cuda_kernel_cubin(const gd_kernel *kernel, const void **bytes, size_t *size)
-{
-    const cuda_kernel *cuda = (const cuda_kernel *)kernel;
-    *bytes = NULL;
-    *size = 0;
-    if (!cuda || !cuda->cubin)
-        return -1;
-    *bytes = cuda->cubin;
-    *size = cuda->cubin_bytes;
-    return 0;
-}
-
-int cuda_kernel_load_cubin(gd_device *base, const void *cubin, size_t size, const char *entry,
-                           gd_kernel **out, gd_err *err)
-{
-    *out = NULL;
-    if (!base || base->ops != &cuda_device_ops)
-        return gd_fail(err, "loading a cubin needs a cuda:N device");
-    if (check_entry_name(entry, err) != 0)
-        return -1;
-    if (!cubin || size == 0)
-        return gd_fail(err, "%s: empty cubin", entry);
-    cuda_device *dev = (cuda_device *)base;
-    if (cuda_make_current(dev, err) != 0)
-        return -1;
-    void *copy = malloc(size);
-    char *info_log = calloc(1, 1);
-    char *error_log = calloc(1, 1);
-    if (!copy || !info_log || !error_log) {
-        free(copy);
-        free(info_log);
-        free(error_log);
-        return gd_fail(err, "%s: out of memory for a %zu-byte cubin", entry, size);
-    }
-    memcpy(copy, cubin, size);
-    return cuda_kernel_create(dev, entry, copy, size, info_log, error_log, out, err);
 }
 
 /* ---- memory, launch ------------------------------------------------------ */
@@ -787,7 +466,7 @@ static int cuda_synchronize(gd_device *base, gd_err *err)
     return 0;
 }
 
-static const struct gd_device_ops cuda_device_ops = {
+const struct gd_device_ops cuda_device_ops = {
     .close = cuda_close,
     .load = cuda_load,
     .unload = cuda_unload,
@@ -796,6 +475,7 @@ static const struct gd_device_ops cuda_device_ops = {
     .copy_in = cuda_copy_in,
     .copy_out = cuda_copy_out,
     .fill = cuda_fill,
+    .write_symbol = cuda_write_symbol,
     .launch = cuda_launch,
     .synchronize = cuda_synchronize,
     .counters = NULL, /* CUPTI metrics are not wired up yet */

@@ -47,6 +47,7 @@
     X(cuModuleLoadData)                                                                        \
     X(cuModuleUnload)                                                                          \
     X(cuModuleGetFunction)                                                                     \
+    X(cuModuleGetGlobal)                                                                       \
     X(cuFuncSetAttribute)                                                                      \
     X(cuMemAlloc)                                                                              \
     X(cuMemFree)                                                                               \

@@ -14,13 +14,22 @@
 #include "host/device.h"
 
 /* Finds, in the machine code of `entry` (section .text.<entry>), the one run of
- * exactly `count` consecutive FFMA instructions and rewrites each as a NOP that
- * keeps the FFMA's stall count and yield flag and waits on no barrier.  The
- * cubin is modified in place.  Fails (naming what it found) if there is no such
- * run, or more than one, or the cubin is not an sm_70+ cubin. */
+ * exactly `count` consecutive FFMA instructions (any operand form) and rewrites
+ * each as a NOP that issues in one cycle (stall 1; a run shorter than 16 keeps
+ * the FFMAs' stall counts), keeps the FFMA's yield flag and sets no barrier and
+ * no reuse flag.  NOPs wait on no barrier, except that the first
+ * one waits on whatever barriers FFMAs of the run waited on (nothing, for the
+ * probes' blocks), so code after the run still finds its loads complete.  Runs
+ * are maximal: FFMAs next to the run make it longer.  The cubin is modified in
+ * place, and only on success.  Fails (naming the runs it found, and their
+ * lengths) if there is no such run or more than one, or if the buffer is not an
+ * ELF cubin for sm_70 or later.  The encodings and the evidence for them are
+ * described at the top of kernels/sass_patch.c. */
 int gd_sass_ffma_to_nop(void *cubin, size_t size, const char *entry, uint32_t count, gd_err *err);
 
-/* One 128-bit instruction: low and high 64-bit words as stored (little endian). */
+/* One 128-bit sm_70+ instruction, low and high 64-bit words as stored (little
+ * endian): FFMA in any operand form (register, immediate, constant bank,
+ * uniform register), or NOP. */
 int gd_sass_is_ffma(uint64_t lo, uint64_t hi);
 int gd_sass_is_nop(uint64_t lo, uint64_t hi);
 

@@ -1,6 +1,7 @@
 /* mock_libcuda.c -- a fake CUDA driver for testing the cuda backend without a GPU.
  *
- * Built, together with tests/mock_libcuda_kernels.c, as libmockcuda.so and
+ * Built, with tests/mock_libcuda_kernels.c and tests/mock_libcuda_modules.c,
+ * as libmockcuda.so and
  * loaded by host/cuda_device.c in place of libcuda.so.1
  * (GPUDISSECT_LIBCUDA=<path>).  It implements just the driver entry points the
  * backend resolves, for one fixed device described in tests/mock_libcuda.h,
@@ -17,9 +18,12 @@
  *     CUDA_ERROR_NOT_INITIALIZED.
  *   - "Device memory" is host memory, but every copy, memset and free is checked
  *     against the live allocations, so a garbled pointer or size is an error.
+ *     Module variables (cuModuleGetGlobal_v2) live in the same table, so a
+ *     copy past a variable's end is an error too.
  *
- * This file is the device, its context and its memory; the JIT, modules and
- * launches are in mock_libcuda_kernels.c.  Single-threaded, like the tests.
+ * This file is the device, its context and its memory; the JIT and launches
+ * are in mock_libcuda_kernels.c, modules in mock_libcuda_modules.c.
+ * Single-threaded, like the tests.
  */
 #ifndef GD_HAVE_CUDA
 /* Without cuda.h there is nothing to mock; the test skips. */
@@ -43,6 +47,7 @@ struct CUctx_st {
 typedef struct allocation {
     unsigned char *host;
     size_t bytes;
+    int module_variable; /* storage of a module's variable, not cuMemAlloc's */
 } allocation;
 
 static int initialized;
@@ -71,6 +76,8 @@ void mock_cuda_reset_records(void)
     state.jit_verbose = state.jit_target_from_context = 0;
     state.jit_ptxas_arch[0] = '\0';
     state.max_dynamic_shared_set = 0;
+    state.last_image_from_jit = state.last_image_code_changed = 0;
+    state.last_global_name[0] = '\0';
 }
 
 CUresult mock_need_context(void)
@@ -295,11 +302,39 @@ CUresult CUDAAPI cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
         if (!allocations[i].host)
             return CUDA_ERROR_OUT_OF_MEMORY;
         allocations[i].bytes = bytesize;
+        allocations[i].module_variable = 0;
         state.live_allocations++;
         *dptr = (CUdeviceptr)(uintptr_t)allocations[i].host;
         return CUDA_SUCCESS;
     }
     return CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+CUresult mock_map_module_variable(size_t bytes, unsigned char **host)
+{
+    for (size_t i = 0; i < MOCK_MAX_ALLOCATIONS; i++) {
+        if (allocations[i].host)
+            continue;
+        allocations[i].host = calloc(1, bytes ? bytes : 1);
+        if (!allocations[i].host)
+            return CUDA_ERROR_OUT_OF_MEMORY;
+        allocations[i].bytes = bytes;
+        allocations[i].module_variable = 1;
+        *host = allocations[i].host;
+        return CUDA_SUCCESS;
+    }
+    return CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+void mock_unmap_module_variable(unsigned char *host)
+{
+    for (size_t i = 0; i < MOCK_MAX_ALLOCATIONS; i++) {
+        if (host && allocations[i].host == host && allocations[i].module_variable) {
+            free(host);
+            memset(&allocations[i], 0, sizeof allocations[i]);
+            return;
+        }
+    }
 }
 
 CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr)
@@ -308,7 +343,8 @@ CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr)
     if (rc != CUDA_SUCCESS)
         return rc;
     for (size_t i = 0; i < MOCK_MAX_ALLOCATIONS; i++) {
-        if (allocations[i].host && (uintptr_t)allocations[i].host == dptr) {
+        if (allocations[i].host && (uintptr_t)allocations[i].host == dptr &&
+            !allocations[i].module_variable) {
             free(allocations[i].host);
             allocations[i].host = NULL;
             allocations[i].bytes = 0;
@@ -324,9 +360,12 @@ CUresult CUDAAPI cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, siz
     CUresult rc = mock_need_context();
     if (rc != CUDA_SUCCESS)
         return rc;
-    if (!srcHost || !find_allocation(dstDevice, ByteCount))
+    const allocation *a = find_allocation(dstDevice, ByteCount);
+    if (!srcHost || !a)
         return CUDA_ERROR_INVALID_VALUE;
     memcpy((void *)(uintptr_t)dstDevice, srcHost, ByteCount);
+    if (a->module_variable)
+        state.module_variable_copies++;
     return CUDA_SUCCESS;
 }
 
@@ -370,6 +409,7 @@ static void wrong_entry_point(const char *name)
 #undef cuMemcpyHtoD
 #undef cuMemcpyDtoH
 #undef cuMemsetD8
+#undef cuModuleGetGlobal
 
 #define MOCK_TRAP(name)                                                                        \
     void name(void);                                                                           \
@@ -384,6 +424,7 @@ MOCK_TRAP(cuMemFree)
 MOCK_TRAP(cuMemcpyHtoD)
 MOCK_TRAP(cuMemcpyDtoH)
 MOCK_TRAP(cuMemsetD8)
+MOCK_TRAP(cuModuleGetGlobal)
 MOCK_TRAP(cuMemcpyHtoD_v2_ptds)
 MOCK_TRAP(cuMemcpyDtoH_v2_ptds)
 MOCK_TRAP(cuMemsetD8_v2_ptds)

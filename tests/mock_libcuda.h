@@ -1,12 +1,17 @@
 /* mock_libcuda.h -- what the mock CUDA driver pretends to be, and what it saw.
  *
- * tests/mock_libcuda.c and tests/mock_libcuda_kernels.c build into
- * libmockcuda.so, a stand-in for libcuda.so.1 that the CUDA backend loads
- * through GPUDISSECT_LIBCUDA.  It describes one fixed device (the constants
- * below), keeps "device memory" in host memory, JIT-compiles PTX by running the
- * real ptxas, and records what it was asked to do.  A test dlopen()s the same
- * file and calls mock_cuda_get_state() to check those records.  Tests need no
- * cuda.h for this header; only the mock's own internal section uses it.
+ * tests/mock_libcuda.c, tests/mock_libcuda_kernels.c and
+ * tests/mock_libcuda_modules.c build into libmockcuda.so, a stand-in for
+ * libcuda.so.1 that the CUDA backend loads through GPUDISSECT_LIBCUDA.  It
+ * describes one fixed device (the constants below), keeps "device memory" in
+ * host memory, JIT-compiles PTX by running the real ptxas, reads the module
+ * variables of each image it loads from the image's ELF symbol table, and
+ * records what it was asked to do.  A test dlopen()s the same file and calls
+ * mock_cuda_get_state() to check those records, mock_cuda_last_image() to see
+ * the exact bytes the backend handed to cuModuleLoadData (a patched cubin, for
+ * instance) and mock_cuda_global() to read what landed in a module variable.
+ * Tests need no cuda.h for this header; only the mock's own internal section
+ * uses it.
  */
 #ifndef GD_MOCK_LIBCUDA_H
 #define GD_MOCK_LIBCUDA_H
@@ -67,6 +72,15 @@ typedef struct mock_cuda_state {
     char jit_ptxas_arch[16]; /* "sm_75" */
     int max_dynamic_shared_set; /* last CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES */
     mock_cuda_launch last_launch;
+    /* What the last successful cuModuleLoadData was given (its bytes: see
+     * mock_cuda_last_image). */
+    int module_loads;
+    int last_image_from_jit;     /* a cubin this mock's JIT produced ... */
+    int last_image_code_changed; /* ... with bytes changed inside its code (.text.*) */
+    /* cuModuleGetGlobal_v2 and copies into module variables. */
+    int global_lookups;
+    char last_global_name[MOCK_CUDA_ENTRY_BYTES];
+    int module_variable_copies; /* cuMemcpyHtoD_v2 calls that wrote a module variable */
 } mock_cuda_state;
 
 /* Exported by libmockcuda.so; look them up with dlsym by these names. */
@@ -74,14 +88,43 @@ typedef struct mock_cuda_state {
 #define MOCK_CUDA_RESET_SYMBOL "mock_cuda_reset_records"
 typedef const mock_cuda_state *(*mock_cuda_state_fn)(void);
 typedef void (*mock_cuda_reset_fn)(void); /* zero the launch/JIT records, keep the counts */
+/* The image the last successful cuModuleLoadData loaded (a copy the mock keeps
+ * until the next load), and its size as its ELF headers span it. */
+#define MOCK_CUDA_LAST_IMAGE_SYMBOL "mock_cuda_last_image"
+typedef const void *(*mock_cuda_last_image_fn)(size_t *bytes);
+/* The "device memory" of module variable `name` in the most recently loaded
+ * live module that has one, and its size; NULL if none. */
+#define MOCK_CUDA_GLOBAL_SYMBOL "mock_cuda_global"
+typedef const void *(*mock_cuda_global_fn)(const char *name, size_t *bytes);
 
 #ifdef GD_MOCK_LIBCUDA_INTERNAL
-/* Shared by the mock's own two files (mock_libcuda.c: device, context, memory;
- * mock_libcuda_kernels.c: JIT, modules, launches).  Tests do not use these. */
+/* Shared by the mock's own files (mock_libcuda.c: device, context, memory;
+ * mock_libcuda_kernels.c: JIT and launches; mock_libcuda_modules.c: modules,
+ * functions, module variables).  Tests do not use these. */
 #include <cuda.h>
 mock_cuda_state *mock_cuda_records(void);
 /* CUDA_SUCCESS when initialized with the retained primary context current. */
 CUresult mock_need_context(void);
+
+/* A kernel of a loaded module, with the parameter sizes its PTX declares. */
+struct CUfunc_st {
+    struct CUfunc_st *next;
+    char name[MOCK_CUDA_ENTRY_BYTES];
+    unsigned param_count;
+    size_t param_sizes[MOCK_CUDA_MAX_PARAMS];
+    int max_dynamic_shared;
+};
+int mock_function_is_live(CUfunction f);
+
+/* Zeroed "device memory" for a module variable: an entry of the allocation
+ * table, so copies to it are checked like any, that cuMemFree refuses and the
+ * live-allocation count leaves out.  Released with its module. */
+CUresult mock_map_module_variable(size_t bytes, unsigned char **host);
+void mock_unmap_module_variable(unsigned char *host);
+
+/* The cubins this mock's JIT produced, with their PTX (index < count). */
+size_t mock_jit_output_count(void);
+const unsigned char *mock_jit_output(size_t index, size_t *bytes, const char **ptx);
 #endif
 
 #endif

@@ -1,15 +1,16 @@
-/* mock_libcuda_kernels.c -- the fake driver's JIT, modules and launches.
+/* mock_libcuda_kernels.c -- the fake driver's JIT and launches.
  *
- * Half of libmockcuda.so (see tests/mock_libcuda.c for the whole idea).  Here:
+ * Part of libmockcuda.so (see tests/mock_libcuda.c for the whole idea).  Here:
  *
  *   - cuLinkComplete really compiles: it runs ptxas (PTXAS, else
  *     $CUDA_HOME/bin/ptxas, else /usr/local/cuda/bin/ptxas) for the device's
  *     sm_75 and returns its cubin and its log through the buffers given to
- *     cuLinkCreate_v2, so the backend parses real ptxas output.  The cubin,
- *     like the driver's, belongs to the link state and dies with it.
+ *     cuLinkCreate_v2, so the backend parses -- and patches -- real ptxas
+ *     output.  The cubin, like the driver's, belongs to the link state and
+ *     dies with it.
  *   - The mock remembers each cubin it produced together with its PTX, so
- *     cuModuleLoadData can tell what parameters the image's kernels take: it
- *     reads them from the `.entry name(...)` declaration.
+ *     that tests/mock_libcuda_modules.c can tell what parameters the kernels
+ *     of a loaded image take (from the `.entry name(...)` declaration).
  *   - cuLaunchKernel reads every parameter through kernelParams, as the driver
  *     does at launch, and records the launch for mock_cuda_get_state().
  */
@@ -20,7 +21,6 @@ typedef int mock_libcuda_kernels_needs_cuda_headers;
 #define GD_MOCK_LIBCUDA_INTERNAL
 #include "tests/mock_libcuda.h"
 
-#include <elf.h>
 #include <fcntl.h>
 #include <spawn.h>
 #include <stdint.h>
@@ -33,22 +33,8 @@ typedef int mock_libcuda_kernels_needs_cuda_headers;
 
 extern char **environ;
 
-#define MOCK_MAX_MODULES 64
 #define MOCK_MAX_JIT_OUTPUTS 64
 #define MOCK_MAX_THREADS_PER_BLOCK 1024
-
-struct CUfunc_st {
-    struct CUfunc_st *next;
-    char name[MOCK_CUDA_ENTRY_BYTES];
-    unsigned param_count;
-    size_t param_sizes[MOCK_CUDA_MAX_PARAMS];
-    int max_dynamic_shared;
-};
-
-struct CUmod_st {
-    char *ptx; /* the PTX the image was compiled from, or NULL if unknown */
-    struct CUfunc_st *functions;
-};
 
 struct CUlinkState_st {
     char *info_log, *error_log;
@@ -67,7 +53,6 @@ typedef struct jit_output {
     char *ptx;
 } jit_output;
 
-static struct CUmod_st *modules[MOCK_MAX_MODULES];
 static jit_output jit_outputs[MOCK_MAX_JIT_OUTPUTS];
 static size_t jit_output_next;
 
@@ -279,6 +264,19 @@ static void remember_jit_output(const void *cubin, size_t bytes, const char *ptx
         memcpy(slot->cubin, cubin, bytes);
 }
 
+size_t mock_jit_output_count(void)
+{
+    return jit_output_next < MOCK_MAX_JIT_OUTPUTS ? jit_output_next : MOCK_MAX_JIT_OUTPUTS;
+}
+
+const unsigned char *mock_jit_output(size_t index, size_t *bytes, const char **ptx)
+{
+    const jit_output *slot = &jit_outputs[index % MOCK_MAX_JIT_OUTPUTS];
+    *bytes = slot->cubin_bytes;
+    *ptx = slot->ptx;
+    return slot->cubin;
+}
+
 CUresult CUDAAPI cuLinkComplete(CUlinkState link, void **cubinOut, size_t *sizeOut)
 {
     if (!link || !cubinOut || !sizeOut || !link->ptx)
@@ -312,191 +310,7 @@ CUresult CUDAAPI cuLinkDestroy(CUlinkState link)
     return CUDA_SUCCESS;
 }
 
-/* ---- modules and functions -------------------------------------------------- */
-
-/* Bytes an ELF image spans, from its headers (cuModuleLoadData gets no size). */
-static size_t elf_extent(const unsigned char *image)
-{
-    Elf64_Ehdr ehdr;
-    memcpy(&ehdr, image, sizeof ehdr);
-    size_t end = ehdr.e_shoff + (size_t)ehdr.e_shnum * ehdr.e_shentsize;
-    size_t program_end = ehdr.e_phoff + (size_t)ehdr.e_phnum * ehdr.e_phentsize;
-    if (program_end > end)
-        end = program_end;
-    for (unsigned i = 0; i < ehdr.e_shnum; i++) {
-        Elf64_Shdr shdr;
-        memcpy(&shdr, image + ehdr.e_shoff + (size_t)i * ehdr.e_shentsize, sizeof shdr);
-        if (shdr.sh_type != SHT_NOBITS && shdr.sh_offset + shdr.sh_size > end)
-            end = shdr.sh_offset + shdr.sh_size;
-    }
-    return end;
-}
-
-CUresult CUDAAPI cuModuleLoadData(CUmodule *module, const void *image)
-{
-    mock_cuda_state *records = mock_cuda_records();
-    CUresult rc = mock_need_context();
-    if (rc != CUDA_SUCCESS)
-        return rc;
-    if (!module || !image)
-        return CUDA_ERROR_INVALID_VALUE;
-    const unsigned char *bytes = image;
-    if (memcmp(bytes, ELFMAG, SELFMAG) != 0 || bytes[EI_CLASS] != ELFCLASS64)
-        return CUDA_ERROR_INVALID_IMAGE;
-    size_t extent = elf_extent(bytes);
-    const char *ptx = NULL;
-    for (size_t i = 0; i < MOCK_MAX_JIT_OUTPUTS; i++)
-        if (jit_outputs[i].cubin && jit_outputs[i].cubin_bytes == extent &&
-            memcmp(jit_outputs[i].cubin, image, extent) == 0)
-            ptx = jit_outputs[i].ptx;
-    for (size_t i = 0; i < MOCK_MAX_MODULES; i++) {
-        if (modules[i])
-            continue;
-        modules[i] = calloc(1, sizeof *modules[i]);
-        if (!modules[i])
-            return CUDA_ERROR_OUT_OF_MEMORY;
-        modules[i]->ptx = ptx ? strdup(ptx) : NULL;
-        records->live_modules++;
-        *module = modules[i];
-        return CUDA_SUCCESS;
-    }
-    return CUDA_ERROR_OUT_OF_MEMORY;
-}
-
-CUresult CUDAAPI cuModuleUnload(CUmodule hmod)
-{
-    mock_cuda_state *records = mock_cuda_records();
-    for (size_t i = 0; i < MOCK_MAX_MODULES; i++) {
-        if (!hmod || modules[i] != hmod)
-            continue;
-        while (hmod->functions) {
-            struct CUfunc_st *next = hmod->functions->next;
-            free(hmod->functions);
-            hmod->functions = next;
-        }
-        free(hmod->ptx);
-        free(hmod);
-        modules[i] = NULL;
-        records->live_modules--;
-        return CUDA_SUCCESS;
-    }
-    return CUDA_ERROR_INVALID_HANDLE;
-}
-
-static const char *skip_space(const char *p)
-{
-    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
-        p++;
-    return p;
-}
-
-static int is_name_char(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '_' || c == '$' || c == '%' || c == '.';
-}
-
-/* Parameter sizes of `.entry name(...)` in the PTX: each `.param` is sized from
- * its type suffix (.u64 -> 8) times an optional [N]; .align/.ptr/state-space
- * qualifiers are skipped.  Returns 0, or -1 if there is no such entry. */
-static int parse_entry_params(const char *ptx, const char *name, struct CUfunc_st *fn)
-{
-    size_t name_len = strlen(name);
-    for (const char *p = strstr(ptx, ".entry"); p; p = strstr(p + 1, ".entry")) {
-        const char *q = skip_space(p + strlen(".entry"));
-        if (strncmp(q, name, name_len) != 0 || is_name_char(q[name_len]))
-            continue;
-        q = skip_space(q + name_len);
-        fn->param_count = 0;
-        if (*q != '(')
-            return 0;
-        q++;
-        size_t bytes = 0;
-        while (*q && *q != ')') {
-            q = skip_space(q);
-            if (*q == ',' || *q == ')') {
-                if (bytes) {
-                    if (fn->param_count == MOCK_CUDA_MAX_PARAMS)
-                        return -1;
-                    fn->param_sizes[fn->param_count++] = bytes;
-                    bytes = 0;
-                }
-                if (*q == ',')
-                    q++;
-                continue;
-            }
-            const char *token = q;
-            while (is_name_char(*q))
-                q++;
-            size_t len = (size_t)(q - token);
-            if (len >= 3 && token[0] == '.' && strchr("usbf", token[1]) &&
-                strspn(token + 2, "0123456789") == len - 2)
-                bytes = (size_t)atoi(token + 2) / 8;
-            if (*q == '[') {
-                bytes *= (size_t)atoi(q + 1);
-                q = strchr(q, ']');
-                if (!q)
-                    return -1;
-                q++;
-            } else if (len == 0) {
-                q++; /* a character that is no part of a token */
-            }
-        }
-        if (bytes && fn->param_count < MOCK_CUDA_MAX_PARAMS)
-            fn->param_sizes[fn->param_count++] = bytes;
-        return 0;
-    }
-    return -1;
-}
-
-CUresult CUDAAPI cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name)
-{
-    if (!hfunc || !hmod || !name || strlen(name) >= MOCK_CUDA_ENTRY_BYTES)
-        return CUDA_ERROR_INVALID_VALUE;
-    for (struct CUfunc_st *fn = hmod->functions; fn; fn = fn->next)
-        if (strcmp(fn->name, name) == 0) {
-            *hfunc = fn;
-            return CUDA_SUCCESS;
-        }
-    struct CUfunc_st *fn = calloc(1, sizeof *fn);
-    if (!fn)
-        return CUDA_ERROR_OUT_OF_MEMORY;
-    if (!hmod->ptx || parse_entry_params(hmod->ptx, name, fn) != 0) {
-        free(fn);
-        return CUDA_ERROR_NOT_FOUND;
-    }
-    snprintf(fn->name, sizeof fn->name, "%s", name);
-    fn->next = hmod->functions;
-    hmod->functions = fn;
-    *hfunc = fn;
-    return CUDA_SUCCESS;
-}
-
-static int function_is_live(CUfunction f)
-{
-    for (size_t i = 0; i < MOCK_MAX_MODULES; i++)
-        if (modules[i])
-            for (struct CUfunc_st *fn = modules[i]->functions; fn; fn = fn->next)
-                if (fn == f)
-                    return 1;
-    return 0;
-}
-
-CUresult CUDAAPI cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value)
-{
-    mock_cuda_state *records = mock_cuda_records();
-    CUresult rc = mock_need_context();
-    if (rc != CUDA_SUCCESS)
-        return rc;
-    if (!function_is_live(hfunc))
-        return CUDA_ERROR_INVALID_HANDLE;
-    if (attrib != CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES || value < 0 ||
-        value > MOCK_CUDA_SHARED_PER_BLOCK_OPTIN_BYTES)
-        return CUDA_ERROR_INVALID_VALUE;
-    hfunc->max_dynamic_shared = value;
-    records->max_dynamic_shared_set = value;
-    return CUDA_SUCCESS;
-}
+/* ---- launches ------------------------------------------------------------------ */
 
 CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
                                 unsigned int gridDimZ, unsigned int blockDimX,
@@ -508,7 +322,7 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned in
     CUresult rc = mock_need_context();
     if (rc != CUDA_SUCCESS)
         return rc;
-    if (!function_is_live(f))
+    if (!mock_function_is_live(f))
         return CUDA_ERROR_INVALID_HANDLE;
     if (!gridDimX || !gridDimY || !gridDimZ || !blockDimX || !blockDimY || !blockDimZ ||
         (unsigned long long)blockDimX * blockDimY * blockDimZ > MOCK_MAX_THREADS_PER_BLOCK)

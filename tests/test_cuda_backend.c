@@ -10,7 +10,10 @@
  *     with the old ABI;
  *   - the whole backend driven through libmockcuda.so (tests/mock_libcuda*.c), a
  *     fake driver that exports only the versioned names (the legacy ones abort),
- *     JIT-compiles with the real ptxas and records every launch.
+ *     JIT-compiles with the real ptxas and records every launch: loads, a load
+ *     whose FFMA block is patched into NOPs (the mock hands back the exact
+ *     image it was given, so the test sees what a card would run), launches,
+ *     and writes to a module's .const variable.
  *
  * The mock is found as GD_MOCK_LIBCUDA, else as libmockcuda.so next to this
  * test binary (build/tests/).  Tests that need ptxas, the stub library, CUDA
@@ -23,6 +26,7 @@
 #include "host/cuda_device.h"
 #include "host/cuda_symbols.h"
 #include "host/device.h"
+#include "kernels/sass_patch.h"
 #include "tests/cuda_test_kernels.h"
 #include "tests/mock_libcuda.h"
 
@@ -139,7 +143,7 @@ static void test_symbol_names(void **unused)
         {"cuLinkAddData", "cuLinkAddData_v2"}, {"cuDeviceTotalMem", "cuDeviceTotalMem_v2"},
         {"cuDevicePrimaryCtxRelease", "cuDevicePrimaryCtxRelease_v2"},
         {"cuLaunchKernel", "cuLaunchKernel"},  {"cuCtxSynchronize", "cuCtxSynchronize"},
-        {"cuInit", "cuInit"},
+        {"cuInit", "cuInit"},                  {"cuModuleGetGlobal", "cuModuleGetGlobal_v2"},
     };
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
         const gd_cuda_symbol *symbol = find_symbol(table, count, known[i][0]);
@@ -173,6 +177,8 @@ typedef struct mock_driver {
     void *library;
     mock_cuda_state_fn state;
     mock_cuda_reset_fn reset;
+    mock_cuda_last_image_fn last_image;
+    mock_cuda_global_fn global;
 } mock_driver;
 
 static const char *mock_library_path(void)
@@ -207,8 +213,12 @@ static void use_mock_driver(mock_driver *mock)
         fail_msg("dlopen %s: %s", path, dlerror());
     mock->state = (mock_cuda_state_fn)dlsym(mock->library, MOCK_CUDA_STATE_SYMBOL);
     mock->reset = (mock_cuda_reset_fn)dlsym(mock->library, MOCK_CUDA_RESET_SYMBOL);
+    mock->last_image = (mock_cuda_last_image_fn)dlsym(mock->library, MOCK_CUDA_LAST_IMAGE_SYMBOL);
+    mock->global = (mock_cuda_global_fn)dlsym(mock->library, MOCK_CUDA_GLOBAL_SYMBOL);
     assert_non_null(mock->state);
     assert_non_null(mock->reset);
+    assert_non_null(mock->last_image);
+    assert_non_null(mock->global);
     mock->reset();
     setenv(LIBCUDA_ENV, path, 1);
 }
@@ -534,6 +544,212 @@ static void test_mock_jit_errors(void **unused)
     release_mock_driver(&mock);
 }
 
+/* ---- patch on load, module variables -------------------------------------------- */
+
+/* The mock's device is sm_75: PTX ISA 6.3. */
+#define MOCK_PTX_ISA_X10 63
+#define PATCHED_FFMAS 24u
+
+static gd_kernel *load_ffma_block(gd_device *dev, const gd_load_opts *opts)
+{
+    char *ptx = ffma_block_ptx(75, MOCK_PTX_ISA_X10, PATCHED_FFMAS, 1);
+    gd_kernel *kernel = NULL;
+    gd_err err = {{0}};
+    if (gd_kernel_load(dev, ptx, FFMA_BLOCK_ENTRY, opts, &kernel, &err) != 0)
+        fail_msg("load " FFMA_BLOCK_ENTRY " on the mock: %s", err.msg);
+    free(ptx);
+    return kernel;
+}
+
+/* The instruction words of .text.<entry> in a cubin. */
+static const unsigned char *code_of(const void *cubin, size_t size, uint64_t *instructions)
+{
+    uint64_t offset = 0, bytes = 0;
+    gd_err err = {{0}};
+    if (gd_cubin_text_section(cubin, size, FFMA_BLOCK_ENTRY, &offset, &bytes, &err) != 0)
+        fail_msg("%s", err.msg);
+    *instructions = bytes / 16;
+    return (const unsigned char *)cubin + offset;
+}
+
+static void test_mock_patch_on_load(void **unused)
+{
+    (void)unused;
+    mock_driver mock;
+    need_ptxas_for_mock();
+    use_mock_driver(&mock);
+    gd_device *dev = open_mock_device();
+    const mock_cuda_state *state = mock.state();
+    gd_err err = {{0}};
+
+    gd_kernel *plain = load_ffma_block(dev, NULL);
+    assert_true(state->last_image_from_jit);
+    assert_false(state->last_image_code_changed);
+    gd_load_opts opts = {.patch = GD_PATCH_FFMA_TO_NOP, .patch_count = PATCHED_FFMAS};
+    gd_kernel *patched = load_ffma_block(dev, &opts);
+    /* The driver was handed the JIT's cubin with only its code changed ... */
+    assert_true(state->last_image_from_jit);
+    assert_true(state->last_image_code_changed);
+    assert_int_equal(patched->code_bytes, plain->code_bytes);
+    assert_int_equal(patched->instruction_count, plain->instruction_count);
+    /* ... and it is the cubin the kernel says it was loaded from. */
+    const void *cubin = NULL, *plain_cubin = NULL;
+    size_t size = 0, plain_size = 0, image_size = 0;
+    assert_int_equal(cuda_kernel_cubin(patched, &cubin, &size), 0);
+    assert_int_equal(cuda_kernel_cubin(plain, &plain_cubin, &plain_size), 0);
+    const void *image = mock.last_image(&image_size);
+    assert_non_null(image);
+    assert_int_equal(image_size, size);
+    assert_memory_equal(image, cubin, size);
+    assert_int_equal(plain_size, size);
+
+    /* Where the JIT put FFMAs there are NOPs now; every other word is the same. */
+    uint64_t count = 0, plain_count = 0;
+    const unsigned char *code = code_of(image, image_size, &count);
+    const unsigned char *plain_code = code_of(plain_cubin, plain_size, &plain_count);
+    assert_int_equal(count, plain_count);
+    unsigned ffmas = 0;
+    for (uint64_t i = 0; i < count; i++) {
+        uint64_t lo, hi, plain_lo, plain_hi;
+        memcpy(&lo, code + 16 * i, 8);
+        memcpy(&hi, code + 16 * i + 8, 8);
+        memcpy(&plain_lo, plain_code + 16 * i, 8);
+        memcpy(&plain_hi, plain_code + 16 * i + 8, 8);
+        assert_false(gd_sass_is_ffma(lo, hi));
+        if (gd_sass_is_ffma(plain_lo, plain_hi)) {
+            ffmas++;
+            assert_true(gd_sass_is_nop(lo, hi));
+            /* one cycle each in a run of 16 or more, else the FFMA's own stall */
+            assert_int_equal((hi >> 41) & 0xf,
+                             PATCHED_FFMAS >= 16 ? 1u : (unsigned)((plain_hi >> 41) & 0xf));
+        } else {
+            assert_int_equal(lo, plain_lo);
+            assert_int_equal(hi, plain_hi);
+        }
+    }
+    assert_int_equal(ffmas, PATCHED_FFMAS);
+    /* Everything outside the code is the JIT's. */
+    uint64_t text_offset = (uint64_t)(code - (const unsigned char *)image);
+    assert_memory_equal(image, plain_cubin, text_offset);
+    assert_memory_equal((const unsigned char *)image + text_offset + 16 * count,
+                        (const unsigned char *)plain_cubin + text_offset + 16 * count,
+                        size - text_offset - 16 * count);
+
+    /* The patched kernel launches like the plain one. */
+    gd_devptr out = 0;
+    assert_int_equal(gd_mem_alloc(dev, 64, &out, &err), 0);
+    float scale = 1.5f;
+    const void *values[] = {&out, &scale};
+    const size_t sizes[] = {sizeof out, sizeof scale};
+    gd_launch launch = {.grid = {1, 1, 1}, .block = {32, 1, 1}, .param_count = 2,
+                        .param_values = values, .param_sizes = sizes};
+    if (gd_kernel_launch(dev, patched, &launch, &err) != 0)
+        fail_msg("launch the patched kernel: %s", err.msg);
+    assert_string_equal(state->last_launch.entry, FFMA_BLOCK_ENTRY);
+    assert_int_equal(state->last_launch.param_count, 2);
+    gd_kernel_unload(dev, patched);
+    gd_kernel_unload(dev, plain);
+    assert_int_equal(gd_mem_release(dev, out, &err), 0);
+
+    /* Failures name the step and leave nothing behind. */
+    int loads = state->module_loads;
+    char *ptx = ffma_block_ptx(75, MOCK_PTX_ISA_X10, PATCHED_FFMAS, 1);
+    gd_kernel *kernel = (gd_kernel *)(uintptr_t)1;
+    opts.patch_count = PATCHED_FFMAS - 1;
+    assert_int_equal(gd_kernel_load(dev, ptx, FFMA_BLOCK_ENTRY, &opts, &kernel, &err), -1);
+    assert_null(kernel);
+    assert_contains(err.msg, FFMA_BLOCK_ENTRY ": patching the cubin from cuLinkComplete before "
+                             "cuModuleLoadData: ");
+    assert_contains(err.msg, "expected one run of exactly 23 consecutive FFMA");
+    assert_contains(err.msg, "1 run of FFMA, of lengths 24");
+    assert_null(strchr(err.msg, '\n'));
+    opts.patch_count = 0;
+    assert_int_equal(gd_kernel_load(dev, ptx, FFMA_BLOCK_ENTRY, &opts, &kernel, &err), -1);
+    assert_contains(err.msg, "FFMA->NOP patch of 0 instructions");
+    opts.patch = (gd_code_patch)99;
+    assert_int_equal(gd_kernel_load(dev, ptx, FFMA_BLOCK_ENTRY, &opts, &kernel, &err), -1);
+    assert_contains(err.msg, "unknown code patch 99");
+    /* A kernel without FFMAs has nothing to patch. */
+    char *other = kernels_ptx("6.3", "sm_75");
+    opts = (gd_load_opts){.patch = GD_PATCH_FFMA_TO_NOP, .patch_count = 4};
+    assert_int_equal(gd_kernel_load(dev, other, "copy_kernel", &opts, &kernel, &err), -1);
+    assert_contains(err.msg, "found no FFMA at all");
+    free(other);
+    free(ptx);
+    assert_int_equal(state->module_loads, loads);
+    assert_int_equal(state->live_links, 0);
+    assert_int_equal(state->live_modules, 0);
+    gd_device_close(dev);
+    release_mock_driver(&mock);
+}
+
+static void test_mock_write_symbol(void **unused)
+{
+    (void)unused;
+    mock_driver mock;
+    need_ptxas_for_mock();
+    use_mock_driver(&mock);
+    gd_device *dev = open_mock_device();
+    const mock_cuda_state *state = mock.state();
+    gd_err err = {{0}};
+    gd_kernel *kernel = load_ffma_block(dev, NULL);
+
+    size_t bytes = 0;
+    const unsigned char *variable = mock.global(FFMA_BLOCK_CONST, &bytes);
+    assert_non_null(variable);
+    assert_int_equal(bytes, FFMA_BLOCK_CONST_BYTES);
+    static const unsigned char zeros[FFMA_BLOCK_CONST_BYTES];
+    assert_memory_equal(variable, zeros, bytes); /* .const without initializer */
+
+    const float table[4] = {0.5f, 1.25f, -3.0f, 1e-3f};
+    _Static_assert(sizeof table == FFMA_BLOCK_CONST_BYTES, "the whole variable");
+    int copies = state->module_variable_copies;
+    if (gd_symbol_write(dev, kernel, FFMA_BLOCK_CONST, table, sizeof table, &err) != 0)
+        fail_msg("write_symbol: %s", err.msg);
+    assert_string_equal(state->last_global_name, FFMA_BLOCK_CONST);
+    assert_int_equal(state->module_variable_copies, copies + 1);
+    assert_memory_equal(variable, table, sizeof table);
+    const float head[2] = {7.0f, 8.0f}; /* a prefix is fine */
+    assert_int_equal(gd_symbol_write(dev, kernel, FFMA_BLOCK_CONST, head, sizeof head, &err), 0);
+    assert_memory_equal(variable, head, sizeof head);
+    assert_memory_equal(variable + sizeof head, table + 2, sizeof table - sizeof head);
+
+    /* Unknown name: the driver's error, named. */
+    assert_int_equal(gd_symbol_write(dev, kernel, "no_such_table", table, sizeof table, &err), -1);
+    assert_contains(err.msg, "cuModuleGetGlobal_v2(no_such_table, module of " FFMA_BLOCK_ENTRY
+                             ") failed: CUDA_ERROR_NOT_FOUND: named symbol not found");
+    /* Too big: caught before any copy, naming both sizes; nothing written. */
+    unsigned char big[FFMA_BLOCK_CONST_BYTES + 1];
+    memset(big, 0x5a, sizeof big);
+    copies = state->module_variable_copies;
+    assert_int_equal(gd_symbol_write(dev, kernel, FFMA_BLOCK_CONST, big, sizeof big, &err), -1);
+    assert_contains(err.msg, FFMA_BLOCK_ENTRY ": 17 bytes do not fit module variable "
+                             FFMA_BLOCK_CONST " (16 bytes)");
+    assert_int_equal(state->module_variable_copies, copies);
+    assert_memory_equal(variable, head, sizeof head);
+    assert_int_equal(gd_symbol_write(dev, kernel, "", table, 4, &err), -1);
+    assert_contains(err.msg, "no module variable name");
+    assert_int_equal(gd_symbol_write(dev, kernel, FFMA_BLOCK_CONST, NULL, 4, &err), -1);
+    assert_contains(err.msg, "no data");
+    assert_int_equal(gd_symbol_write(dev, kernel, FFMA_BLOCK_CONST, NULL, 0, &err), 0);
+
+    /* A patched module has its variables too. */
+    gd_load_opts opts = {.patch = GD_PATCH_FFMA_TO_NOP, .patch_count = PATCHED_FFMAS};
+    gd_kernel *patched = load_ffma_block(dev, &opts);
+    assert_int_equal(gd_symbol_write(dev, patched, FFMA_BLOCK_CONST, table, sizeof table, &err),
+                     0);
+    const unsigned char *patched_variable = mock.global(FFMA_BLOCK_CONST, &bytes);
+    assert_true(patched_variable != variable); /* one per module */
+    assert_memory_equal(patched_variable, table, sizeof table);
+    assert_memory_equal(variable, head, sizeof head);
+    gd_kernel_unload(dev, patched);
+    gd_kernel_unload(dev, kernel);
+    assert_null(mock.global(FFMA_BLOCK_CONST, &bytes));
+    assert_int_equal(state->live_allocations, 0);
+    gd_device_close(dev);
+    release_mock_driver(&mock);
+}
+
 /* Two handles on one device share the primary context; each call makes its own
  * device's context current, and the last close releases it. */
 static void test_mock_two_handles(void **unused)
@@ -567,6 +783,8 @@ int main(void)
         cmocka_unit_test(test_mock_load_and_launch),
         cmocka_unit_test(test_mock_cubin_round_trip),
         cmocka_unit_test(test_mock_jit_errors),
+        cmocka_unit_test(test_mock_patch_on_load),
+        cmocka_unit_test(test_mock_write_symbol),
         cmocka_unit_test(test_mock_two_handles),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
