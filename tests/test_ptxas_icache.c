@@ -7,6 +7,9 @@
  *     FFMA is anywhere else (so the NOP patch finds exactly that run);
  *   - icache_av and const_icache_share: the FFMA blocks are all there (ptxas
  *     keeps every instruction of the victim's and the attacker's blocks);
+ *   - icache_seq's nop variant: the cubin the JIT would return, patched as the
+ *     CUDA backend patches it on load, has exactly L NOPs and no FFMA between
+ *     the clock reads of its timed pass;
  *   - const_seq and const_bcast: the timed sequence is clock read, LDC, the
  *     shared store that consumes it, clock read.
  * Without ptxas the tests say "skipped: ptxas not found"; without nvdisasm the
@@ -15,6 +18,7 @@
 #include "tests/ptx_toolchain.h"
 
 #include "kernels/probe.h"
+#include "kernels/sass_patch.h"
 
 static gd_device_info info_for(int sm)
 {
@@ -36,6 +40,27 @@ typedef struct sass {
     int n;
 } sass;
 
+/* nvdisasm's lines of dir/name.cubin */
+static void read_sass(const char *dir, const char *name, sass *s)
+{
+    memset(s, 0, sizeof *s);
+    s->text = gd_test_sass(gd_test_nvdisasm(), dir, name);
+    if (!s->text)
+        fail_msg("%s: nvdisasm failed", name);
+    size_t cap = 4096;
+    s->line = malloc(cap * sizeof *s->line);
+    for (char *save = NULL, *l = strtok_r(s->text, "\n", &save); l;
+         l = strtok_r(NULL, "\n", &save)) {
+        while (*l == ' ' || *l == '\t')
+            l++;
+        if ((size_t)s->n == cap) {
+            cap *= 2;
+            s->line = realloc(s->line, cap * sizeof *s->line);
+        }
+        s->line[s->n++] = l;
+    }
+}
+
 /* Assembles a plan for sm and reads its SASS (lines without addresses);
  * returns 0, or -1 when nvdisasm is missing (the ELF size is checked anyway). */
 static int build(const gd_probe_plan *plan, const char *name, int sm, const char *dir,
@@ -56,24 +81,9 @@ static int build(const gd_probe_plan *plan, const char *name, int sm, const char
         (insns < plan->code_min_instructions || insns > plan->code_max_instructions))
         fail_msg("%s: %llu instructions, expected %u..%u", name, (unsigned long long)insns,
                  plan->code_min_instructions, plan->code_max_instructions);
-    const char *nvdisasm = gd_test_nvdisasm();
-    if (!nvdisasm)
+    if (!gd_test_nvdisasm())
         return -1;
-    out->text = gd_test_sass(nvdisasm, dir, name);
-    if (!out->text)
-        fail_msg("%s: nvdisasm failed", name);
-    size_t cap = 1024;
-    out->line = malloc(cap * sizeof *out->line);
-    for (char *save = NULL, *l = strtok_r(out->text, "\n", &save); l;
-         l = strtok_r(NULL, "\n", &save)) {
-        while (*l == ' ' || *l == '\t')
-            l++;
-        if ((size_t)out->n == cap) {
-            cap *= 2;
-            out->line = realloc(out->line, cap * sizeof *out->line);
-        }
-        out->line[out->n++] = l;
-    }
+    read_sass(dir, name, out);
     return 0;
 }
 
@@ -159,6 +169,74 @@ static void test_icache_seq_counts(void **state)
         print_message("note: nvdisasm not found: machine-code sizes checked, SASS not read\n");
     printf("note: icache_seq: %d points assembled, %d read back with nvdisasm\n", built,
            sass_checked);
+    gd_test_rmrf(dir);
+    free(dir);
+}
+
+/* The four clock reads of icache_seq: calibration pair, then the timed pass. */
+static void timed_pass(const sass *s, int c[4])
+{
+    int nc = 0;
+    for (int i = 0; i < s->n && nc < 4; i++)
+        if (is_clock(s->line[i]))
+            c[nc++] = i;
+    assert_int_equal(nc, 4);
+}
+
+static void test_icache_nop_patch(void **state)
+{
+    (void)state;
+    if (!gd_test_ptxas())
+        GD_SKIP("ptxas not found");
+    if (!gd_test_nvdisasm())
+        GD_SKIP("nvdisasm not found (pip install nvidia-cuda-nvdisasm)");
+    char *dir = gd_test_tmpdir();
+    const gd_probe *probe = gd_probe_find("icache_seq");
+    for (size_t t = 0; t < GD_TEST_TARGET_COUNT; t++) {
+        int sm = gd_test_targets[t];
+        gd_device_info info = info_for(sm);
+        gd_probe_opts opts = {0};
+        snprintf(opts.variant, sizeof opts.variant, "nop");
+        gd_probe_plan plan;
+        gd_err err;
+        assert_int_equal(probe->plan(&opts, &info, 8192, &plan, &err), 0);
+        assert_int_equal(plan.load.patch, GD_PATCH_FFMA_TO_NOP);
+        assert_int_equal(plan.load.patch_count, plan.intended_instructions);
+        char name[64], patched_name[80], path[1200];
+        snprintf(name, sizeof name, "icache-nop-sm%d", sm);
+        snprintf(patched_name, sizeof patched_name, "%s-patched", name);
+        size_t size;
+        void *cubin = gd_test_ptxas_compile(gd_test_ptxas(), dir, name, plan.ptx, sm, &size);
+        assert_non_null(cubin);
+        int before_nops = 0;
+        {
+            sass b;
+            read_sass(dir, name, &b);
+            int c[4];
+            timed_pass(&b, c);
+            for (int i = c[2] + 1; i < c[3]; i++)
+                before_nops += is(b.line[i], "NOP"); /* ptxas' own issue-slot fillers */
+            sass_free(&b);
+        }
+        if (gd_sass_ffma_to_nop(cubin, size, plan.entry, plan.load.patch_count, &err) != 0)
+            fail_msg("%s: %s", name, err.msg);
+        snprintf(path, sizeof path, "%s/%s.cubin", dir, patched_name);
+        assert_int_equal(gd_write_atomic(path, cubin, size, &err), 0);
+        free(cubin);
+        sass s;
+        read_sass(dir, patched_name, &s);
+        int c[4];
+        timed_pass(&s, c);
+        int nops = 0;
+        for (int i = c[2] + 1; i < c[3]; i++)
+            nops += is(s.line[i], "NOP");
+        if (nops != before_nops + (int)plan.intended_instructions)
+            fail_msg("%s: %d NOPs in the timed pass, %d before the patch, intended %u more", name,
+                     nops, before_nops, plan.intended_instructions);
+        assert_int_equal(count_op(&s, "FFMA"), 0);
+        sass_free(&s);
+        gd_probe_plan_free(probe, &plan);
+    }
     gd_test_rmrf(dir);
     free(dir);
 }
@@ -249,6 +327,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_icache_seq_counts),
+        cmocka_unit_test(test_icache_nop_patch),
         cmocka_unit_test(test_av_and_share_keep_their_blocks),
         cmocka_unit_test(test_constant_timed_sequences),
     };
