@@ -100,7 +100,7 @@ static void chase_asm_for(gd_chase_space space, const char *cache_op, chase_asm 
                           size_t size)
 {
     if (space == GD_CHASE_CONST) {
-        snprintf(buf, size, ".const .align 4 .b8 %s[%d];\n\n", GD_CHASE_CONST_SYMBOL,
+        snprintf(buf, size, ".visible .const .align 4 .b8 %s[%d];\n\n", GD_CHASE_CONST_SYMBOL,
                  GD_CHASE_CONST_BYTES);
         a->decls = buf;
         a->start = "    mov.u32 %r16, " GD_CHASE_CONST_SYMBOL ";\n"

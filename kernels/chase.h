@@ -18,7 +18,9 @@ typedef enum gd_chase_space {
     GD_CHASE_CONST,   /* ld.const.u32 of offsets into a 64 KiB .const array */
 } gd_chase_space;
 
-/* The .const array a constant chase walks, and its size: a whole constant bank. */
+/* The .const array a constant chase walks, and its size: a whole constant bank.
+ * Declared .visible: a global symbol of the cubin, which the host writes by name
+ * (cuModuleGetGlobal on a GPU). */
 #define GD_CHASE_CONST_SYMBOL "gd_carr"
 #define GD_CHASE_CONST_BYTES (64 * 1024)
 
