@@ -9,11 +9,11 @@
  * inih does not tell the handler which line it is on (Debian builds it without
  * INI_HANDLER_LINENO), so we feed it through ini_parse_stream with our own line
  * reader that counts lines.  Every error is reported as "FILE:LINE: message".
- * After parsing, `arch_validate` checks the geometry (sizes divide into sets of
- * ways of lines, sectors divide lines, ...) and names the line of the key at
- * fault.
+ * After parsing, `arch_validate` (arch_validate.c) checks the geometry (sizes
+ * divide into sets of ways of lines, sectors divide lines, ...) and names the
+ * line of the key at fault.
  */
-#include "analysis/arch.h"
+#include "analysis/arch_parse.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -214,6 +214,7 @@ static const arch_key arch_keys[] = {
     {HOME_LEVEL, "miss_queue", K_U32, LVL(miss_queue_entries), LV(GD_L1D) | LV(GD_L2)},
     {HOME_LEVEL, "reorder", K_BOOL, LVL(reorder), LV(GD_L1D)},
     {HOME_LEVEL, "pipelined_issue", K_BOOL, LVL(pipelined_issue), LV(GD_L1D)},
+    {HOME_LEVEL, "fifo_tail_ports", K_U32, LVL(fifo_tail_ports), LV(GD_L1D)},
     {HOME_LEVEL, "requests_per_cycle", K_U32, LVL(requests_per_cycle), LV(GD_L2) | LV(GD_DRAM)},
 
     {HOME_NOISE, "jitter", K_DOUBLE, NOISE(jitter_cycles), 0},
@@ -224,36 +225,9 @@ static const arch_key arch_keys[] = {
 #define ARCH_KEY_COUNT (sizeof arch_keys / sizeof arch_keys[0])
 
 /* ------------------------------------------------------------------------- */
-/* Parse state.                                                              */
+/* Reading                                                                   */
 
-#define MAX_SEEN 256
-
-typedef struct seen_key {
-    char section[16];
-    char key[32];
-    int line;
-} seen_key;
-
-typedef struct parse_ctx {
-    gd_arch *arch;
-    const char *path;
-    int line;           /* current line (counted by our reader) */
-    int error_line;
-    char error[GD_ERR_MSG_BYTES];
-    seen_key seen[MAX_SEEN];
-    int seen_count;
-    int section_line[GD_LEVEL_COUNT + 2]; /* +gpu +noise */
-    /* the string being read by the line reader */
-    const char *cursor;
-    char line_comment[120];     /* inline comment of the current line */
-    int from_override;
-} parse_ctx;
-
-#define SECTION_GPU GD_LEVEL_COUNT
-#define SECTION_NOISE (GD_LEVEL_COUNT + 1)
-
-static int ctx_error(parse_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int ctx_error(parse_ctx *ctx, const char *fmt, ...)
+int arch_ctx_error(parse_ctx *ctx, const char *fmt, ...)
 {
     if (!ctx->error[0]) {
         va_list ap;
@@ -274,7 +248,7 @@ static int section_index(const char *section)
     return gd_level_from_name(section);
 }
 
-static int key_line(const parse_ctx *ctx, int section, const char *key)
+int arch_key_line(const parse_ctx *ctx, int section, const char *key)
 {
     const char *sname = section == SECTION_GPU     ? "gpu"
                         : section == SECTION_NOISE ? "noise"
@@ -308,22 +282,22 @@ static int store_value(parse_ctx *ctx, const arch_key *k, char *base, const char
     switch (k->type) {
     case K_U32:
         if (parse_u64(value, &u) || u > UINT32_MAX)
-            return ctx_error(ctx, "'%s' must be a non-negative integer, got '%s'", k->name, value);
+            return arch_ctx_error(ctx, "'%s' must be a non-negative integer, got '%s'", k->name, value);
         *(uint32_t *)(base + k->offset) = (uint32_t)u;
         return 1;
     case K_U64:
         if (parse_u64(value, &u))
-            return ctx_error(ctx, "'%s' must be a non-negative integer, got '%s'", k->name, value);
+            return arch_ctx_error(ctx, "'%s' must be a non-negative integer, got '%s'", k->name, value);
         *(uint64_t *)(base + k->offset) = u;
         return 1;
     case K_BYTES32:
     case K_BYTES64:
         if (gd_parse_bytes(value, &u))
-            return ctx_error(ctx, "'%s' must be a size in bytes (e.g. 128, 64KiB, 4MiB), got '%s'",
+            return arch_ctx_error(ctx, "'%s' must be a size in bytes (e.g. 128, 64KiB, 4MiB), got '%s'",
                              k->name, value);
         if (k->type == K_BYTES32) {
             if (u > UINT32_MAX)
-                return ctx_error(ctx, "'%s' is too large: '%s'", k->name, value);
+                return arch_ctx_error(ctx, "'%s' is too large: '%s'", k->name, value);
             *(uint32_t *)(base + k->offset) = (uint32_t)u;
         } else {
             *(uint64_t *)(base + k->offset) = u;
@@ -336,7 +310,7 @@ static int store_value(parse_ctx *ctx, const arch_key *k, char *base, const char
         while (end && isspace((unsigned char)*end))
             end++;
         if (end == value || errno || *end || !isfinite(d) || d < 0)
-            return ctx_error(ctx, "'%s' must be a non-negative number, got '%s'", k->name, value);
+            return arch_ctx_error(ctx, "'%s' must be a non-negative number, got '%s'", k->name, value);
         *(double *)(base + k->offset) = d;
         return 1;
     }
@@ -348,11 +322,11 @@ static int store_value(parse_ctx *ctx, const arch_key *k, char *base, const char
                  !strcasecmp(value, "no") || !strcasecmp(value, "off"))
             *(int *)(base + k->offset) = 0;
         else
-            return ctx_error(ctx, "'%s' must be true or false, got '%s'", k->name, value);
+            return arch_ctx_error(ctx, "'%s' must be true or false, got '%s'", k->name, value);
         return 1;
     case K_STRING:
         if (strlen(value) >= sizeof ctx->arch->gpu.name)
-            return ctx_error(ctx, "'%s' is too long", k->name);
+            return arch_ctx_error(ctx, "'%s' is too long", k->name);
         snprintf(base + k->offset, sizeof ctx->arch->gpu.name, "%s", value);
         return 1;
     case K_CC: {
@@ -360,7 +334,7 @@ static int store_value(parse_ctx *ctx, const arch_key *k, char *base, const char
         char tail;
         if (sscanf(value, "%d.%d%c", &major, &minor, &tail) != 2 || major < 1 || major > 20 ||
             minor < 0 || minor > 9)
-            return ctx_error(ctx, "'%s' must look like 7.5, got '%s'", k->name, value);
+            return arch_ctx_error(ctx, "'%s' must look like 7.5, got '%s'", k->name, value);
         ctx->arch->gpu.cc_major = major;
         ctx->arch->gpu.cc_minor = minor;
         return 1;
@@ -373,7 +347,7 @@ static int store_value(parse_ctx *ctx, const arch_key *k, char *base, const char
         else if (!strcasecmp(value, "random"))
             *(gd_replacement *)(base + k->offset) = GD_REPL_RANDOM;
         else
-            return ctx_error(ctx, "'%s' must be lru, fifo or random, got '%s'", k->name, value);
+            return arch_ctx_error(ctx, "'%s' must be lru, fifo or random, got '%s'", k->name, value);
         return 1;
     case K_SCOPE:
         if (!strcasecmp(value, "subpartition"))
@@ -383,19 +357,19 @@ static int store_value(parse_ctx *ctx, const arch_key *k, char *base, const char
         else if (!strcasecmp(value, "chip"))
             *(gd_scope *)(base + k->offset) = GD_SCOPE_CHIP;
         else
-            return ctx_error(ctx, "'%s' must be subpartition, sm or chip, got '%s'", k->name,
+            return arch_ctx_error(ctx, "'%s' must be subpartition, sm or chip, got '%s'", k->name,
                              value);
         return 1;
     case K_LEVEL: {
         int id = gd_level_from_name(value);
         if (id < 0)
-            return ctx_error(ctx, "'%s' must name a level (L1I, L15C, ...), got '%s'", k->name,
+            return arch_ctx_error(ctx, "'%s' must name a level (L1I, L15C, ...), got '%s'", k->name,
                              value);
         *(int *)(base + k->offset) = id;
         return 1;
     }
     }
-    return ctx_error(ctx, "internal: bad key type");
+    return arch_ctx_error(ctx, "internal: bad key type");
 }
 
 static int arch_handler(void *user, const char *section, const char *name, const char *value)
@@ -403,13 +377,13 @@ static int arch_handler(void *user, const char *section, const char *name, const
     parse_ctx *ctx = user;
     int sec = section_index(section);
     if (sec < 0)
-        return ctx_error(ctx, "unknown section [%s] (expected gpu, noise or a level: L0I L1I L15I "
+        return arch_ctx_error(ctx, "unknown section [%s] (expected gpu, noise or a level: L0I L1I L15I "
                               "L1C L15C L2C L1D SMEM L2 TLB1 TLB2 DRAM)",
                          section);
     if (!ctx->section_line[sec])
         ctx->section_line[sec] = ctx->line;
     if (!*value)
-        return ctx_error(ctx, "[%s] %s has no value", section, name);
+        return arch_ctx_error(ctx, "[%s] %s has no value", section, name);
 
     const arch_key *key = NULL;
     for (size_t i = 0; i < ARCH_KEY_COUNT; i++) {
@@ -424,7 +398,7 @@ static int arch_handler(void *user, const char *section, const char *name, const
         }
     }
     if (!key)
-        return ctx_error(ctx, "unknown key '%s' in [%s]", name, section);
+        return arch_ctx_error(ctx, "unknown key '%s' in [%s]", name, section);
 
     char *base;
     if (sec == SECTION_GPU)
@@ -464,7 +438,7 @@ static char *line_reader(char *str, int num, void *stream)
     size_t advance = len + (s[len] == '\n');
     ctx->line++;
     if (len + 2 > (size_t)num) {
-        ctx_error(ctx, "line longer than %d characters", num - 2);
+        arch_ctx_error(ctx, "line longer than %d characters", num - 2);
         len = (size_t)num - 2;
     }
     memcpy(str, s, len);
@@ -500,7 +474,7 @@ static char *line_reader(char *str, int num, void *stream)
         name[close - h - 1] = 0;
         int sec = section_index(name);
         if (sec < 0)
-            ctx_error(ctx, "unknown section [%s] (expected gpu, noise or a level: L0I L1I L15I "
+            arch_ctx_error(ctx, "unknown section [%s] (expected gpu, noise or a level: L0I L1I L15I "
                            "L1C L15C L2C L1D SMEM L2 TLB1 TLB2 DRAM)",
                       name);
         else if (!ctx->section_line[sec])
@@ -510,214 +484,6 @@ static char *line_reader(char *str, int num, void *stream)
 }
 
 /* ------------------------------------------------------------------------- */
-
-static void arch_defaults(gd_arch *a)
-{
-    memset(a, 0, sizeof *a);
-    a->gpu.sm_count = 1;
-    a->gpu.subpartitions = 4;
-    a->gpu.clock_mhz = 1000;
-    a->gpu.max_warps_per_sm = 32;
-    a->gpu.max_ctas_per_sm = 16;
-    a->gpu.global_mem_bytes = 1ull << 30;
-    a->gpu.alu_latency_cycles = 1;
-    a->gpu.shared_per_block_bytes = 48 * 1024;
-    a->gpu.seed = 1;
-    a->noise.seed = 1;
-    for (int i = 0; i < GD_LEVEL_COUNT; i++) {
-        a->level[i].shared_with = -1;
-        a->level[i].scope = GD_SCOPE_SM;
-    }
-    a->level[GD_L2].scope = GD_SCOPE_CHIP;
-    a->level[GD_L2C].scope = GD_SCOPE_CHIP;
-    a->level[GD_L0I].scope = GD_SCOPE_SUBPARTITION;
-    a->level[GD_TLB2].scope = GD_SCOPE_CHIP;
-    a->level[GD_DRAM].scope = GD_SCOPE_CHIP;
-}
-
-static int is_pow2(uint64_t x)
-{
-    return x && !(x & (x - 1));
-}
-
-/* Checks one cache-like level; fills derived fields. Returns 0 or sets ctx error. */
-static int validate_cache(parse_ctx *ctx, int id)
-{
-    gd_arch_level *l = &ctx->arch->level[id];
-    const char *nm = gd_level_name((gd_level_id)id);
-    static const char *const required[] = {"size", "line", "ways", "latency"};
-    for (size_t i = 0; i < sizeof required / sizeof required[0]; i++) {
-        int found = 0;
-        for (int s = 0; s < ctx->seen_count; s++)
-            if (!strcasecmp(ctx->seen[s].section, nm) && !strcmp(ctx->seen[s].key, required[i]))
-                found = 1;
-        if (!found) {
-            ctx->line = ctx->section_line[id];
-            return ctx_error(ctx, "[%s] is missing '%s'", nm, required[i]);
-        }
-    }
-    if (!l->sector_bytes)
-        l->sector_bytes = l->line_bytes;
-    if (!is_pow2(l->line_bytes)) {
-        ctx->line = key_line(ctx, id, "line");
-        return ctx_error(ctx, "[%s] line must be a power of two, got %u", nm, l->line_bytes);
-    }
-    if (!is_pow2(l->sector_bytes) || l->sector_bytes > l->line_bytes ||
-        l->line_bytes / l->sector_bytes > 32) {
-        ctx->line = key_line(ctx, id, "sector");
-        return ctx_error(ctx, "[%s] sector (%u) must be a power of two dividing line (%u) at most 32 times",
-                         nm, l->sector_bytes, l->line_bytes);
-    }
-    if (!l->ways) {
-        ctx->line = key_line(ctx, id, "ways");
-        return ctx_error(ctx, "[%s] ways must be at least 1", nm);
-    }
-    uint64_t set_bytes = (uint64_t)l->line_bytes * l->ways;
-    if (!l->size_bytes || l->size_bytes % set_bytes) {
-        ctx->line = key_line(ctx, id, "size");
-        return ctx_error(ctx, "[%s] size %llu is not a whole number of sets of %u ways x %u-byte lines",
-                         nm, (unsigned long long)l->size_bytes, l->ways, l->line_bytes);
-    }
-    if (l->size_bytes / set_bytes > (1u << 24)) {
-        ctx->line = key_line(ctx, id, "size");
-        return ctx_error(ctx, "[%s] too many sets", nm);
-    }
-    l->sets = (uint32_t)(l->size_bytes / set_bytes);
-    return 1;
-}
-
-static int arch_validate(parse_ctx *ctx)
-{
-    gd_arch *a = ctx->arch;
-    if (!a->gpu.sm_count || !a->gpu.subpartitions || a->gpu.subpartitions > 8) {
-        ctx->line = key_line(ctx, SECTION_GPU, a->gpu.sm_count ? "subpartitions" : "sms");
-        return ctx_error(ctx, "[gpu] needs sms >= 1 and 1..8 subpartitions");
-    }
-    if (!a->gpu.cc_major) {
-        ctx->line = ctx->section_line[SECTION_GPU];
-        return ctx_error(ctx, "[gpu] is missing 'compute_capability'");
-    }
-    if (!a->gpu.max_warps_per_sm || a->gpu.max_warps_per_sm > 64) {
-        ctx->line = key_line(ctx, SECTION_GPU, "max_warps_per_sm");
-        return ctx_error(ctx, "[gpu] max_warps_per_sm must be 1..64");
-    }
-    if (!a->gpu.max_ctas_per_sm) {
-        ctx->line = key_line(ctx, SECTION_GPU, "max_ctas_per_sm");
-        return ctx_error(ctx, "[gpu] max_ctas_per_sm must be at least 1");
-    }
-    if (a->noise.outlier_rate > 1) {
-        ctx->line = key_line(ctx, SECTION_NOISE, "outlier_rate");
-        return ctx_error(ctx, "[noise] outlier_rate must be between 0 and 1");
-    }
-    static const gd_level_id needed[] = {GD_L1D, GD_L2, GD_DRAM, GD_SMEM, GD_L1C};
-    for (size_t i = 0; i < sizeof needed / sizeof needed[0]; i++) {
-        if (!a->level[needed[i]].present) {
-            ctx->line = 0;
-            return ctx_error(ctx, "missing section [%s] (every arch needs L1D, L2, DRAM, SMEM, L1C)",
-                             gd_level_name(needed[i]));
-        }
-    }
-    for (int id = 0; id < GD_LEVEL_COUNT; id++) {
-        gd_arch_level *l = &a->level[id];
-        if (!l->present || id == GD_SMEM || id == GD_DRAM || id == GD_L2C || l->shared_with >= 0)
-            continue;
-        if (!validate_cache(ctx, id))
-            return 0;
-    }
-    /* a level that shares another's storage takes that level's geometry */
-    for (int id = 0; id < GD_LEVEL_COUNT; id++) {
-        gd_arch_level *l = &a->level[id];
-        if (!l->present || l->shared_with < 0)
-            continue;
-        const char *nm = gd_level_name((gd_level_id)id);
-        gd_arch_level *t = &a->level[l->shared_with];
-        ctx->line = key_line(ctx, id, "shared_with");
-        if (!t->present || t->shared_with >= 0 || l->shared_with == id)
-            return ctx_error(ctx, "[%s] shared_with names [%s], which this file does not define "
-                                  "as a cache of its own",
-                             nm, gd_level_name(l->shared_with));
-        if (t->scope != l->scope)
-            return ctx_error(ctx, "[%s] shares [%s]'s storage but not its scope (%s vs %s)", nm,
-                             gd_level_name(l->shared_with), gd_scope_name(l->scope),
-                             gd_scope_name(t->scope));
-        for (int s = 0; s < ctx->seen_count; s++)
-            if (!strcasecmp(ctx->seen[s].section, nm) &&
-                (!strcmp(ctx->seen[s].key, "ways") || !strcmp(ctx->seen[s].key, "replacement"))) {
-                ctx->line = ctx->seen[s].line;
-                return ctx_error(ctx, "[%s] shares [%s]'s storage: its '%s' is [%s]'s", nm,
-                                 gd_level_name(l->shared_with), ctx->seen[s].key,
-                                 gd_level_name(l->shared_with));
-            }
-        if ((l->size_bytes && l->size_bytes != t->size_bytes) ||
-            (l->line_bytes && l->line_bytes != t->line_bytes)) {
-            ctx->line = key_line(ctx, id, l->size_bytes != t->size_bytes ? "size" : "line");
-            return ctx_error(ctx, "[%s] shares [%s]'s storage, so its size and line must be [%s]'s",
-                             nm, gd_level_name(l->shared_with), gd_level_name(l->shared_with));
-        }
-        if (!l->latency_cycles) {
-            ctx->line = ctx->section_line[id];
-            return ctx_error(ctx, "[%s] is missing 'latency'", nm);
-        }
-        l->size_bytes = t->size_bytes;
-        l->line_bytes = t->line_bytes;
-        l->sector_bytes = t->sector_bytes;
-        l->ways = t->ways;
-        l->sets = t->sets;
-        l->replacement = t->replacement;
-    }
-    if (a->level[GD_L2C].present && !a->level[GD_L2C].latency_cycles) {
-        ctx->line = ctx->section_line[GD_L2C];
-        return ctx_error(ctx, "[L2C] is missing 'latency'");
-    }
-    gd_arch_level *smem = &a->level[GD_SMEM];
-    if (!smem->banks)
-        smem->banks = 32;
-    if (!smem->bank_width_bytes)
-        smem->bank_width_bytes = 4;
-    if (!is_pow2(smem->banks) || !is_pow2(smem->bank_width_bytes)) {
-        ctx->line = key_line(ctx, GD_SMEM, "banks");
-        return ctx_error(ctx, "[SMEM] banks and bank_width must be powers of two");
-    }
-    gd_arch_level *l1 = &a->level[GD_L1D];
-    if (!l1->fifo_entries)
-        l1->fifo_entries = 16;
-    if (!l1->mshr_entries)
-        l1->mshr_entries = 256;
-    if (!l1->mshr_merge)
-        l1->mshr_merge = 8;
-    if (!l1->miss_queue_entries)
-        l1->miss_queue_entries = 16;
-    gd_arch_level *l2 = &a->level[GD_L2];
-    if (!l2->requests_per_cycle)
-        l2->requests_per_cycle = 1;
-    if (!l2->mshr_entries)
-        l2->mshr_entries = 1024;
-    if (!l2->mshr_merge)
-        l2->mshr_merge = 16;
-    if (!a->level[GD_DRAM].requests_per_cycle)
-        a->level[GD_DRAM].requests_per_cycle = 1;
-    /* Latencies must increase down the data hierarchy: the memory path adds the
-     * differences (L2 - L1, DRAM - L2) as transit times. */
-    if (l2->latency_cycles <= l1->latency_cycles) {
-        ctx->line = key_line(ctx, GD_L2, "latency");
-        return ctx_error(ctx, "[L2] latency (%u) must exceed [L1D] latency (%u)", l2->latency_cycles,
-                         l1->latency_cycles);
-    }
-    if (a->level[GD_DRAM].latency_cycles <= l2->latency_cycles) {
-        ctx->line = key_line(ctx, GD_DRAM, "latency");
-        return ctx_error(ctx, "[DRAM] latency (%u) must exceed [L2] latency (%u)",
-                         a->level[GD_DRAM].latency_cycles, l2->latency_cycles);
-    }
-    if (l1->line_bytes > 1024 || l2->line_bytes > 1024) {
-        ctx->line = key_line(ctx, GD_L1D, "line");
-        return ctx_error(ctx, "data cache lines are limited to 1024 bytes");
-    }
-    if (l2->sector_bytes > l1->sector_bytes * 32) {
-        ctx->line = key_line(ctx, GD_L2, "sector");
-        return ctx_error(ctx, "[L2] sector too large");
-    }
-    return 1;
-}
 
 static int apply_overrides(parse_ctx *ctx, const char *const *overrides, size_t count, gd_err *err)
 {

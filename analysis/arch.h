@@ -60,6 +60,7 @@ typedef struct gd_arch_level {
     uint32_t miss_queue_entries;/* L1 -> L2 miss queue */
     int reorder;                /* CN110457238A: re-enqueue reservation-failed head */
     int pipelined_issue;        /* CN110457238A: next memory instruction once coalesced */
+    uint32_t fifo_tail_ports;   /* requests the FIFO tail takes per cycle (1: the patent's) */
     /* L2 */
     uint32_t requests_per_cycle;/* L2 / DRAM: requests accepted per cycle */
 } gd_arch_level;

@@ -224,6 +224,24 @@ sim_cache_line *sim_cache_victim(sim_cache *c, uint64_t line)
     return NULL;
 }
 
+int sim_cache_can_allocate(const sim_cache *c, uint64_t line)
+{
+    uint32_t s = sim_cache_set_of(c, line);
+    const sim_cache_line *set = &c->lines[(size_t)s * c->ways];
+    if (c->filled[s] < c->ways)
+        return 1;
+    if (c->replacement == GD_REPL_RANDOM) {
+        for (uint32_t w = 0; w < c->ways; w++)
+            if (set[w].reserved == 0)
+                return 1;
+        return 0;
+    }
+    for (uint16_t w = c->oldest[s]; w != SIM_CACHE_NO_WAY; w = set[w].newer)
+        if (set[w].reserved == 0)
+            return 1;
+    return 0;
+}
+
 void sim_cache_install(sim_cache *c, sim_cache_line *l, uint64_t line)
 {
     size_t idx = (size_t)(l - c->lines);

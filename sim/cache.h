@@ -85,6 +85,10 @@ static inline void sim_cache_touch(sim_cache *c, sim_cache_line *l)
  * sim_cache_install. */
 sim_cache_line *sim_cache_victim(sim_cache *c, uint64_t line);
 
+/* 1 if a miss on `line` could get a way now (an absent or unreserved way in its
+ * set), without choosing one: a random policy's seeded choice is not consumed. */
+int sim_cache_can_allocate(const sim_cache *c, uint64_t line);
+
 /* Install `line` in way `l` (no sectors valid yet). */
 void sim_cache_install(sim_cache *c, sim_cache_line *l, uint64_t line);
 

@@ -2,8 +2,11 @@
  *
  *   gpu.c      the cycle loop: CTAs onto SMs, warp schedulers, issue, event skipping
  *   exec.c     what each PTX instruction computes (functional model, per lane)
- *   memsys.c   the load/store path: coalescer, L1 request FIFO, L1D, MSHRs, miss
- *              queue, L2, DRAM, return queues
+ *   lsu.c      the load/store unit of an SM: coalescer, L1 request FIFO, the order
+ *              requests reach the tags (CN110457238A reorder / pipelined issue)
+ *   l1d.c      the L1D's answer to one request: tags, MSHRs, miss queue, fills
+ *   memsys.c   the chip's side of the memory path: L2, DRAM, the global tick
+ *   smem.c     shared-memory banks and conflict replays
  *
  * The simulator is functional-first: an instruction's results are computed when
  * it issues, and the timing model decides only *when* they become visible (the
@@ -73,31 +76,7 @@ typedef struct sim_mem_access {
     uint64_t addr[SIM_WARP_LANES];
 } sim_mem_access;
 
-typedef struct sim_lsu sim_lsu;  /* fetch.c: instruction fetch through L0I / L1I / L15I / L2 */
-int sim_fetch_create(sim_engine *e, gd_err *err);
-void sim_fetch_destroy(sim_engine *e);
-void sim_fetch_launch_begin(sim_engine *e);
-/* The cycle at which warp w can have the instruction at `pc` (the current cycle
- * when it is already fetched). */
-uint64_t sim_fetch(sim_engine *e, sim_sm *sm, sim_warp *w, uint32_t pc, uint64_t cycle);
-
-/* Cycles to bring the line at `addr` into levels[from..]: looks each present
- * level up in order (instances by scope), then the L2 and DRAM; installs the
- * line in the levels that lacked it; counts per-level hits and misses. */
-uint64_t sim_path_lookup(sim_engine *e, const gd_level_id *levels, size_t count, size_t from,
-                         uint32_t sm, uint32_t sub, uint64_t addr, uint32_t bytes, uint64_t cycle,
-                         uint64_t *hits, uint64_t *misses);
-
-/* constant.c: ld.const / ld.param through L1C / L15C / L2 */
-/* Cycles until the loaded value is visible: one lookup per distinct address,
- * serialized. */
-uint64_t sim_const_access(sim_engine *e, sim_sm *sm, sim_warp *w, const sim_mem_access *acc,
-                          uint64_t cycle);
-
-/* memsys.c */
-/* Looks [addr, addr+bytes) up in the L2 (installing what is missing, as a fill
- * from DRAM would) for the instruction and constant paths: 1 if all was there. */
-int sim_l2_lookup_fill(sim_engine *e, uint64_t addr, uint32_t bytes, uint64_t cycle);
+typedef struct sim_lsu sim_lsu;  /* lsu.c: the load/store unit of one SM */
 
 struct sim_sm {
     uint32_t id;
@@ -113,17 +92,35 @@ struct sim_sm {
     uint64_t smem_busy_until; /* shared-memory pipe */
     sim_lsu *lsu;
     int active;               /* on the engine's active list */
+    int ran_ctas;             /* got a CTA in the current launch */
     uint32_t ctas_finished;   /* CTAs whose warps all exited, not yet retired */
 };
+
+/* Why the L1 refused a request this cycle (a reservation fail). */
+typedef enum sim_resv_reason {
+    SIM_RESV_NONE,        /* not refused */
+    SIM_RESV_SET,         /* every way of its set is reserved by a pending fill */
+    SIM_RESV_MSHR,        /* no free MSHR for a new missing line */
+    SIM_RESV_MERGE,       /* its line's MSHR has merged mshr_merge requests already */
+    SIM_RESV_MISS_QUEUE,  /* not enough miss-queue slots towards the L2 */
+    SIM_RESV_REASONS
+} sim_resv_reason;
 
 typedef struct sim_stats {
     uint64_t warp_insns;
     uint64_t loop_iterations;  /* cycles the engine actually visited (the rest were skipped) */
     uint64_t cycles;
+    uint64_t sm_cycles;        /* cycles x SMs that ran CTAs, per launch */
     uint64_t launches;
     uint64_t l1d_hits, l1d_misses, l1d_sector_misses, l1d_merges;
-    uint64_t l1d_resv_fails, l1d_resv_fail_cycles;
-    uint64_t l1d_fifo_occupancy_sum, l1d_fifo_samples;
+    uint64_t l1d_resv_fails;   /* refused tag probes: every cycle a request is refused counts */
+    uint64_t l1d_resv_by_reason[SIM_RESV_REASONS];
+    uint64_t l1d_requeues;     /* reorder: refused heads moved to the FIFO tail */
+    uint64_t l1d_hol_cycles;   /* cycles a refused head kept other requests waiting behind it */
+    uint64_t l1d_fifo_occupancy_sum, l1d_fifo_max;
+    uint64_t lsu_coalescer_stall_cycles; /* the coalescer could not enqueue (full, or tail taken) */
+    uint64_t lsu_issue_stall_cycles;     /* a memory instruction waited for the LSU to accept it */
+    uint64_t coalesced_requests, coalesced_sectors; /* L1 lines and 32-B sectors, global ld/st */
     uint64_t l2_hits, l2_misses;
     uint64_t dram_reads, dram_writes;
     uint64_t smem_accesses, smem_replays;
@@ -132,6 +129,39 @@ typedef struct sim_stats {
     uint64_t ifetch_hits[GD_LEVEL_COUNT];
     uint64_t const_accesses, const_misses[GD_LEVEL_COUNT], const_hits[GD_LEVEL_COUNT];
 } sim_stats;
+
+/* The LSU's life, request by request, for tests and traces.  A request is named
+ * by its SM, its memory instruction (the SM's sequence number, from 1) and its
+ * index in that instruction's coalescer order: the patent's req-a4 is
+ * {instr of a, 4}. */
+typedef enum sim_lsu_event_kind {
+    SIM_LSU_ACCEPT,       /* the LSU took a memory instruction; `request` = its request count */
+    SIM_LSU_ENQUEUE,      /* the coalescer put the request at the FIFO tail */
+    SIM_LSU_HIT,          /* the tags hold all its sectors */
+    SIM_LSU_MISS,         /* allocated a line (reserved until filled) and an MSHR */
+    SIM_LSU_MERGE,        /* joined the MSHR of a line already being filled */
+    SIM_LSU_SEND,         /* a store or an L1-bypassing load went to the miss queue */
+    SIM_LSU_RESV_FAIL,    /* refused this cycle; `reason` says why */
+    SIM_LSU_REQUEUE,      /* reorder: the refused head went to the FIFO tail */
+    SIM_LSU_POP,          /* left the FIFO */
+    SIM_LSU_FILL,         /* its data arrived in the L1 (or from the L2, bypassing it) */
+    SIM_LSU_EVENT_KINDS
+} sim_lsu_event_kind;
+
+typedef struct sim_lsu_event {
+    uint64_t cycle;
+    uint64_t instr;
+    uint64_t line_addr;
+    uint32_t sm;
+    uint32_t set;         /* L1 set of the line */
+    uint16_t request;
+    uint8_t kind;         /* sim_lsu_event_kind */
+    uint8_t reason;       /* sim_resv_reason, for SIM_LSU_RESV_FAIL */
+} sim_lsu_event;
+
+typedef void (*sim_lsu_trace_fn)(void *user, const sim_lsu_event *event);
+const char *sim_lsu_event_name(sim_lsu_event_kind kind);
+const char *sim_resv_reason_name(sim_resv_reason reason);
 
 /* The cache instances of one level: one per sub-partition, per SM or for the
  * chip, as the arch file's `scope` says (fetch.c, constant.c). */
@@ -164,7 +194,7 @@ typedef struct sim_launch_config {
     uint32_t const_bytes;
 } sim_launch_config;
 
-typedef struct sim_memsys sim_memsys; /* memsys.c: L2, DRAM */
+typedef struct sim_memsys sim_memsys; /* memsys.c: L2, DRAM, the request pools */
 
 struct sim_engine {
     const gd_arch *arch;
@@ -181,6 +211,13 @@ struct sim_engine {
     uint64_t noise_rng;       /* [noise]: seeded timing noise on load completions */
     int noise_on;
     sim_level_caches lc[GD_LEVEL_COUNT]; /* instruction and constant caches */
+    /* hooks (tests, traces): every LSU event goes to lsu_trace when it is set;
+     * with lsu_probe_gate = n, each SM's L1 tags take no probe in a launch
+     * until its request FIFO first holds n requests (a test sets up a full FIFO,
+     * as the initial state of CN110457238A Fig. 2 has it) */
+    sim_lsu_trace_fn lsu_trace;
+    void *lsu_trace_user;
+    uint32_t lsu_probe_gate;
     int ifetch_on;            /* the arch has instruction caches */
     gd_level_id ifetch_first; /* the first of them (L0I, or L1I without an L0) */
 
@@ -197,6 +234,10 @@ struct sim_engine {
     int failed;
     gd_err *err;
 };
+
+/* sim_device.c: the engine behind an open "sim:ARCH" device (NULL for any other
+ * device), for tests and traces that set the hooks above. */
+sim_engine *sim_device_engine(gd_device *dev);
 
 /* gpu.c */
 int sim_engine_create(const gd_arch *arch, sim_devmem *mem, sim_engine **out, gd_err *err);
@@ -246,17 +287,27 @@ int sim_l2_lookup_fill(sim_engine *e, uint64_t addr, uint32_t bytes, uint64_t cy
 int sim_memsys_create(sim_engine *e, gd_err *err);
 void sim_memsys_destroy(sim_engine *e);
 void sim_memsys_launch_begin(sim_engine *e);       /* flush L1s at a kernel boundary */
+void sim_memsys_global_tick(sim_engine *e, uint64_t cycle);
+/* Earliest cycle >= now at which the memory system can make progress, or SIM_NEVER. */
+uint64_t sim_memsys_next_event(const sim_engine *e, uint64_t now);
+int sim_memsys_idle(const sim_engine *e);
+
+/* lsu.c */
 int sim_lsu_can_accept(const sim_sm *sm);          /* a global memory instruction */
+/* A warp's global memory instruction found the LSU unable to accept it. */
+void sim_lsu_refused_issue(sim_sm *sm, uint64_t cycle);
 /* Hands a global access to the SM's coalescer; `dst` is the register a load
  * writes (PTX_NO_REG for stores). */
 void sim_lsu_issue(sim_engine *e, sim_sm *sm, sim_warp *w, const sim_mem_access *acc,
                    uint16_t dst, uint64_t cycle);
-void sim_memsys_global_tick(sim_engine *e, uint64_t cycle);
 void sim_lsu_returns(sim_engine *e, sim_sm *sm, uint64_t cycle);
 void sim_lsu_tick(sim_engine *e, sim_sm *sm, uint64_t cycle);
-/* Earliest cycle >= now at which the memory system can make progress, or SIM_NEVER. */
-uint64_t sim_memsys_next_event(const sim_engine *e, uint64_t now);
-int sim_memsys_idle(const sim_engine *e);
 int sim_lsu_busy(const sim_sm *sm);
+
+/* smem.c: a shared-memory access issued at `cycle`; returns the cycle its data is
+ * visible (loads) and keeps the SM's shared-memory pipe busy for its replays. */
+uint64_t sim_smem_access(sim_engine *e, sim_sm *sm, const sim_mem_access *acc, uint64_t cycle);
+/* Conflict-free parts (passes) a warp access needs: 1 + its replays. */
+uint32_t sim_smem_passes(const gd_arch_level *smem, const sim_mem_access *acc);
 
 #endif

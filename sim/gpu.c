@@ -215,6 +215,7 @@ static int cta_launch(sim_engine *e, sim_sm *sm, uint64_t linear, uint64_t cycle
     sm->warps_resident += e->warps_per_cta;
     sm->shared_used += e->shared_per_cta;
     e->ctas_launched++;
+    sm->ran_ctas = 1;
     sm_activate(e, sm);
     return 0;
 }
@@ -284,40 +285,6 @@ static void barrier_check(sim_engine *e, sim_cta *cta, uint64_t cycle)
 
 /* ------------------------------------------------------------------------- */
 /* Issue                                                                     */
-
-static uint32_t smem_conflict_degree(const sim_engine *e, const sim_mem_access *acc)
-{
-    if (!(acc->mask & (acc->mask - 1)))
-        return 1; /* one lane: no conflict */
-    const gd_arch_level *s = &e->arch->level[GD_SMEM];
-    uint32_t banks = s->banks, width = s->bank_width_bytes;
-    uint64_t words[SIM_WARP_LANES];
-    uint32_t bank_of[SIM_WARP_LANES];
-    uint32_t n = 0, worst = 1;
-    for (uint32_t m = acc->mask; m; m &= m - 1) {
-        unsigned lane = (unsigned)__builtin_ctz(m);
-        uint64_t word = acc->addr[lane] / width;
-        uint32_t bank = (uint32_t)(word % banks);
-        uint32_t i, same_bank = 1;
-        int dup = 0;
-        for (i = 0; i < n; i++) {
-            if (words[i] == word) {
-                dup = 1; /* same word: broadcast, no conflict */
-                break;
-            }
-        }
-        if (dup)
-            continue;
-        for (i = 0; i < n; i++)
-            same_bank += bank_of[i] == bank;
-        words[n] = word;
-        bank_of[n] = bank;
-        n++;
-        if (same_bank > worst)
-            worst = same_bank;
-    }
-    return worst;
-}
 
 static void warp_finish(sim_engine *e, sim_sm *sm, sim_warp *w, uint64_t cycle)
 {
@@ -414,8 +381,10 @@ static int warp_try_issue(sim_engine *e, sim_sm *sm, sim_warp *w, uint64_t cycle
     }
     /* structural hazards */
     if (in->unit == UNIT_MEM) {
-        if (in->space == SP_GLOBAL && !sim_lsu_can_accept(sm))
+        if (in->space == SP_GLOBAL && !sim_lsu_can_accept(sm)) {
+            sim_lsu_refused_issue(sm, cycle);
             return 0; /* the LSU's own progress brings us back */
+        }
         if (in->space == SP_SHARED && sm->smem_busy_until > cycle) {
             if (sm->smem_busy_until < *wake)
                 *wake = sm->smem_busy_until;
@@ -463,12 +432,9 @@ static int warp_try_issue(sim_engine *e, sim_sm *sm, sim_warp *w, uint64_t cycle
             sim_lsu_issue(e, sm, w, &acc, acc.is_store ? PTX_NO_REG : in->dst.reg, cycle);
             break;
         case SP_SHARED: {
-            uint32_t n = smem_conflict_degree(e, &acc);
-            e->stats.smem_accesses++;
-            e->stats.smem_replays += n - 1;
-            sm->smem_busy_until = cycle + n;
+            uint64_t ready = sim_smem_access(e, sm, &acc, cycle);
             if (!acc.is_store)
-                w->reg_ready[in->dst.reg] = cycle + (n - 1) + a->level[GD_SMEM].latency_cycles;
+                w->reg_ready[in->dst.reg] = ready;
             break;
         }
         case SP_PARAM:
@@ -617,6 +583,7 @@ int sim_engine_run(sim_engine *e, const sim_launch_config *l, gd_err *err)
     e->active_sm_count = 0;
     for (uint32_t s = 0; s < e->sm_count; s++) {
         e->sms[s].active = 0;
+        e->sms[s].ran_ctas = 0;
         e->sms[s].smem_busy_until = 0;
     }
     e->stats.launches++;
@@ -697,6 +664,8 @@ int sim_engine_run(sim_engine *e, const sim_launch_config *l, gd_err *err)
         cycle = next;
     }
     e->stats.cycles += cycle - start;
+    for (uint32_t s = 0; s < e->sm_count; s++)
+        e->stats.sm_cycles += e->sms[s].ran_ctas ? cycle - start : 0;
     e->cycle = cycle + 1;
     if (e->failed) {
         /* leave the machine clean for the next launch */

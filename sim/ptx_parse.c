@@ -4,14 +4,16 @@
  * parser reads real PTX syntax: module directives (.version, .target,
  * .address_size, module-scope .const variables), .entry kernels with .param
  * lists, .reg/.shared declarations, labels, guarded instructions.  It is a small
- * hand-written lexer plus a statement parser: PTX's grammar is regular enough
- * that a table of opcodes and their operand shapes covers the subset.
+ * hand-written lexer (ptx_lex.c) plus a statement parser: this file reads the
+ * directives, declarations and labels and fills the symbol tables; ptx_insn.c
+ * reads one instruction -- PTX's grammar is regular enough that a table of
+ * opcodes and their operand shapes covers the subset.
  *
  * What it does not know it rejects, naming the line: "ptx:41: unsupported
  * instruction 'tex.2d.v4.f32.f32'".  The subset is listed in sim/README.md and
  * grows only when a probe needs it (and then the interpreter grows with it).
  */
-#include "sim/ptx_lex.h"
+#include "sim/ptx_parse.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -22,49 +24,7 @@
 /* ------------------------------------------------------------------------- */
 /* Per-kernel symbol tables                                                  */
 
-typedef struct reg_name {
-    char name[64];
-    uint32_t index;
-} reg_name;
-
-typedef struct sym {
-    char name[64];
-    ptx_space space;
-    uint32_t offset;
-    uint32_t size;
-} sym;
-
-typedef struct label {
-    char name[64];
-    int32_t index; /* instruction index, -1 until defined */
-    int line;      /* first use, for errors */
-} label;
-
-typedef struct kparse {
-    ptx_kernel *k;
-    reg_name *regs;
-    size_t reg_count, reg_cap;
-    sym *syms;
-    size_t sym_count, sym_cap;
-    label *labels;
-    size_t label_count, label_cap;
-    size_t insn_cap;
-    const ptx_module *module;
-} kparse;
-
-#define GROW(ptr, count, cap)                                                                  \
-    do {                                                                                       \
-        if ((count) == (cap)) {                                                                \
-            size_t ncap_ = (cap) ? (cap) * 2 : 16;                                             \
-            void *np_ = realloc((ptr), ncap_ * sizeof *(ptr));                                 \
-            if (!np_)                                                                          \
-                return lex_fail(lx, lx->cur.line, "out of memory");                            \
-            (ptr) = np_;                                                                       \
-            (cap) = ncap_;                                                                     \
-        }                                                                                      \
-    } while (0)
-
-static int find_reg(const kparse *kp, const char *name)
+int kparse_find_reg(const kparse *kp, const char *name)
 {
     for (size_t i = 0; i < kp->reg_count; i++)
         if (strcmp(kp->regs[i].name, name) == 0)
@@ -72,7 +32,7 @@ static int find_reg(const kparse *kp, const char *name)
     return -1;
 }
 
-static const sym *find_sym(const kparse *kp, const char *name)
+const sym *kparse_find_sym(const kparse *kp, const char *name)
 {
     for (size_t i = 0; i < kp->sym_count; i++)
         if (strcmp(kp->syms[i].name, name) == 0)
@@ -91,7 +51,7 @@ static const sym *find_sym(const kparse *kp, const char *name)
 
 static int add_reg(lexer *lx, kparse *kp, const char *name)
 {
-    if (find_reg(kp, name) >= 0)
+    if (kparse_find_reg(kp, name) >= 0)
         return lex_fail(lx, lx->cur.line, "register %s declared twice", name);
     if (kp->k->reg_count >= PTX_NO_REG - 1)
         return lex_fail(lx, lx->cur.line, "too many registers");
@@ -102,7 +62,7 @@ static int add_reg(lexer *lx, kparse *kp, const char *name)
     return 0;
 }
 
-static int label_ref(lexer *lx, kparse *kp, const char *name, int line, uint32_t *index_slot)
+int kparse_label_ref(lexer *lx, kparse *kp, const char *name, int line, uint32_t *index_slot)
 {
     for (size_t i = 0; i < kp->label_count; i++)
         if (strcmp(kp->labels[i].name, name) == 0) {
@@ -115,370 +75,6 @@ static int label_ref(lexer *lx, kparse *kp, const char *name, int line, uint32_t
     l->index = -1;
     l->line = line;
     *index_slot = (uint32_t)kp->label_count++;
-    return 0;
-}
-
-/* ------------------------------------------------------------------------- */
-/* Operands                                                                  */
-
-/* Parses one operand.  `type` guides immediate conversion; `allow_label` for bra. */
-static int parse_operand(lexer *lx, kparse *kp, ptx_type type, ptx_operand *op, int allow_label,
-                         uint32_t *label_slot)
-{
-    memset(op, 0, sizeof *op);
-    op->reg = PTX_NO_REG;
-    int line = lx->cur.line;
-    if (tok_is(lx, "[")) {
-        lex_next(lx);
-        op->kind = OK_ADDR;
-        int have_base = 0;
-        int64_t offset = 0;
-        int negative = 0;
-        for (;;) {
-            if (lx->cur.kind == T_IDENT) {
-                if (have_base)
-                    return lex_fail(lx, line, "address with two bases");
-                int r = find_reg(kp, lx->cur.text);
-                if (r >= 0) {
-                    op->reg = (uint16_t)r;
-                } else {
-                    const sym *s = find_sym(kp, lx->cur.text);
-                    if (!s)
-                        return lex_fail(lx, line, "unknown name '%s' in address", lx->cur.text);
-                    offset += s->offset;
-                }
-                have_base = 1;
-                lex_next(lx);
-            } else if (lx->cur.kind == T_NUM) {
-                int64_t v;
-                if (ptx_parse_number(lx->cur.text, negative, PT_S64, &v))
-                    return lex_fail(lx, line, "bad address offset '%s'", lx->cur.text);
-                offset += v;
-                negative = 0;
-                lex_next(lx);
-            } else {
-                return lex_fail(lx, line, "bad address operand near '%s'", lx->cur.text);
-            }
-            if (tok_is(lx, "+")) {
-                lex_next(lx);
-                if (tok_is(lx, "-")) {
-                    negative = 1;
-                    lex_next(lx);
-                }
-                continue;
-            }
-            if (tok_is(lx, "-")) {
-                negative = 1;
-                lex_next(lx);
-                continue;
-            }
-            break;
-        }
-        op->imm = offset;
-        return expect(lx, "]");
-    }
-    int negative = 0;
-    if (tok_is(lx, "-")) {
-        negative = 1;
-        lex_next(lx);
-    }
-    if (lx->cur.kind == T_NUM) {
-        op->kind = OK_IMM;
-        if (ptx_parse_number(lx->cur.text, negative, type, &op->imm))
-            return lex_fail(lx, line, "bad number '%s'", lx->cur.text);
-        lex_next(lx);
-        return 0;
-    }
-    if (negative)
-        return lex_fail(lx, line, "'-' must be followed by a number");
-    if (lx->cur.kind == T_PUNCT && tok_is(lx, "{"))
-        return lex_fail(lx, line, "vector operands are not in the simulator's PTX subset");
-    if (lx->cur.kind != T_IDENT)
-        return lex_fail(lx, line, "expected an operand, found '%s'", lx->cur.text);
-    const char *name = lx->cur.text;
-    int r = find_reg(kp, name);
-    if (r >= 0) {
-        op->kind = OK_REG;
-        op->reg = (uint16_t)r;
-        lex_next(lx);
-        return 0;
-    }
-    for (size_t i = 0; i < ptx_sreg_name_count; i++)
-        if (strcmp(name, ptx_sreg_names[i].name) == 0) {
-            op->kind = OK_SREG;
-            op->sreg = (uint8_t)ptx_sreg_names[i].sreg;
-            lex_next(lx);
-            return 0;
-        }
-    if (allow_label) {
-        if (label_ref(lx, kp, name, line, label_slot))
-            return -1;
-        op->kind = OK_NONE;
-        lex_next(lx);
-        return 0;
-    }
-    const sym *s = find_sym(kp, name);
-    if (s) {
-        /* the address of a variable in its state space */
-        op->kind = OK_IMM;
-        op->imm = s->offset;
-        lex_next(lx);
-        return 0;
-    }
-    if (name[0] == '%')
-        return lex_fail(lx, line, "undeclared register %s", name);
-    return lex_fail(lx, line, "unknown name '%s'", name);
-}
-
-/* ------------------------------------------------------------------------- */
-/* Instructions                                                              */
-
-typedef struct opcode_parts {
-    char base[16];
-    char mods[8][16];
-    int mod_count;
-} opcode_parts;
-
-static int split_opcode(const char *text, opcode_parts *parts)
-{
-    memset(parts, 0, sizeof *parts);
-    const char *dot = strchr(text, '.');
-    size_t bl = dot ? (size_t)(dot - text) : strlen(text);
-    if (bl >= sizeof parts->base)
-        return -1;
-    memcpy(parts->base, text, bl);
-    while (dot) {
-        const char *next = strchr(dot + 1, '.');
-        size_t ml = next ? (size_t)(next - dot) : strlen(dot);
-        if (parts->mod_count == 8 || ml >= sizeof parts->mods[0])
-            return -1;
-        memcpy(parts->mods[parts->mod_count++], dot, ml);
-        dot = next;
-    }
-    return 0;
-}
-
-static int op_from_base(const char *base)
-{
-    for (int i = 0; i < OP_COUNT; i++)
-        if (strcmp(base, ptx_op_names[i]) == 0)
-            return i;
-    return -1;
-}
-
-/* Applies modifiers to insn; returns -1 on an unknown one. */
-static int apply_modifiers(lexer *lx, int line, const char *full, const opcode_parts *parts,
-                           ptx_insn *in)
-{
-    int types_seen = 0;
-    for (int i = 0; i < parts->mod_count; i++) {
-        const char *m = parts->mods[i];
-        ptx_type t = ptx_type_from_name(m);
-        if (t != PT_NONE) {
-            if (types_seen == 0)
-                in->type = (uint8_t)t;
-            else if (types_seen == 1)
-                in->type2 = (uint8_t)t;
-            else
-                return lex_fail(lx, line, "too many types in '%s'", full);
-            types_seen++;
-            continue;
-        }
-        if (!strcmp(m, ".global")) in->space = SP_GLOBAL;
-        else if (!strcmp(m, ".shared")) in->space = SP_SHARED;
-        else if (!strcmp(m, ".const")) in->space = SP_CONST;
-        else if (!strcmp(m, ".param")) in->space = SP_PARAM;
-        else if (!strcmp(m, ".ca")) in->cache_op = CO_CA;
-        else if (!strcmp(m, ".cg")) in->cache_op = CO_CG;
-        else if (!strcmp(m, ".cs")) in->cache_op = CO_CS;
-        else if (!strcmp(m, ".cv")) in->cache_op = CO_CV;
-        else if (!strcmp(m, ".lu")) in->cache_op = CO_LU;
-        else if (!strcmp(m, ".nc")) in->cache_op = CO_NC;
-        else if (!strcmp(m, ".wb") || !strcmp(m, ".wt")) in->cache_op = CO_DEFAULT;
-        else if (!strcmp(m, ".volatile")) in->volatile_ = 1;
-        else if ((in->op == OP_MUL || in->op == OP_MAD) && !strcmp(m, ".lo")) in->mulmode = MM_LO;
-        else if ((in->op == OP_MUL || in->op == OP_MAD) && !strcmp(m, ".hi")) in->mulmode = MM_HI;
-        else if (!strcmp(m, ".eq")) in->cmp = CMP_EQ;
-        else if (!strcmp(m, ".ne")) in->cmp = CMP_NE;
-        else if (!strcmp(m, ".lt") || !strcmp(m, ".lo")) in->cmp = CMP_LT;
-        else if (!strcmp(m, ".le") || !strcmp(m, ".ls")) in->cmp = CMP_LE;
-        else if (!strcmp(m, ".gt") || !strcmp(m, ".hi")) in->cmp = CMP_GT;
-        else if (!strcmp(m, ".ge") || !strcmp(m, ".hs")) in->cmp = CMP_GE;
-        else if (!strcmp(m, ".wide")) in->mulmode = MM_WIDE;
-        else if (!strcmp(m, ".uni") || !strcmp(m, ".sync") || !strcmp(m, ".rn") ||
-                 !strcmp(m, ".rz") || !strcmp(m, ".rm") || !strcmp(m, ".rp") ||
-                 !strcmp(m, ".rni") || !strcmp(m, ".rzi") || !strcmp(m, ".ftz") ||
-                 !strcmp(m, ".sat") || !strcmp(m, ".approx") || !strcmp(m, ".full") ||
-                 !strcmp(m, ".aligned"))
-            ; /* accepted, no effect on the functional model */
-        else
-            return lex_fail(lx, line, "unsupported modifier '%s' in '%s'", m, full);
-    }
-    return types_seen;
-}
-
-static int parse_instruction(lexer *lx, kparse *kp)
-{
-    ptx_kernel *k = kp->k;
-    GROW(k->insns, k->insn_count, kp->insn_cap);
-    ptx_insn *in = &k->insns[k->insn_count];
-    memset(in, 0, sizeof *in);
-    in->guard = PTX_NO_REG;
-    in->dst.reg = PTX_NO_REG;
-    int line = lx->cur.line;
-    in->line = (uint32_t)line;
-
-    if (tok_is(lx, "@")) {
-        lex_next(lx);
-        if (tok_is(lx, "!")) {
-            in->guard_neg = 1;
-            lex_next(lx);
-        }
-        int r = lx->cur.kind == T_IDENT ? find_reg(kp, lx->cur.text) : -1;
-        if (r < 0)
-            return lex_fail(lx, line, "guard must be a declared predicate register, found '%s'",
-                            lx->cur.text);
-        in->guard = (uint16_t)r;
-        lex_next(lx);
-    }
-    if (lx->cur.kind != T_IDENT)
-        return lex_fail(lx, line, "expected an instruction, found '%s'", lx->cur.text);
-    char full[64];
-    snprintf(full, sizeof full, "%s", lx->cur.text);
-    opcode_parts parts;
-    int op = -1;
-    if (split_opcode(full, &parts) == 0)
-        op = op_from_base(parts.base);
-    /* mul.lo / mad.lo need the op before modifiers are read */
-    if (op < 0)
-        return lex_fail(lx, line,
-                        "unsupported instruction '%s' (not in the simulator's PTX subset; see "
-                        "sim/README.md)",
-                        full);
-    in->op = (uint8_t)op;
-    int ntypes = apply_modifiers(lx, line, full, &parts, in);
-    if (ntypes < 0)
-        return -1;
-    if (op == OP_MUL || op == OP_MAD) {
-        if (!ptx_type_is_float((ptx_type)in->type) && in->mulmode == MM_NONE)
-            return lex_fail(lx, line, "'%s' needs .lo, .hi or .wide", full);
-    }
-    lex_next(lx);
-
-    /* operand shapes */
-    int ndst = 0, nsrc = 0;
-    int is_label = 0;
-    switch (op) {
-    case OP_MOV: case OP_NEG: case OP_ABS: case OP_NOT: case OP_CVT: ndst = 1; nsrc = 1; break;
-    case OP_ADD: case OP_SUB: case OP_MUL: case OP_DIV: case OP_REM: case OP_MIN: case OP_MAX:
-    case OP_AND: case OP_OR: case OP_XOR: case OP_SHL: case OP_SHR: case OP_SETP:
-        ndst = 1; nsrc = 2; break;
-    case OP_MAD: case OP_FMA: case OP_SELP: ndst = 1; nsrc = 3; break;
-    case OP_LD: ndst = 1; nsrc = 1; break;
-    case OP_ST: ndst = 0; nsrc = 2; break;
-    case OP_BRA: is_label = 1; break;
-    case OP_RET: case OP_EXIT: break;
-    case OP_BAR: nsrc = 1; break;
-    }
-    if (in->type == PT_NONE && op != OP_BRA && op != OP_RET && op != OP_EXIT && op != OP_BAR)
-        return lex_fail(lx, line, "'%s' needs a type (.u32, .u64, ...)", full);
-    if ((op == OP_LD || op == OP_ST) && in->space == SP_NONE)
-        return lex_fail(lx, line, "'%s': generic addressing is not in the subset; name a state "
-                                  "space (.global, .shared, .const, .param)",
-                        full);
-    if (op == OP_CVT && ntypes != 2)
-        return lex_fail(lx, line, "'%s' needs a destination and a source type", full);
-    if (op == OP_SETP && ntypes != 1)
-        return lex_fail(lx, line, "'%s' needs one comparison type", full);
-
-    ptx_type src_type = (ptx_type)in->type;
-    if (op == OP_CVT)
-        src_type = (ptx_type)in->type2;
-    if (is_label) {
-        uint32_t slot = 0;
-        ptx_operand dummy;
-        if (parse_operand(lx, kp, PT_NONE, &dummy, 1, &slot))
-            return -1;
-        in->target = slot; /* label index; resolved at the end of the kernel */
-    }
-    if (ndst) {
-        ptx_type dt = op == OP_SETP ? PT_PRED : (ptx_type)in->type;
-        if (parse_operand(lx, kp, dt, &in->dst, 0, NULL))
-            return -1;
-        if (in->dst.kind != OK_REG)
-            return lex_fail(lx, line, "'%s': destination must be a register", full);
-        if (tok_is(lx, "|"))
-            return lex_fail(lx, line, "'%s': a second predicate destination is not in the subset",
-                            full);
-        if (nsrc && expect(lx, ","))
-            return -1;
-    }
-    for (int i = 0; i < nsrc; i++) {
-        ptx_type t = src_type;
-        if (op == OP_SELP && i == 2)
-            t = PT_PRED;
-        if ((op == OP_SHL || op == OP_SHR) && i == 1)
-            t = PT_U32;
-        if (parse_operand(lx, kp, t, &in->src[i], 0, NULL))
-            return -1;
-        if (i + 1 < nsrc && expect(lx, ","))
-            return -1;
-    }
-    in->nsrc = (uint8_t)nsrc;
-    if (expect(lx, ";"))
-        return -1;
-
-    /* shape checks */
-    if (op == OP_LD) {
-        if (in->src[0].kind != OK_ADDR)
-            return lex_fail(lx, line, "'%s': source must be an address [..]", full);
-        in->size = (uint8_t)(ptx_type_bits((ptx_type)in->type) / 8);
-    }
-    if (op == OP_ST) {
-        if (in->src[0].kind != OK_ADDR)
-            return lex_fail(lx, line, "'%s': destination must be an address [..]", full);
-        if (in->space == SP_CONST || in->space == SP_PARAM)
-            return lex_fail(lx, line, "'%s': cannot store to a read-only state space", full);
-        in->size = (uint8_t)(ptx_type_bits((ptx_type)in->type) / 8);
-    }
-    if ((op == OP_LD || op == OP_ST) && in->size == 0)
-        return lex_fail(lx, line, "'%s': bad access size", full);
-    if (op == OP_LD && in->space == SP_LOCAL)
-        return lex_fail(lx, line, "'%s': .local is not in the subset", full);
-    for (int i = 0; i < nsrc; i++)
-        if (in->src[i].kind == OK_ADDR && op != OP_LD && op != OP_ST)
-            return lex_fail(lx, line, "'%s': an address operand needs ld or st", full);
-    if (op == OP_ST && in->src[1].kind == OK_ADDR)
-        return lex_fail(lx, line, "'%s': value must be a register or immediate", full);
-    if (op == OP_BAR) {
-        if (in->src[0].kind != OK_IMM || in->src[0].imm != 0)
-            return lex_fail(lx, line, "'%s': only barrier 0 is supported", full);
-    }
-    if (op == OP_FMA && !ptx_type_is_float((ptx_type)in->type))
-        return lex_fail(lx, line, "'%s': fma needs .f32 or .f64", full);
-    if ((op == OP_DIV || op == OP_REM) && ptx_type_is_float((ptx_type)in->type) && op == OP_REM)
-        return lex_fail(lx, line, "'%s': rem needs an integer type", full);
-    if (op == OP_MOV && in->src[0].kind == OK_SREG && in->src[0].sreg == SR_CLOCK64 &&
-        ptx_type_bits((ptx_type)in->type) != 64)
-        return lex_fail(lx, line, "'%s': %%clock64 needs a 64-bit move", full);
-
-    /* what the scoreboard must check: guard, sources (and address bases), destination */
-    in->bits = (uint8_t)ptx_type_bits((ptx_type)in->type);
-    if (in->guard != PTX_NO_REG)
-        in->sb_regs[in->sb_count++] = in->guard;
-    for (int i = 0; i < nsrc; i++)
-        if ((in->src[i].kind == OK_REG || in->src[i].kind == OK_ADDR) && in->src[i].reg != PTX_NO_REG)
-            in->sb_regs[in->sb_count++] = in->src[i].reg;
-    if (in->dst.kind == OK_REG)
-        in->sb_regs[in->sb_count++] = in->dst.reg;
-
-    switch (op) {
-    case OP_LD: case OP_ST: in->unit = UNIT_MEM; break;
-    case OP_BRA: case OP_RET: case OP_EXIT: in->unit = UNIT_BRANCH; break;
-    case OP_BAR: in->unit = UNIT_BARRIER; break;
-    default: in->unit = UNIT_ALU; break;
-    }
-    k->insn_count++;
     return 0;
 }
 
@@ -727,7 +323,7 @@ static int parse_kernel_body(lexer *lx, kparse *kp)
                    lx->p[0] == ':') {
             /* label */
             uint32_t slot;
-            if (label_ref(lx, kp, lx->cur.text, lx->cur.line, &slot))
+            if (kparse_label_ref(lx, kp, lx->cur.text, lx->cur.line, &slot))
                 return -1;
             if (kp->labels[slot].index >= 0)
                 return lex_fail(lx, lx->cur.line, "label %s defined twice", lx->cur.text);
@@ -736,7 +332,7 @@ static int parse_kernel_body(lexer *lx, kparse *kp)
             if (expect(lx, ":"))
                 return -1;
         } else {
-            if (parse_instruction(lx, kp))
+            if (ptx_parse_instruction(lx, kp))
                 return -1;
         }
     }

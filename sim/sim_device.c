@@ -252,6 +252,7 @@ static int simdev_counters(gd_device *dev, gd_counter_list *out, gd_err *err)
 {
     sim_device *d = (sim_device *)dev;
     const sim_stats *s = &d->engine->stats;
+    double mem_insns = (double)(s->global_loads + s->global_stores);
     const struct {
         const char *name;
         double value;
@@ -265,8 +266,22 @@ static int simdev_counters(gd_device *dev, gd_counter_list *out, gd_err *err)
         {"l1d.sector_misses", (double)s->l1d_sector_misses},
         {"l1d.mshr_merges", (double)s->l1d_merges},
         {"l1d.reservation_fails", (double)s->l1d_resv_fails},
-        {"l1d.reservation_stall_cycles", (double)s->l1d_resv_fail_cycles},
+        {"l1d.reservation_fails.set", (double)s->l1d_resv_by_reason[SIM_RESV_SET]},
+        {"l1d.reservation_fails.mshr", (double)s->l1d_resv_by_reason[SIM_RESV_MSHR]},
+        {"l1d.reservation_fails.merge", (double)s->l1d_resv_by_reason[SIM_RESV_MERGE]},
+        {"l1d.reservation_fails.miss_queue", (double)s->l1d_resv_by_reason[SIM_RESV_MISS_QUEUE]},
+        {"l1d.reservation_stall_cycles", (double)s->l1d_hol_cycles},
+        {"l1d.requeues", (double)s->l1d_requeues},
         {"l1d.fifo_occupancy_cycles", (double)s->l1d_fifo_occupancy_sum},
+        {"l1d.fifo_occupancy_mean", s->sm_cycles ? (double)s->l1d_fifo_occupancy_sum /
+                                                       (double)s->sm_cycles : 0.0},
+        {"l1d.fifo_occupancy_max", (double)s->l1d_fifo_max},
+        {"lsu.coalescer_stall_cycles", (double)s->lsu_coalescer_stall_cycles},
+        {"lsu.issue_stall_cycles", (double)s->lsu_issue_stall_cycles},
+        {"coalesce.requests", (double)s->coalesced_requests},
+        {"coalesce.sectors", (double)s->coalesced_sectors},
+        {"coalesce.requests_per_insn", mem_insns ? (double)s->coalesced_requests / mem_insns : 0.0},
+        {"coalesce.sectors_per_insn", mem_insns ? (double)s->coalesced_sectors / mem_insns : 0.0},
         {"l2.hits", (double)s->l2_hits},
         {"l2.misses", (double)s->l2_misses},
         {"dram.reads", (double)s->dram_reads},
@@ -318,6 +333,13 @@ static const struct gd_device_ops sim_ops = {
     .synchronize = simdev_synchronize,
     .counters = simdev_counters,
 };
+
+sim_engine *sim_device_engine(gd_device *dev)
+{
+    if (!dev || dev->ops != &sim_ops)
+        return NULL;
+    return ((sim_device *)dev)->engine;
+}
 
 int sim_device_open(const char *arch_name, const gd_device_opts *opts, gd_device **out,
                     gd_err *err)

@@ -151,6 +151,77 @@ static void test_missing_section_and_file(void **state)
     assert_non_null(strstr(err.msg, "test.arch:24: line longer"));
 }
 
+/* The CN110457238A embodiment-2 GPU: the patent's figures, both mechanisms off
+ * (the baseline), each switchable by an override; the sources are cited. */
+static void test_cn110457238_embodiment(void **state)
+{
+    (void)state;
+    gd_arch a;
+    gd_err err;
+    char path[1024];
+    assert_int_equal(gd_arch_resolve("cn110457238", path, sizeof path, &err), 0);
+    assert_int_equal(gd_arch_load(path, NULL, 0, &a, &err), 0);
+    assert_int_equal(a.gpu.sm_count, 15);
+    assert_int_equal(a.gpu.max_warps_per_sm * 32, 1536);
+    assert_int_equal(a.gpu.shared_per_block_bytes, 48 * 1024);
+    const gd_arch_level *l1 = &a.level[GD_L1D], *l2 = &a.level[GD_L2];
+    assert_int_equal(l1->size_bytes, 16 * 1024);
+    assert_int_equal(l1->ways, 4);
+    assert_int_equal(l1->sets, 32);
+    assert_int_equal(l1->line_bytes, 128);
+    assert_int_equal(l1->latency_cycles, 1);
+    assert_int_equal(l1->fifo_entries, 32);
+    assert_int_equal(l1->reorder, 0);
+    assert_int_equal(l1->pipelined_issue, 0);
+    assert_int_equal(l2->size_bytes, 128 * 1024);
+    assert_int_equal(l2->ways, 8);
+    assert_int_equal(l2->line_bytes, 128);
+    assert_int_equal(l2->latency_cycles, 120);
+    assert_int_equal(a.level[GD_DRAM].latency_cycles, 220);
+    assert_int_equal(a.level[GD_DRAM].requests_per_cycle, 6);
+    assert_int_equal(a.level[GD_SMEM].size_bytes, 48 * 1024);
+    const char *src = gd_arch_source_of(&a, "L1D", "fifo_entries");
+    assert_non_null(src);
+    assert_non_null(strstr(src, "[PAT]"));
+    src = gd_arch_source_of(&a, "L1D", "mshr_entries");
+    assert_non_null(src);
+    assert_non_null(strstr(src, "simulator setting"));
+    const char *on[] = {"L1D.reorder=true", "L1D.pipelined_issue=on"};
+    assert_int_equal(gd_arch_load(path, on, 2, &a, &err), 0);
+    assert_int_equal(a.level[GD_L1D].reorder, 1);
+    assert_int_equal(a.level[GD_L1D].pipelined_issue, 1);
+    assert_int_equal(a.level[GD_L1D].fifo_tail_ports, 1);
+    assert_string_equal(gd_arch_source_of(&a, "L1D", "reorder"), "set on the command line (--set)");
+    const char *bad[] = {"L1D.pipelined_issue=sometimes"};
+    assert_int_equal(gd_arch_load(path, bad, 1, &a, &err), -1);
+    assert_non_null(strstr(err.msg, "'pipelined_issue' must be true or false"));
+    const char *ports[] = {"L1D.fifo_tail_ports=3"};
+    assert_int_equal(gd_arch_load(path, ports, 1, &a, &err), -1);
+    assert_non_null(strstr(err.msg, "fifo_tail_ports must be 1 or 2"));
+    const char *wrong_level[] = {"L2.reorder=true"};
+    assert_int_equal(gd_arch_load(path, wrong_level, 1, &a, &err), -1);
+    assert_non_null(strstr(err.msg, "unknown key 'reorder' in [L2]"));
+}
+
+/* A request whose messages to the L2 cannot all fit the miss queue would be
+ * refused forever: the file is rejected instead, naming the key. */
+static void test_miss_queue_holds_a_request(void **state)
+{
+    (void)state;
+    gd_arch a;
+    gd_err err;
+    /* minimal: 128-B unsectored L1 lines over 64-B L2 lines: 2 messages */
+    const char *one[] = {"L1D.miss_queue=1"};
+    assert_int_equal(gd_arch_parse_string(minimal, "test.arch", one, 1, &a, &err), -1);
+    assert_non_null(strstr(err.msg, "miss_queue (1) must hold the 2 messages"));
+    const char *two[] = {"L1D.miss_queue=2"};
+    assert_int_equal(gd_arch_parse_string(minimal, "test.arch", two, 1, &a, &err), 0);
+    /* 32-B sectors: sectors 0 and 2 of a 128-B line are two runs, twice */
+    const char *sectored[] = {"L1D.sector=32", "L2.line=128", "L1D.miss_queue=1"};
+    assert_int_equal(gd_arch_parse_string(minimal, "test.arch", sectored, 3, &a, &err), -1);
+    assert_non_null(strstr(err.msg, "must hold the 2 messages"));
+}
+
 static void test_overrides(void **state)
 {
     (void)state;
@@ -236,6 +307,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_t4_has_published_values),
+        cmocka_unit_test(test_cn110457238_embodiment),
+        cmocka_unit_test(test_miss_queue_holds_a_request),
         cmocka_unit_test(test_minimal_and_defaults),
         cmocka_unit_test(test_errors_name_file_and_line),
         cmocka_unit_test(test_missing_section_and_file),

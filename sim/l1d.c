@@ -1,0 +1,276 @@
+/* l1d.c -- what an SM's L1 data cache does with one request: the tag probe,
+ * the MSHRs, the messages to the miss queue, the fills, and load completion.
+ *
+ * The request FIFO (lsu.c) offers its head to sim_l1d_probe once per cycle:
+ *
+ *   hit        every sector it needs is valid: the data is visible L1 latency
+ *              after the access issued (the FIFO put it one cycle in);
+ *   miss       the line is absent (or lacks sectors): a way of its set is taken
+ *              and marked *reserved* until the fill, an MSHR entry is taken, the
+ *              missing sectors go to the miss queue;
+ *   merge      the line is already being filled: the request joins its MSHR
+ *              entry (up to mshr_merge requests per entry), fetching only
+ *              sectors nobody asked for yet;
+ *   refused    (a reservation fail) every way of the set is reserved, or no
+ *              MSHR is free, or the entry has merged its limit, or the miss
+ *              queue lacks slots.  Nothing changes; lsu.c decides what the FIFO
+ *              does about it (block, or re-enqueue with `reorder`).
+ *
+ * The checks run in GPGPU-Sim's order (tag array, then MSHRs, then the miss
+ * queue), so a refusal names the first resource missing.  Stores write through
+ * without allocating (a present line stays valid) and L1-bypassing loads
+ * (ld.cg, ld.cv, volatile) go straight to the miss queue, both in the L2's
+ * sector granules.  Fills come back one line per cycle (sim_lsu_returns), make
+ * their sectors valid, release the MSHR and the reservation once nothing is
+ * pending, and complete the waiting requests: their data is visible L1 latency
+ * after the fill, the L1's own share of the trip back to the register.
+ */
+#include "sim/memsys.h"
+
+/* ------------------------------------------------------------------------- */
+/* Completion                                                                */
+
+static uint64_t noise_next(sim_engine *e)
+{
+    uint64_t z = (e->noise_rng += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* [noise]: the delay a real card's timer jitter and rare interruptions add to a
+ * load: uniform integer jitter in [-jitter, +jitter] (symmetric, so medians and
+ * means stay on the latency) and, with probability outlier_rate, an outlier of
+ * outlier_cycles to twice that (large, like an interrupt or a context switch). */
+static int64_t load_noise(sim_engine *e)
+{
+    const gd_arch_noise *n = &e->arch->noise;
+    int64_t d = 0;
+    int64_t j = (int64_t)n->jitter_cycles;
+    if (j > 0)
+        d += (int64_t)(noise_next(e) % (uint64_t)(2 * j + 1)) - j;
+    if (n->outlier_rate > 0 && (double)(noise_next(e) >> 11) * 0x1.0p-53 < n->outlier_rate)
+        d += (int64_t)n->outlier_cycles + (int64_t)(noise_next(e) % (n->outlier_cycles + 1ull));
+    return d;
+}
+
+static void load_complete_one(sim_engine *e, int32_t load_id, uint64_t cycle)
+{
+    sim_memsys *ms = e->memsys;
+    sim_load *ld = &ms->load[load_id];
+    if (cycle > ld->done_cycle)
+        ld->done_cycle = cycle;
+    if (--ld->outstanding == 0) {
+        if (e->noise_on) {
+            int64_t t = (int64_t)ld->done_cycle + load_noise(e);
+            ld->done_cycle = t > (int64_t)e->cycle ? (uint64_t)t : e->cycle + 1;
+        }
+        sim_warp *w = ld->warp;
+        if (ld->dst != PTX_NO_REG)
+            w->reg_ready[ld->dst] = ld->done_cycle;
+        w->pending_loads--;
+        sim_engine_wake_at(e, ld->done_cycle);
+        ld->next = ms->load_free;
+        ms->load_free = load_id;
+    }
+}
+
+void sim_request_complete(sim_engine *e, int32_t rid, uint64_t data_cycle)
+{
+    sim_memsys *ms = e->memsys;
+    int32_t load = ms->req[rid].load;
+    e->sms[ms->req[rid].sm].lsu->inflight--;
+    sim_request_free(ms, rid);
+    if (load >= 0)
+        load_complete_one(e, load, data_cycle);
+}
+
+/* ------------------------------------------------------------------------- */
+/* Messages towards the L2                                                   */
+
+/* Splits the sectors of an L1 line into byte ranges that do not cross an L2
+ * line; emits them into the miss queue when `emit`, else only counts them. */
+static uint32_t l1_line_messages(sim_engine *e, sim_sm *sm, uint64_t line_addr, uint32_t sectors,
+                                 uint32_t sb, int is_store, int32_t bypass_req, int emit)
+{
+    sim_memsys *ms = e->memsys;
+    sim_lsu *lsu = sm->lsu;
+    uint64_t l2_line = ms->l2.line_bytes;
+    uint32_t n = 0;
+    uint32_t s = 0;
+    while (s < 32 && (sectors >> s)) {
+        if (!((sectors >> s) & 1)) {
+            s++;
+            continue;
+        }
+        uint32_t run_end = s;
+        while (run_end + 1 < 32 && ((sectors >> (run_end + 1)) & 1))
+            run_end++;
+        uint64_t start = line_addr + (uint64_t)s * sb;
+        uint64_t end = line_addr + (uint64_t)(run_end + 1) * sb;
+        while (start < end) {
+            uint64_t piece_end = (start / l2_line + 1) * l2_line;
+            if (piece_end > end)
+                piece_end = end;
+            if (emit) {
+                int32_t mid = sim_msg_new(e);
+                if (mid < 0)
+                    return n;
+                sim_msg *msg = &ms->msg[mid];
+                msg->addr = start;
+                msg->bytes = (uint32_t)(piece_end - start);
+                msg->sectors = 0;
+                msg->is_store = (uint8_t)is_store;
+                msg->sm = (uint16_t)sm->id;
+                msg->bypass_req = bypass_req;
+                msg->ready = 0;
+                ring_push(&lsu->miss_queue, mid);
+            }
+            n++;
+            start = piece_end;
+        }
+        s = run_end + 1;
+    }
+    return n;
+}
+
+/* ------------------------------------------------------------------------- */
+/* The tag probe of the FIFO head                                            */
+
+sim_resv_reason sim_l1d_probe(sim_engine *e, sim_sm *sm, int32_t rid, uint64_t cycle)
+{
+    sim_memsys *ms = e->memsys;
+    sim_lsu *lsu = sm->lsu;
+    sim_request *r = &ms->req[rid];
+    sim_cache *c = &lsu->l1;
+
+    if (r->is_store || r->bypass) {
+        /* a store writes through without allocating (a present line is updated
+         * in place: its valid sectors stay valid); an L1-bypassing load asks the
+         * L2 directly.  Both need miss-queue slots for their L2 granules. */
+        int32_t waiter = r->is_store ? -1 : rid;
+        uint32_t need = l1_line_messages(e, sm, r->line_addr, r->sectors, lsu->fine_bytes,
+                                         r->is_store, waiter, 0);
+        if (ring_space(&lsu->miss_queue) < need)
+            return SIM_RESV_MISS_QUEUE;
+        SIM_LSU_TRACE(e, sm, r, SIM_LSU_SEND, SIM_RESV_NONE, cycle);
+        if (r->is_store) {
+            sim_cache_line *l = sim_cache_find(c, sim_cache_line_of(c, r->line_addr));
+            if (l)
+                sim_cache_touch(c, l);
+            l1_line_messages(e, sm, r->line_addr, r->sectors, lsu->fine_bytes, 1, -1, 1);
+            sim_request_complete(e, rid, cycle);
+        } else {
+            r->pending_msgs = (uint16_t)need;
+            l1_line_messages(e, sm, r->line_addr, r->sectors, lsu->fine_bytes, 0, rid, 1);
+        }
+        return SIM_RESV_NONE;
+    }
+
+    uint64_t lineno = sim_cache_line_of(c, r->line_addr);
+    sim_cache_line *l = sim_cache_find(c, lineno);
+    if (l && (l->valid_sectors & r->sectors) == r->sectors) {
+        sim_cache_touch(c, l);
+        e->stats.l1d_hits++;
+        SIM_LSU_TRACE(e, sm, r, SIM_LSU_HIT, SIM_RESV_NONE, cycle);
+        sim_request_complete(e, rid, cycle + lsu->hit_tail);
+        return SIM_RESV_NONE;
+    }
+    sim_mshr *m = l && l->reserved ? mshr_find(&lsu->mshr, lineno) : NULL;
+    uint32_t missing = r->sectors & ~(l ? l->valid_sectors : 0u) & ~(m ? m->pending_sectors : 0u);
+    uint32_t need =
+        missing ? l1_line_messages(e, sm, r->line_addr, missing, c->sector_bytes, 0, -1, 0) : 0;
+    if (m) {
+        if (m->merged >= lsu->mshr.merge_limit)
+            return SIM_RESV_MERGE;
+        if (ring_space(&lsu->miss_queue) < need)
+            return SIM_RESV_MISS_QUEUE;
+        e->stats.l1d_merges++;
+        SIM_LSU_TRACE(e, sm, r, SIM_LSU_MERGE, SIM_RESV_NONE, cycle);
+    } else {
+        if (!l && !sim_cache_can_allocate(c, lineno))
+            return SIM_RESV_SET; /* every way of the set is reserved */
+        if (lsu->mshr.used >= lsu->mshr.capacity)
+            return SIM_RESV_MSHR;
+        if (ring_space(&lsu->miss_queue) < need)
+            return SIM_RESV_MISS_QUEUE;
+        if (!l) {
+            l = sim_cache_victim(c, lineno);
+            sim_cache_install(c, l, lineno);
+            e->stats.l1d_misses++;
+        } else {
+            e->stats.l1d_sector_misses++;
+        }
+        m = mshr_alloc(&lsu->mshr, lineno);
+        l->reserved = 1;
+        SIM_LSU_TRACE(e, sm, r, SIM_LSU_MISS, SIM_RESV_NONE, cycle);
+    }
+    if (missing) {
+        m->pending_sectors |= missing;
+        l1_line_messages(e, sm, r->line_addr, missing, c->sector_bytes, 0, -1, 1);
+    }
+    m->merged++;
+    r->next = m->waiters;
+    m->waiters = rid;
+    return SIM_RESV_NONE;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Fills                                                                     */
+
+void sim_lsu_returns(sim_engine *e, sim_sm *sm, uint64_t cycle)
+{
+    sim_memsys *ms = e->memsys;
+    sim_lsu *lsu = sm->lsu;
+    if (!lsu->returns.count)
+        return;
+    int32_t mid = ring_pop(&lsu->returns);
+    sim_msg *msg = &ms->msg[mid];
+    if (msg->bypass_req >= 0) {
+        int32_t rid = msg->bypass_req;
+        sim_msg_free(ms, mid);
+        if (--ms->req[rid].pending_msgs == 0) {
+            SIM_LSU_TRACE(e, sm, &ms->req[rid], SIM_LSU_FILL, SIM_RESV_NONE, cycle);
+            sim_request_complete(e, rid, cycle + lsu->hit_tail);
+        }
+        return;
+    }
+    /* a way, an MSHR or merge room may be free after this fill: the tags take
+     * probes again this very cycle (fills are written before the FIFO head
+     * probes), and the cycles they slept through are accounted for first */
+    sim_lsu_wake(e, sm, cycle);
+    sim_cache *c = &lsu->l1;
+    uint64_t lineno = sim_cache_line_of(c, msg->addr);
+    sim_cache_line *l = sim_cache_find(c, lineno);
+    sim_mshr *m = mshr_find(&lsu->mshr, lineno);
+    uint32_t sectors = sim_cache_sector_mask(c, msg->addr, msg->bytes);
+    sim_msg_free(ms, mid);
+    if (!l || !m) {
+        sim_engine_fail(e, "sim: internal error: a fill for L1 line 0x%llx has no MSHR",
+                        (unsigned long long)(lineno * c->line_bytes));
+        return;
+    }
+    l->valid_sectors |= sectors;
+    m->pending_sectors &= ~sectors;
+    int32_t *link = &m->waiters;
+    while (*link >= 0) {
+        int32_t rid = *link;
+        sim_request *r = &ms->req[rid];
+        if ((l->valid_sectors & r->sectors) == r->sectors) {
+            *link = r->next;
+            m->merged--;
+            SIM_LSU_TRACE(e, sm, r, SIM_LSU_FILL, SIM_RESV_NONE, cycle);
+            sim_request_complete(e, rid, cycle + lsu->hit_tail);
+        } else {
+            link = &r->next;
+        }
+    }
+    if (m->pending_sectors == 0) {
+        if (m->waiters >= 0) {
+            sim_engine_fail(e, "sim: internal error: L1 MSHR released with waiters");
+            return;
+        }
+        mshr_release(&lsu->mshr, m);
+        l->reserved = 0;
+    }
+}
