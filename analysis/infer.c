@@ -64,6 +64,18 @@ double gd_inferred_confidence(const gd_inferred_level *l)
         c = l->replacement_confidence;
     if (l->has_broadcast && l->broadcast_confidence < c)
         c = l->broadcast_confidence;
+    if (l->has_ways && l->ways_confidence < c)
+        c = l->ways_confidence;
+    if (l->has_alloc_line && l->alloc_line_confidence < c)
+        c = l->alloc_line_confidence;
+    if (l->has_mshr && l->mshr_confidence < c)
+        c = l->mshr_confidence;
+    if (l->has_mshr_merge && l->mshr_merge_confidence < c)
+        c = l->mshr_merge_confidence;
+    if (l->has_banks && l->banks_confidence < c)
+        c = l->banks_confidence;
+    if (l->has_hol && l->hol_confidence < c)
+        c = l->hol_confidence;
     return c;
 }
 
@@ -298,6 +310,38 @@ json_t *gd_inference_to_json(const gd_inference *inf)
             json_object_set_new(b, "confidence", json_real(l->broadcast_confidence));
             json_object_set_new(o, "broadcast", b);
         }
+        if (l->has_ways) {
+            json_object_set_new(o, "ways", json_integer(l->ways));
+            json_object_set_new(o, "ways_confidence", json_real(l->ways_confidence));
+        }
+        if (l->has_alloc_line) {
+            json_object_set_new(o, "alloc_line_bytes", json_integer((json_int_t)l->alloc_line_bytes));
+            if (l->has_line && l->line_bytes)
+                json_object_set_new(o, "sectors_per_line",
+                                    json_integer((json_int_t)(l->alloc_line_bytes / l->line_bytes)));
+            json_object_set_new(o, "alloc_line_confidence", json_real(l->alloc_line_confidence));
+        }
+        if (l->has_mshr) {
+            json_object_set_new(o, "mshr_entries", json_integer(l->mshr_entries));
+            json_object_set_new(o, "mshr_confidence", json_real(l->mshr_confidence));
+        }
+        if (l->has_mshr_merge) {
+            json_object_set_new(o, "mshr_merge", json_integer(l->mshr_merge));
+            json_object_set_new(o, "mshr_merge_confidence", json_real(l->mshr_merge_confidence));
+        }
+        if (l->has_banks) {
+            json_t *b = json_object();
+            json_object_set_new(b, "banks", json_integer(l->banks));
+            json_object_set_new(b, "bank_width_bytes", json_integer(l->bank_width_bytes));
+            json_object_set_new(b, "conflict_cycles", json_real(l->conflict_cycles));
+            json_object_set_new(b, "same_word_broadcast", json_boolean(l->same_word_broadcast));
+            json_object_set_new(b, "confidence", json_real(l->banks_confidence));
+            json_object_set_new(o, "banks", b);
+        }
+        if (l->has_hol) {
+            json_object_set_new(o, "head_of_line_blocking", json_boolean(l->head_of_line_blocking));
+            json_object_set_new(o, "hol_confidence", json_real(l->hol_confidence));
+        }
         json_t *from = json_object();
         if (l->has_size)
             json_object_set_new(from, "size", json_string(l->size_from));
@@ -313,6 +357,18 @@ json_t *gd_inference_to_json(const gd_inference *inf)
             json_object_set_new(from, "replacement", json_string(l->replacement_from));
         if (l->has_broadcast)
             json_object_set_new(from, "broadcast", json_string(l->broadcast_from));
+        if (l->has_ways)
+            json_object_set_new(from, "ways", json_string(l->ways_from));
+        if (l->has_alloc_line)
+            json_object_set_new(from, "alloc_line", json_string(l->alloc_line_from));
+        if (l->has_mshr)
+            json_object_set_new(from, "mshr", json_string(l->mshr_from));
+        if (l->has_mshr_merge)
+            json_object_set_new(from, "mshr_merge", json_string(l->mshr_merge_from));
+        if (l->has_banks)
+            json_object_set_new(from, "banks", json_string(l->banks_from));
+        if (l->has_hol)
+            json_object_set_new(from, "hol", json_string(l->hol_from));
         json_object_set_new(o, "from", from);
         json_array_append_new(levels, o);
     }
@@ -428,6 +484,36 @@ int gd_inference_from_json(const json_t *doc, gd_inference *inf, const char *pat
             get_number(b, "per_address_cycles", &l->per_address_cycles);
             get_number(b, "confidence", &l->broadcast_confidence);
         }
+        double d;
+        if ((l->has_ways = get_number(o, "ways", &d)))
+            l->ways = (uint32_t)d;
+        get_number(o, "ways_confidence", &l->ways_confidence);
+        if ((l->has_alloc_line = get_number(o, "alloc_line_bytes", &d)))
+            l->alloc_line_bytes = (uint64_t)d;
+        get_number(o, "alloc_line_confidence", &l->alloc_line_confidence);
+        if ((l->has_mshr = get_number(o, "mshr_entries", &d)))
+            l->mshr_entries = (uint32_t)d;
+        get_number(o, "mshr_confidence", &l->mshr_confidence);
+        if ((l->has_mshr_merge = get_number(o, "mshr_merge", &d)))
+            l->mshr_merge = (uint32_t)d;
+        get_number(o, "mshr_merge_confidence", &l->mshr_merge_confidence);
+        const json_t *bk = json_object_get(o, "banks");
+        if (json_is_object(bk)) {
+            l->has_banks = 1;
+            if (get_number(bk, "banks", &d))
+                l->banks = (uint32_t)d;
+            if (get_number(bk, "bank_width_bytes", &d))
+                l->bank_width_bytes = (uint32_t)d;
+            get_number(bk, "conflict_cycles", &l->conflict_cycles);
+            l->same_word_broadcast = json_is_true(json_object_get(bk, "same_word_broadcast"));
+            get_number(bk, "confidence", &l->banks_confidence);
+        }
+        const json_t *hol = json_object_get(o, "head_of_line_blocking");
+        if (json_is_boolean(hol)) {
+            l->has_hol = 1;
+            l->head_of_line_blocking = json_is_true(hol);
+            get_number(o, "hol_confidence", &l->hol_confidence);
+        }
         const json_t *from = json_object_get(o, "from");
         static const struct {
             const char *key;
@@ -440,6 +526,12 @@ int gd_inference_from_json(const json_t *doc, gd_inference *inf, const char *pat
             {"shared_with", offsetof(gd_inferred_level, shared_from)},
             {"replacement", offsetof(gd_inferred_level, replacement_from)},
             {"broadcast", offsetof(gd_inferred_level, broadcast_from)},
+            {"ways", offsetof(gd_inferred_level, ways_from)},
+            {"alloc_line", offsetof(gd_inferred_level, alloc_line_from)},
+            {"mshr", offsetof(gd_inferred_level, mshr_from)},
+            {"mshr_merge", offsetof(gd_inferred_level, mshr_merge_from)},
+            {"banks", offsetof(gd_inferred_level, banks_from)},
+            {"hol", offsetof(gd_inferred_level, hol_from)},
         };
         for (size_t f = 0; f < sizeof froms / sizeof froms[0]; f++) {
             const char *v = json_string_value(json_object_get(from, froms[f].key));

@@ -59,6 +59,35 @@ typedef struct gd_inferred_level {
     double per_address_cycles;     /* extra cycles per further distinct address */
     double broadcast_confidence;
     char broadcast_from[64];
+
+    /* the L1 load path and shared memory (issue 5) */
+    int has_ways;                  /* associativity (fine-grained p-chase) */
+    uint32_t ways;
+    double ways_confidence;
+    char ways_from[64];
+    int has_alloc_line;            /* allocation line, when the fetch granularity is a */
+    uint64_t alloc_line_bytes;     /* sector of it: sectors per line = alloc / line_bytes */
+    double alloc_line_confidence;
+    char alloc_line_from[64];
+    int has_mshr;                  /* misses in flight before one waits for a free entry */
+    uint32_t mshr_entries;
+    double mshr_confidence;
+    char mshr_from[64];
+    int has_mshr_merge;            /* requests one pending line takes before refusing */
+    uint32_t mshr_merge;
+    double mshr_merge_confidence;
+    char mshr_merge_from[64];
+    int has_banks;                 /* shared memory: banks x width, conflicts replayed */
+    uint32_t banks;
+    uint32_t bank_width_bytes;
+    double conflict_cycles;        /* extra cycles per further way of a conflict */
+    int same_word_broadcast;       /* lanes reading one word do not conflict */
+    double banks_confidence;
+    char banks_from[64];
+    int has_hol;                   /* does a reservation-failed miss block the requests behind it */
+    int head_of_line_blocking;
+    double hol_confidence;
+    char hol_from[64];
 } gd_inferred_level;
 
 /* Attacker-victim placements (kernels/icache_av.c variants), nearest first. */

@@ -78,6 +78,26 @@ static void merge_inference(gd_inference *into, const gd_inference *from)
             t->replacement_confidence = f->replacement_confidence;
             memcpy(t->replacement_from, f->replacement_from, sizeof t->replacement_from);
         }
+#define MERGE_FIELD(has, conf, from, ...)                                                    \
+    if (f->has && !t->has) {                                                                  \
+        t->has = 1;                                                                           \
+        __VA_ARGS__;                                                                          \
+        t->conf = f->conf;                                                                    \
+        memcpy(t->from, f->from, sizeof t->from);                                             \
+    }
+        MERGE_FIELD(has_ways, ways_confidence, ways_from, t->ways = f->ways)
+        MERGE_FIELD(has_alloc_line, alloc_line_confidence, alloc_line_from,
+                    t->alloc_line_bytes = f->alloc_line_bytes)
+        MERGE_FIELD(has_mshr, mshr_confidence, mshr_from, t->mshr_entries = f->mshr_entries)
+        MERGE_FIELD(has_mshr_merge, mshr_merge_confidence, mshr_merge_from,
+                    t->mshr_merge = f->mshr_merge)
+        MERGE_FIELD(has_banks, banks_confidence, banks_from, t->banks = f->banks;
+                    t->bank_width_bytes = f->bank_width_bytes;
+                    t->conflict_cycles = f->conflict_cycles;
+                    t->same_word_broadcast = f->same_word_broadcast)
+        MERGE_FIELD(has_hol, hol_confidence, hol_from,
+                    t->head_of_line_blocking = f->head_of_line_blocking)
+#undef MERGE_FIELD
         if (f->has_broadcast && !t->has_broadcast) {
             t->has_broadcast = 1;
             t->broadcast = f->broadcast;

@@ -70,6 +70,8 @@ typedef struct chase_state {
     uint64_t warm_laps;              /* at least CHASE_MIN_WARM accesses */
     uint32_t ring;                   /* chronological samples recorded */
     char probe[32];
+    uint64_t *order;                 /* explicit chains: byte offset of the k-th visit */
+    uint64_t order_sum;              /* sum of the offsets */
 } chase_state;
 
 /* Offsets in the output buffer. */
@@ -294,8 +296,9 @@ static char *chase_ptx(const gd_device_info *dev, gd_chase_space space, const ch
     return gd_ptx_finish(&p);
 }
 
-int gd_chase_plan(gd_chase_space space, const char *probe, const gd_probe_opts *opts,
-                  const gd_device_info *dev, uint64_t footprint, gd_probe_plan *out, gd_err *err)
+static int chase_plan(gd_chase_space space, const char *probe, const gd_probe_opts *opts,
+                      const gd_device_info *dev, uint64_t footprint, const uint64_t *order,
+                      uint64_t order_count, gd_probe_plan *out, gd_err *err)
 {
     memset(out, 0, sizeof *out);
     out->opts = *opts;
@@ -327,7 +330,7 @@ int gd_chase_plan(gd_chase_space space, const char *probe, const gd_probe_opts *
         (o->samples & (o->samples - 1)))
         return gd_fail(err, "%s: samples must be a power of two in [%d, %d], got %u", probe,
                        CHASE_MIN_SAMPLES, CHASE_MAX_SAMPLES, o->samples);
-    uint64_t elements = footprint / o->stride_bytes;
+    uint64_t elements = order ? order_count : footprint / o->stride_bytes;
     if (elements < 1 || elements > UINT32_MAX)
         return gd_fail(err, "%s: footprint %llu bytes holds no %llu-byte element", probe,
                        (unsigned long long)footprint, (unsigned long long)o->stride_bytes);
@@ -345,10 +348,26 @@ int gd_chase_plan(gd_chase_space space, const char *probe, const gd_probe_opts *
                        (unsigned long long)elements);
     }
     st->ring = o->samples;
+    uint64_t chain_bytes = elements * o->stride_bytes;
+    if (order) {
+        st->order = malloc(order_count * sizeof *st->order);
+        if (!st->order) {
+            free(st);
+            return gd_fail(err, "%s: out of memory", probe);
+        }
+        chain_bytes = 0;
+        for (uint64_t k = 0; k < order_count; k++) {
+            st->order[k] = order[k];
+            st->order_sum += order[k];
+            if (order[k] + 8 > chain_bytes)
+                chain_bytes = order[k] + 8;
+        }
+    }
     out->state = st;
     out->point = footprint;
     out->ptx = chase_ptx(dev, space, o->variant, st->ring);
     if (!out->ptx) {
+        free(st->order);
         free(st);
         out->state = NULL;
         return gd_fail(err, "%s: out of memory", probe);
@@ -358,7 +377,7 @@ int gd_chase_plan(gd_chase_space space, const char *probe, const gd_probe_opts *
         out->grid[i] = out->block[i] = 1;
     if (space == GD_CHASE_GLOBAL)
         out->buffers[0] = (gd_probe_buffer){.name = "chain",
-                                            .bytes = elements * o->stride_bytes,
+                                            .bytes = chain_bytes,
                                             .host_fill = 1};
     else
         out->buffers[0] = (gd_probe_buffer){.name = "chain",
@@ -378,6 +397,30 @@ int gd_chase_plan(gd_chase_space space, const char *probe, const gd_probe_opts *
     out->param_count = 5;
     out->code_min_instructions = CHASE_MIN_SASS;
     out->code_max_instructions = CHASE_MAX_SASS;
+    return 0;
+}
+
+int gd_chase_plan(gd_chase_space space, const char *probe, const gd_probe_opts *opts,
+                  const gd_device_info *dev, uint64_t footprint, gd_probe_plan *out, gd_err *err)
+{
+    return chase_plan(space, probe, opts, dev, footprint, NULL, 0, out, err);
+}
+
+int gd_chase_plan_order(const char *probe, const gd_probe_opts *opts, const gd_device_info *dev,
+                        const uint64_t *order, uint64_t count, uint64_t point, gd_probe_plan *out,
+                        gd_err *err)
+{
+    if (!count || order[0] != 0)
+        return gd_fail(err, "%s: an explicit chain starts at offset 0", probe);
+    for (uint64_t k = 0; k < count; k++)
+        if (order[k] % 8)
+            return gd_fail(err, "%s: chain offset %llu is not 8-byte aligned", probe,
+                           (unsigned long long)order[k]);
+    gd_probe_opts o = *opts;
+    o.random_order = 0;
+    if (chase_plan(GD_CHASE_GLOBAL, probe, &o, dev, point, order, count, out, err) != 0)
+        return -1;
+    out->point = point;
     return 0;
 }
 
@@ -427,6 +470,15 @@ int gd_chase_fill(const gd_probe_plan *plan, unsigned index, const gd_devptr *ad
         return gd_fail(err, "%s: no initial contents for buffer %u", st->probe, index);
     uint64_t n = st->elements, stride = plan->opts.stride_bytes, base = addresses[0];
     uint8_t *chain = host;
+    if (st->order) {
+        /* the k-th visit points to the (k+1)-th; an offset visited twice would
+         * fork the walk, which gd_chase_plan_order's callers avoid */
+        for (uint64_t k = 0; k < n; k++) {
+            uint64_t next = base + st->order[(k + 1) % n];
+            memcpy(chain + st->order[k], &next, sizeof next);
+        }
+        return 0;
+    }
     if (!plan->opts.random_order) {
         for (uint64_t i = 0; i < n; i++)
             put_link(st, chain, i, (i + 1) % n, stride, base);
@@ -466,7 +518,8 @@ int gd_chase_decode(const gd_probe_plan *plan, const gd_devptr *addresses, void 
                        st->probe, (unsigned long long)n, (unsigned long long)final_pos,
                        (unsigned long long)base);
     uint64_t timed = n * st->laps;
-    uint64_t expect = (n * base + stride * (n * (n - 1) / 2)) * st->laps;
+    uint64_t expect = st->order ? (n * base + st->order_sum) * st->laps
+                                : (n * base + stride * (n * (n - 1) / 2)) * st->laps;
     if (checksum != expect)
         return gd_fail(err, "%s: the sum of visited elements is 0x%llx, expected 0x%llx: some "
                             "elements were not visited",
@@ -521,6 +574,9 @@ int gd_chase_decode(const gd_probe_plan *plan, const gd_devptr *addresses, void 
 
 void gd_chase_release(gd_probe_plan *plan)
 {
+    chase_state *st = plan->state;
+    if (st)
+        free(st->order);
     free(plan->state);
     plan->state = NULL;
 }
