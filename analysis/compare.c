@@ -21,16 +21,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/compare_rows.h"
 #include "analysis/model.h"
 
 #define LATENCY_TOLERANCE_CYCLES 1.0
 #define LATENCY_TOLERANCE_RELATIVE 0.02
 
-typedef struct counts {
-    int match, mismatch, not_measured;
-} counts;
 
-static void add_parameter(json_t *params, counts *c, const char *level, const char *what,
+void gd_compare_add_parameter(json_t *params, gd_compare_counts *c, const char *level, const char *what,
                           int measured_ok, double measured, double expected, double tolerance,
                           double published, const char *source)
 {
@@ -67,7 +65,7 @@ static void add_parameter(json_t *params, counts *c, const char *level, const ch
 
 /* A parameter whose value is a name (a scope, a policy, a level): match when
  * the names agree. */
-static void add_categorical(json_t *params, counts *c, const char *level, const char *what,
+void gd_compare_add_categorical(json_t *params, gd_compare_counts *c, const char *level, const char *what,
                             int measured_ok, const char *measured, const char *expected,
                             const char *source)
 {
@@ -96,26 +94,52 @@ static void add_categorical(json_t *params, counts *c, const char *level, const 
     json_array_append_new(params, o);
 }
 
-static double latency_tolerance(double expected)
+void gd_compare_add_lower_bound(json_t *params, gd_compare_counts *c, const char *level,
+                                const char *what, double bound, double expected,
+                                const char *source)
+{
+    char name[64];
+    snprintf(name, sizeof name, "%s.%s", level, what);
+    json_t *o = json_object();
+    json_object_set_new(o, "parameter", json_string(name));
+    json_object_set_new(o, "level", json_string(level));
+    json_object_set_new(o, "measured", json_null());
+    json_object_set_new(o, "lower_bound", json_real(bound));
+    json_object_set_new(o, "expected", json_real(expected));
+    json_object_set_new(o, "published", json_real(expected));
+    json_object_set_new(o, "source", source ? json_string(source) : json_null());
+    json_object_set_new(o, "error", json_null());
+    json_object_set_new(o, "relative_error", json_null());
+    json_object_set_new(o, "tolerance", json_null());
+    int contradicts = bound > expected + 1e-9;
+    json_object_set_new(o, "verdict", json_string(contradicts ? "mismatch" : "not measured"));
+    if (contradicts)
+        c->mismatch++;
+    else
+        c->not_measured++;
+    json_array_append_new(params, o);
+}
+
+double gd_compare_latency_tolerance(double expected)
 {
     double rel = LATENCY_TOLERANCE_RELATIVE * expected;
     return rel > LATENCY_TOLERANCE_CYCLES ? rel : LATENCY_TOLERANCE_CYCLES;
 }
 
-static void compare_cache_level(json_t *params, counts *c, const gd_arch *arch, gd_level_id id,
+static void compare_cache_level(json_t *params, gd_compare_counts *c, const gd_arch *arch, gd_level_id id,
                                 const gd_inferred_level *m)
 {
     const gd_arch_level *l = &arch->level[id];
     const char *name = gd_level_name(id);
-    add_parameter(params, c, name, "size_bytes", m->present && m->has_size, (double)m->size_bytes,
+    gd_compare_add_parameter(params, c, name, "size_bytes", m->present && m->has_size, (double)m->size_bytes,
                   (double)l->size_bytes, l->line_bytes, (double)l->size_bytes,
                   gd_arch_source_of(arch, name, "size"));
     int sectored = l->sector_bytes && l->sector_bytes != l->line_bytes;
     double fetch = sectored ? l->sector_bytes : l->line_bytes;
-    add_parameter(params, c, name, "line_bytes", m->present && m->has_line, (double)m->line_bytes,
+    gd_compare_add_parameter(params, c, name, "line_bytes", m->present && m->has_line, (double)m->line_bytes,
                   fetch, 0, fetch, gd_arch_source_of(arch, name, sectored ? "sector" : "line"));
-    add_parameter(params, c, name, "latency_cycles", m->present && m->has_latency,
-                  m->latency_cycles, l->latency_cycles, latency_tolerance(l->latency_cycles),
+    gd_compare_add_parameter(params, c, name, "latency_cycles", m->present && m->has_latency,
+                  m->latency_cycles, l->latency_cycles, gd_compare_latency_tolerance(l->latency_cycles),
                   l->latency_cycles, gd_arch_source_of(arch, name, "latency"));
 }
 
@@ -126,7 +150,7 @@ static const char *scope_word(gd_scope s)
 
 /* Did the run use this probe?  A parameter only a probe the run did not use
  * could measure is left out, rather than listed as "not measured". */
-static int run_probed(const gd_run *run, const char *probe)
+int gd_compare_run_probed(const gd_run *run, const char *probe)
 {
     for (size_t i = 0; i < run->curve_count; i++)
         if (!strcmp(run->curves[i].probe->name, probe))
@@ -135,13 +159,13 @@ static int run_probed(const gd_run *run, const char *probe)
 }
 
 /* The instruction and constant levels (Jia et al. 2019 sec. 3.3-3.4). */
-static void compare_icache_const(json_t *params, counts *c, const gd_arch *arch,
+static void compare_icache_const(json_t *params, gd_compare_counts *c, const gd_arch *arch,
                                  const gd_run *run)
 {
     const gd_inference *inf = &run->inferred;
-    int seq = run_probed(run, "icache_seq"), av = run_probed(run, "icache_av");
-    int cseq = run_probed(run, "const_seq"), cstride = run_probed(run, "const_stride");
-    int bcast = run_probed(run, "const_bcast"), share = run_probed(run, "const_icache_share");
+    int seq = gd_compare_run_probed(run, "icache_seq"), av = gd_compare_run_probed(run, "icache_av");
+    int cseq = gd_compare_run_probed(run, "const_seq"), cstride = gd_compare_run_probed(run, "const_stride");
+    int bcast = gd_compare_run_probed(run, "const_bcast"), share = gd_compare_run_probed(run, "const_icache_share");
     static const struct {
         gd_level_id arch;
         gd_inferred_name inf;
@@ -153,44 +177,45 @@ static void compare_icache_const(json_t *params, counts *c, const gd_arch *arch,
             continue;
         const char *name = gd_level_name(icaches[i].arch);
         if (seq)
-            add_parameter(params, c, name, "size_bytes",
+            gd_compare_add_parameter(params, c, name, "size_bytes",
                           m->present && m->has_size && !m->size_is_lower_bound,
                           (double)m->size_bytes, (double)l->size_bytes, l->line_bytes,
                           (double)l->size_bytes, gd_arch_source_of(arch, name, "size"));
         if (av)
-            add_categorical(params, c, name, "scope", m->present && m->has_scope,
+            gd_compare_add_categorical(params, c, name, "scope", m->present && m->has_scope,
                             scope_word(m->scope), scope_word(l->scope),
                             gd_arch_source_of(arch, name, "scope"));
     }
     const gd_arch_level *l1 = &arch->level[GD_L1C];
     const gd_inferred_level *m1 = &inf->level[GD_INF_L1C];
     if (l1->present && cseq) {
-        add_parameter(params, c, "L1C", "size_bytes", m1->present && m1->has_size,
+        gd_compare_add_parameter(params, c, "L1C", "size_bytes",
+                      m1->present && m1->has_size && !m1->size_is_lower_bound,
                       (double)m1->size_bytes, (double)l1->size_bytes, l1->line_bytes,
                       (double)l1->size_bytes, gd_arch_source_of(arch, "L1C", "size"));
-        add_parameter(params, c, "L1C", "latency_cycles", m1->present && m1->has_latency,
+        gd_compare_add_parameter(params, c, "L1C", "latency_cycles", m1->present && m1->has_latency,
                       m1->latency_cycles, l1->latency_cycles,
-                      latency_tolerance(l1->latency_cycles), l1->latency_cycles,
+                      gd_compare_latency_tolerance(l1->latency_cycles), l1->latency_cycles,
                       gd_arch_source_of(arch, "L1C", "latency"));
         const char *mr = m1->replacement_lru_or_fifo ? "lru-or-fifo"
                                                      : gd_replacement_name(m1->replacement);
         const char *er = l1->replacement == GD_REPL_RANDOM ? "random" : "lru-or-fifo";
-        add_categorical(params, c, "L1C", "replacement", m1->present && m1->has_replacement, mr,
+        gd_compare_add_categorical(params, c, "L1C", "replacement", m1->present && m1->has_replacement, mr,
                         er, gd_arch_source_of(arch, "L1C", "replacement"));
     }
     if (l1->present && cstride)
-        add_parameter(params, c, "L1C", "line_bytes", m1->present && m1->has_line,
+        gd_compare_add_parameter(params, c, "L1C", "line_bytes", m1->present && m1->has_line,
                       (double)m1->line_bytes, l1->line_bytes, 0, l1->line_bytes,
                       gd_arch_source_of(arch, "L1C", "line"));
     if (l1->present && bcast) {
         /* the constant path serves k distinct addresses one lookup at a time */
-        add_categorical(params, c, "L1C", "uniform_broadcast", m1->present && m1->has_broadcast,
+        gd_compare_add_categorical(params, c, "L1C", "uniform_broadcast", m1->present && m1->has_broadcast,
                         m1->broadcast ? "yes" : "no", "yes",
                         "Jia et al. 2019 sec. 3.4: warp-uniform addresses broadcast, distinct "
                         "ones serialize (every GPU examined)");
-        add_parameter(params, c, "L1C", "cycles_per_distinct_address",
+        gd_compare_add_parameter(params, c, "L1C", "cycles_per_distinct_address",
                       m1->present && m1->has_broadcast, m1->per_address_cycles,
-                      l1->latency_cycles, latency_tolerance(l1->latency_cycles),
+                      l1->latency_cycles, gd_compare_latency_tolerance(l1->latency_cycles),
                       l1->latency_cycles, gd_arch_source_of(arch, "L1C", "latency"));
     }
     const gd_arch_level *l15 = &arch->level[GD_L15C];
@@ -199,37 +224,37 @@ static void compare_icache_const(json_t *params, counts *c, const gd_arch *arch,
         const gd_arch_level *own = l15->shared_with >= 0 ? &arch->level[l15->shared_with] : l15;
         const char *own_name = l15->shared_with >= 0 ? gd_level_name(l15->shared_with) : "L15C";
         if (cseq)
-            add_parameter(params, c, "L15C", "size_bytes",
+            gd_compare_add_parameter(params, c, "L15C", "size_bytes",
                           m15->present && m15->has_size && !m15->size_is_lower_bound,
                           (double)m15->size_bytes, (double)own->size_bytes, own->line_bytes,
                           (double)own->size_bytes, gd_arch_source_of(arch, own_name, "size"));
         if (cstride)
-            add_parameter(params, c, "L15C", "line_bytes", m15->present && m15->has_line,
+            gd_compare_add_parameter(params, c, "L15C", "line_bytes", m15->present && m15->has_line,
                           (double)m15->line_bytes, own->line_bytes, 0, own->line_bytes,
                           gd_arch_source_of(arch, own_name, "line"));
         if (cseq)
-            add_parameter(params, c, "L15C", "latency_cycles", m15->present && m15->has_latency,
+            gd_compare_add_parameter(params, c, "L15C", "latency_cycles", m15->present && m15->has_latency,
                           m15->latency_cycles, l15->latency_cycles,
-                          latency_tolerance(l15->latency_cycles), l15->latency_cycles,
+                          gd_compare_latency_tolerance(l15->latency_cycles), l15->latency_cycles,
                           gd_arch_source_of(arch, "L15C", "latency"));
         if (share)
-            add_categorical(params, c, "L15C", "shared_with",
+            gd_compare_add_categorical(params, c, "L15C", "shared_with",
                             m15->present && m15->has_shared_with,
                             m15->shared_with >= 0 ? gd_inferred_level_name(m15->shared_with)
                                                   : "none",
                             l15->shared_with >= 0 ? gd_level_name(l15->shared_with) : "none",
                             gd_arch_source_of(arch, "L15C", "shared_with"));
         if (share && av)
-            add_categorical(params, c, "L15C", "scope", m15->present && m15->has_scope,
+            gd_compare_add_categorical(params, c, "L15C", "scope", m15->present && m15->has_scope,
                             scope_word(m15->scope), scope_word(own->scope),
                             gd_arch_source_of(arch, own_name, "scope"));
     }
     const gd_arch_level *l2c = &arch->level[GD_L2C];
     const gd_inferred_level *m2c = &inf->level[GD_INF_L2C];
     if (l2c->present && cseq)
-        add_parameter(params, c, "L2C", "latency_cycles", m2c->present && m2c->has_latency,
+        gd_compare_add_parameter(params, c, "L2C", "latency_cycles", m2c->present && m2c->has_latency,
                       m2c->latency_cycles, l2c->latency_cycles,
-                      latency_tolerance(l2c->latency_cycles), l2c->latency_cycles,
+                      gd_compare_latency_tolerance(l2c->latency_cycles), l2c->latency_cycles,
                       gd_arch_source_of(arch, "L2C", "latency"));
 }
 
@@ -253,8 +278,9 @@ static int curve_residuals(json_t *out, const gd_run *run, const gd_curve *curve
                            const gd_arch *arch, gd_err *err)
 {
     const char *probe = curve->probe->name;
-    static const char *const modelled[] = {"pchase", "pchase_stride", "const_seq",
-                                           "const_stride", "icache_seq", "const_bcast"};
+    static const char *const modelled[] = {"pchase",     "pchase_stride", "const_seq",
+                                           "const_stride", "icache_seq", "const_bcast",
+                                           "smem_bank",  "coalesce"};
     int has_model = 0;
     for (size_t m = 0; m < sizeof modelled / sizeof modelled[0]; m++)
         has_model |= !strcmp(probe, modelled[m]);
@@ -334,19 +360,20 @@ int gd_compare_run(const gd_run *run, const gd_arch *arch, json_t **out, gd_err 
     json_object_set_new(doc, "arch", json_string(arch->name));
     json_object_set_new(doc, "arch_file", json_string(arch->path));
     json_t *params = json_array();
-    counts c = {0};
+    gd_compare_counts c = {0};
     const gd_inference *inf = &run->inferred;
     compare_icache_const(params, &c, arch, run);
     compare_cache_level(params, &c, arch, GD_L1D, &inf->level[GD_INF_L1D]);
+    gd_compare_l1_path(params, &c, arch, run);
     compare_cache_level(params, &c, arch, GD_L2, &inf->level[GD_INF_L2]);
     const gd_inferred_level *l2m = &inf->level[GD_INF_L2];
     if (l2m->has_scope)
-        add_categorical(params, &c, "L2", "scope", 1, scope_word(l2m->scope),
+        gd_compare_add_categorical(params, &c, "L2", "scope", 1, scope_word(l2m->scope),
                         scope_word(arch->level[GD_L2].scope), gd_arch_source_of(arch, "L2", "scope"));
     const gd_inferred_level *dram = &inf->level[GD_INF_DRAM];
-    add_parameter(params, &c, "DRAM", "latency_cycles", dram->present && dram->has_latency,
+    gd_compare_add_parameter(params, &c, "DRAM", "latency_cycles", dram->present && dram->has_latency,
                   dram->latency_cycles, arch->level[GD_DRAM].latency_cycles,
-                  latency_tolerance(arch->level[GD_DRAM].latency_cycles),
+                  gd_compare_latency_tolerance(arch->level[GD_DRAM].latency_cycles),
                   arch->level[GD_DRAM].latency_cycles, gd_arch_source_of(arch, "DRAM", "latency"));
     static const struct {
         gd_level_id arch_level;
@@ -358,7 +385,7 @@ int gd_compare_run(const gd_run *run, const gd_arch *arch, json_t **out, gd_err 
         if (!l->present)
             continue;
         const char *name = gd_level_name(tlbs[i].arch_level);
-        add_parameter(params, &c, name, "size_bytes", m->present && m->has_size,
+        gd_compare_add_parameter(params, &c, name, "size_bytes", m->present && m->has_size,
                       (double)m->size_bytes, (double)l->size_bytes, l->line_bytes,
                       (double)l->size_bytes, gd_arch_source_of(arch, name, "size"));
     }

@@ -79,6 +79,26 @@ static int axis_labels(const gd_probe *p, const char **x, const char **y)
         *x = "distinct addresses per warp";
         *y = "cycles per warp load";
         return 0;
+    } else if (!strcmp(n, "smem_bank")) {
+        *x = "stride between lanes (bytes)";
+        *y = "cycles per shared load";
+        return 0;
+    } else if (!strcmp(n, "coalesce")) {
+        *x = "stride between lanes (bytes), or active lanes";
+        *y = "L1 requests per load instruction";
+        return 0;
+    } else if (!strcmp(n, "mshr")) {
+        *x = "misses issued, or requests to one line";
+        *y = "cycles until the follower's value (from the first load)";
+        return 0;
+    } else if (!strcmp(n, "resv_stall")) {
+        *x = "lines of one L1 set in the load";
+        *y = "cycles until the load's values (from its issue)";
+        return 0;
+    } else if (!strcmp(n, "pchase_fine")) {
+        *x = "lines in one L1 set";
+        *y = "cycles per access";
+        return 0;
     } else {
         *x = "footprint";
         *y = "cycles per access";

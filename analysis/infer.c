@@ -79,7 +79,7 @@ double gd_inferred_confidence(const gd_inferred_level *l)
     return c;
 }
 
-static void set_latency(gd_inferred_level *l, const gd_plateau *p, const char *from)
+void gd_inferred_set_latency(gd_inferred_level *l, const gd_plateau *p, const char *from)
 {
     l->present = 1;
     l->has_latency = 1;
@@ -88,10 +88,11 @@ static void set_latency(gd_inferred_level *l, const gd_plateau *p, const char *f
     snprintf(l->latency_from, sizeof l->latency_from, "%s", from);
 }
 
-static void set_size(gd_inferred_level *l, const gd_knee *k, const char *from)
+void gd_inferred_set_size(gd_inferred_level *l, const gd_knee *k, const char *from)
 {
     l->present = 1;
     l->has_size = 1;
+    l->size_is_lower_bound = 0;
     l->size_bytes = (uint64_t)k->x_below;
     l->size_confidence = k->confidence;
     l->knee_below = k->x_below;
@@ -139,7 +140,7 @@ int gd_infer_pchase(gd_inference *inf, const gd_curve *curve, const gd_segmentat
     for (size_t i = 0; i < np && i < 16; i++) {
         if (names[i] == GD_INF_COUNT)
             continue;
-        set_latency(&inf->level[names[i]], &seg->plateaus[i], curve->label);
+        gd_inferred_set_latency(&inf->level[names[i]], &seg->plateaus[i], curve->label);
         if (i >= seg->knee_count)
             continue;
         /* the knee after a plateau is a capacity: the L1D's, the L2's (after the
@@ -147,14 +148,14 @@ int gd_infer_pchase(gd_inference *inf, const gd_curve *curve, const gd_segmentat
          * after that */
         const gd_knee *k = &seg->knees[i];
         switch (names[i]) {
-        case GD_INF_L1D: set_size(&inf->level[GD_INF_L1D], k, curve->label); break;
+        case GD_INF_L1D: gd_inferred_set_size(&inf->level[GD_INF_L1D], k, curve->label); break;
         case GD_INF_L2:
             if (!(i + 1 < np && names[i + 1] == GD_INF_L2FAR))
-                set_size(&inf->level[GD_INF_L2], k, curve->label);
+                gd_inferred_set_size(&inf->level[GD_INF_L2], k, curve->label);
             break;
-        case GD_INF_L2FAR: set_size(&inf->level[GD_INF_L2], k, curve->label); break;
-        case GD_INF_DRAM: set_size(&inf->level[GD_INF_TLB1], k, curve->label); break;
-        case GD_INF_TLB1: set_size(&inf->level[GD_INF_TLB2], k, curve->label); break;
+        case GD_INF_L2FAR: gd_inferred_set_size(&inf->level[GD_INF_L2], k, curve->label); break;
+        case GD_INF_DRAM: gd_inferred_set_size(&inf->level[GD_INF_TLB1], k, curve->label); break;
+        case GD_INF_TLB1: gd_inferred_set_size(&inf->level[GD_INF_TLB2], k, curve->label); break;
         default: break;
         }
     }
@@ -323,10 +324,14 @@ json_t *gd_inference_to_json(const gd_inference *inf)
         }
         if (l->has_mshr) {
             json_object_set_new(o, "mshr_entries", json_integer(l->mshr_entries));
+            if (l->mshr_is_lower_bound)
+                json_object_set_new(o, "mshr_entries_is_lower_bound", json_true());
             json_object_set_new(o, "mshr_confidence", json_real(l->mshr_confidence));
         }
         if (l->has_mshr_merge) {
             json_object_set_new(o, "mshr_merge", json_integer(l->mshr_merge));
+            if (l->mshr_merge_is_lower_bound)
+                json_object_set_new(o, "mshr_merge_is_lower_bound", json_true());
             json_object_set_new(o, "mshr_merge_confidence", json_real(l->mshr_merge_confidence));
         }
         if (l->has_banks) {
@@ -494,6 +499,8 @@ int gd_inference_from_json(const json_t *doc, gd_inference *inf, const char *pat
         if ((l->has_mshr = get_number(o, "mshr_entries", &d)))
             l->mshr_entries = (uint32_t)d;
         get_number(o, "mshr_confidence", &l->mshr_confidence);
+        l->mshr_is_lower_bound = json_is_true(json_object_get(o, "mshr_entries_is_lower_bound"));
+        l->mshr_merge_is_lower_bound = json_is_true(json_object_get(o, "mshr_merge_is_lower_bound"));
         if ((l->has_mshr_merge = get_number(o, "mshr_merge", &d)))
             l->mshr_merge = (uint32_t)d;
         get_number(o, "mshr_merge_confidence", &l->mshr_merge_confidence);

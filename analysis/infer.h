@@ -71,10 +71,12 @@ typedef struct gd_inferred_level {
     char alloc_line_from[64];
     int has_mshr;                  /* misses in flight before one waits for a free entry */
     uint32_t mshr_entries;
+    int mshr_is_lower_bound;       /* no limit reached: at least this many */
     double mshr_confidence;
     char mshr_from[64];
     int has_mshr_merge;            /* requests one pending line takes before refusing */
     uint32_t mshr_merge;
+    int mshr_merge_is_lower_bound;
     double mshr_merge_confidence;
     char mshr_merge_from[64];
     int has_banks;                 /* shared memory: banks x width, conflicts replayed */
@@ -117,6 +119,10 @@ int gd_inferred_level_from_name(const char *name); /* -1 if unknown */
 /* The level's overall confidence: the weakest of the figures it has. */
 double gd_inferred_confidence(const gd_inferred_level *l);
 
+/* A level's latency from a plateau, its capacity from the knee after it. */
+void gd_inferred_set_latency(gd_inferred_level *l, const gd_plateau *p, const char *from);
+void gd_inferred_set_size(gd_inferred_level *l, const gd_knee *k, const char *from);
+
 /* Names the plateaus of a footprint p-chase and records latencies and
  * capacities.  `bypass_l1`: the curve was measured with ld.cg (no L1 plateau).
  * `l2_bytes_hint`: the device's L2 size, to tell the L2 knee from others (0:
@@ -157,6 +163,15 @@ int gd_infer_const_seq(gd_inference *inf, const gd_curve *curve, const gd_segmen
 /* A constant stride sweep (const_stride): the line of each level the footprint
  * overflows, from the strides at which the 5th percentile steps up. */
 int gd_infer_const_stride(gd_inference *inf, const gd_curve *curve, gd_err *err);
+/* infer_l1.c: the L1's associativity (pchase_fine ways), replacement
+ * (pchase_fine policy: needs the curve's samples), MSHR entries or merge limit
+ * (mshr, by variant), head-of-line blocking (resv_stall). */
+int gd_infer_fine_ways(gd_inference *inf, const gd_curve *curve, const gd_segmentation *seg,
+                       gd_err *err);
+int gd_infer_fine_policy(gd_inference *inf, const gd_curve *curve, gd_err *err);
+int gd_infer_mshr(gd_inference *inf, const gd_curve *curve, gd_err *err);
+int gd_infer_resv_stall(gd_inference *inf, const gd_curve *curve, gd_err *err);
+
 /* const_bcast: uniform broadcast, and the cost of each further distinct address. */
 int gd_infer_const_bcast(gd_inference *inf, const gd_curve *curve, gd_err *err);
 /* const_icache_share: the victim's miss rate climbs to ~100% with the attacker

@@ -35,27 +35,6 @@
 #define SHARED_MISS 0.5            /* victim miss rate that means "evicted by code" */
 #define SEPARATE_MISS 0.1          /* ... that means "untouched" */
 
-static void set_latency(gd_inferred_level *l, const gd_plateau *p, const char *from)
-{
-    l->present = 1;
-    l->has_latency = 1;
-    l->latency_cycles = p->level;
-    l->latency_confidence = p->confidence;
-    snprintf(l->latency_from, sizeof l->latency_from, "%s", from);
-}
-
-static void set_size(gd_inferred_level *l, const gd_knee *k, const char *from)
-{
-    l->present = 1;
-    l->has_size = 1;
-    l->size_is_lower_bound = 0;
-    l->size_bytes = (uint64_t)k->x_below;
-    l->size_confidence = k->confidence;
-    l->knee_below = k->x_below;
-    l->knee_above = k->x_above;
-    snprintf(l->size_from, sizeof l->size_from, "%s", from);
-}
-
 /* Fraction of a point's samples at or below `threshold`, from the samples if
  * the curve has them, else from its summary (p05 only says "5% or more"). */
 static double fraction_below(const gd_point *p, double threshold, size_t *count)
@@ -121,13 +100,13 @@ int gd_infer_const_seq(gd_inference *inf, const gd_curve *curve, const gd_segmen
         gd_inferred_level *l = &inf->level[order[first + i]];
         /* a level seen by several scans keeps its longest, surest plateau */
         if (!l->has_latency || seg->plateaus[i].confidence > l->latency_confidence)
-            set_latency(l, &seg->plateaus[i], curve->label);
+            gd_inferred_set_latency(l, &seg->plateaus[i], curve->label);
         if (first + i == 2)
             continue; /* the L2's capacity is not a constant-cache figure */
         int line_ok = !l->has_line || stride <= l->line_bytes;
         if (i < seg->knee_count) {
             if (line_ok && (!l->has_size || l->size_is_lower_bound))
-                set_size(l, &seg->knees[i], curve->label);
+                gd_inferred_set_size(l, &seg->knees[i], curve->label);
         } else if (line_ok && !l->has_size) {
             /* still on this level at the largest footprint */
             l->present = 1;

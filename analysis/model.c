@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/infer_access.h"
 #include "kernels/chase.h"
 
 #define DEFAULT_STRIDE 32
@@ -276,6 +277,8 @@ int gd_model_curve(const gd_arch *arch, const char *probe, const gd_probe_opts *
 {
     if (!strcmp(probe, "icache_seq") || !strcmp(probe, "const_bcast"))
         return gd_model_other_curve(arch, probe, opts, xs, count, out, err);
+    if (!strcmp(probe, "smem_bank") || !strcmp(probe, "coalesce"))
+        return gd_model_access_curve(arch, probe, opts, xs, count, out, err);
     int stride_sweep = !strcmp(probe, "pchase_stride") || !strcmp(probe, "const_stride");
     int chain = stride_sweep || !strcmp(probe, "pchase") || !strcmp(probe, "const_seq");
     if (!chain)

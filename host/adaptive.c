@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "analysis/plateau.h"
+#include "analysis/steps.h"
 
 /* Segments the curve's primary series (the probe's, else "cycles"). */
 int gd_curve_segment(const gd_curve *curve, const char *series, gd_segmentation *seg,
@@ -76,13 +77,30 @@ int gd_runner_adaptive(gd_runner *r, gd_curve *curve, const gd_sweep *coarse, ui
     stats->coarse_points = coarse->count;
     size_t measured = coarse->count;
     for (int round = 0; round < GD_ADAPTIVE_MAX_ROUNDS; round++) {
-        gd_segmentation seg;
-        if (gd_curve_segment(curve, gd_probe_primary_series(curve->probe), &seg, err) != 0)
-            return -1;
+        /* the brackets to halve: knees between plateaus, or the steps of a ramp */
+        uint64_t lows[64], highs[64];
+        size_t nb = 0;
+        if (curve->probe->ramp_curve) {
+            gd_step steps[64];
+            size_t ns = gd_curve_steps(curve, gd_probe_primary_series(curve->probe), steps, 64);
+            for (size_t k = 0; k < ns && k < 64; k++, nb++) {
+                lows[nb] = curve->points[steps[k].below].x;
+                highs[nb] = curve->points[steps[k].above].x;
+            }
+        } else {
+            gd_segmentation seg;
+            if (gd_curve_segment(curve, gd_probe_primary_series(curve->probe), &seg, err) != 0)
+                return -1;
+            for (size_t k = 0; k < seg.knee_count && nb < 64; k++, nb++) {
+                lows[nb] = (uint64_t)seg.knees[k].x_below;
+                highs[nb] = (uint64_t)seg.knees[k].x_above;
+            }
+            gd_segmentation_free(&seg);
+        }
         uint64_t todo[64];
         size_t ntodo = 0;
-        for (size_t k = 0; k < seg.knee_count && ntodo < 64; k++) {
-            uint64_t lo = (uint64_t)seg.knees[k].x_below, hi = (uint64_t)seg.knees[k].x_above;
+        for (size_t k = 0; k < nb && ntodo < 64; k++) {
+            uint64_t lo = lows[k], hi = highs[k];
             if (hi - lo <= resolution)
                 continue;
             uint64_t mid = snap_down(lo + (hi - lo) / 2, resolution);
@@ -92,7 +110,6 @@ int gd_runner_adaptive(gd_runner *r, gd_curve *curve, const gd_sweep *coarse, ui
                 continue;
             todo[ntodo++] = mid;
         }
-        gd_segmentation_free(&seg);
         if (!ntodo)
             break;
         for (size_t i = 0; i < ntodo; i++) {

@@ -20,6 +20,7 @@
 #include "analysis/compare.h"
 #include "analysis/figures.h"
 #include "analysis/infer.h"
+#include "analysis/infer_access.h"
 #include "analysis/report.h"
 #include "analysis/run_load.h"
 #include "host/adaptive.h"
@@ -88,9 +89,11 @@ static void merge_inference(gd_inference *into, const gd_inference *from)
         MERGE_FIELD(has_ways, ways_confidence, ways_from, t->ways = f->ways)
         MERGE_FIELD(has_alloc_line, alloc_line_confidence, alloc_line_from,
                     t->alloc_line_bytes = f->alloc_line_bytes)
-        MERGE_FIELD(has_mshr, mshr_confidence, mshr_from, t->mshr_entries = f->mshr_entries)
+        MERGE_FIELD(has_mshr, mshr_confidence, mshr_from, t->mshr_entries = f->mshr_entries;
+                    t->mshr_is_lower_bound = f->mshr_is_lower_bound)
         MERGE_FIELD(has_mshr_merge, mshr_merge_confidence, mshr_merge_from,
-                    t->mshr_merge = f->mshr_merge)
+                    t->mshr_merge = f->mshr_merge;
+                    t->mshr_merge_is_lower_bound = f->mshr_merge_is_lower_bound)
         MERGE_FIELD(has_banks, banks_confidence, banks_from, t->banks = f->banks;
                     t->bank_width_bytes = f->bank_width_bytes;
                     t->conflict_cycles = f->conflict_cycles;
@@ -161,10 +164,10 @@ static int run_step(gd_characterize_ctx *ctx, const gd_suite_step *st, json_t *m
     gd_sweep sweep;
     int bad = (st->footprint[0] && gd_suite_eval(st->footprint, &vars, &opts.footprint_bytes, err)) ||
               (st->stride[0] && gd_suite_eval(st->stride, &vars, &opts.stride_bytes, err));
-    uint64_t stride = opts.stride_bytes ? opts.stride_bytes : st->probe->default_stride_bytes;
-    resolution = stride;
+    uint64_t granularity = gd_probe_sweep_granularity(st->probe, &opts);
+    resolution = granularity;
     bad = bad || (st->resolution[0] && gd_suite_eval(st->resolution, &vars, &resolution, err));
-    bad = bad || build_sweep(st, &vars, stride ? stride : 1, &sweep, err) != 0;
+    bad = bad || build_sweep(st, &vars, granularity, &sweep, err) != 0;
     if (bad)
         return unknown_variable(err) ? skip_step(ctx, st, meta, err->msg)
                                      : gd_fail_prefix(err, "%s:%d", ctx->suite->path, st->line);
@@ -218,8 +221,17 @@ static int run_step(gd_characterize_ctx *ctx, const gd_suite_step *st, json_t *m
     }
     json_object_set_new(curves_json, st->label, cj);
 
+    /* probes whose reading depends on what earlier steps found refine the
+     * run's inference itself; the others start from nothing and are merged */
+    const char *const refining[] = {"const_seq", "pchase_fine", "mshr", "resv_stall"};
+    int refines = 0;
+    for (size_t r = 0; r < sizeof refining / sizeof refining[0]; r++)
+        refines |= !strcmp(st->probe->name, refining[r]);
     gd_inference step_inf;
-    memset(&step_inf, 0, sizeof step_inf);
+    if (refines)
+        step_inf = ctx->inference;
+    else
+        memset(&step_inf, 0, sizeof step_inf);
     int bypass = !strcmp(opts.variant, "cg");
     const char *pn = st->probe->name;
     const gd_device_info *info = gd_device_get_info(ctx->runner->dev);
@@ -242,8 +254,6 @@ static int run_step(gd_characterize_ctx *ctx, const gd_suite_step *st, json_t *m
                                     (gd_inferred_name)gd_inferred_level_from_name(st->level), err);
         }
     } else if (!strcmp(pn, "const_seq")) {
-        /* needs what earlier constant steps found (lines, latencies) */
-        step_inf = ctx->inference;
         rc = gd_infer_const_seq(&step_inf, &curve, &seg, err);
     } else if (!strcmp(pn, "const_stride")) {
         rc = gd_infer_const_stride(&step_inf, &curve, err);
@@ -251,19 +261,32 @@ static int run_step(gd_characterize_ctx *ctx, const gd_suite_step *st, json_t *m
         rc = gd_infer_const_bcast(&step_inf, &curve, err);
     } else if (!strcmp(pn, "const_icache_share")) {
         rc = gd_infer_const_share(&step_inf, &curve, err);
+    } else if (!strcmp(pn, "smem_bank")) {
+        rc = gd_infer_smem_bank(&step_inf, &curve, err);
+    } else if (!strcmp(pn, "coalesce")) {
+        rc = gd_infer_coalesce(&step_inf, &curve, err);
+    } else if (!strcmp(pn, "pchase_fine")) {
+        rc = !strcmp(curve.opts.variant, "policy") ? gd_infer_fine_policy(&step_inf, &curve, err)
+                                                   : gd_infer_fine_ways(&step_inf, &curve, &seg, err);
+    } else if (!strcmp(pn, "mshr")) {
+        rc = gd_infer_mshr(&step_inf, &curve, err);
+    } else if (!strcmp(pn, "resv_stall")) {
+        rc = gd_infer_resv_stall(&step_inf, &curve, err);
     }
     gd_segmentation_free(&seg);
-    if (rc == 0 && !strcmp(pn, "const_seq"))
-        ctx->inference = step_inf; /* it refined the run's own inference */
+    if (rc == 0 && refines)
+        ctx->inference = step_inf;
     else if (rc == 0)
         merge_inference(&ctx->inference, &step_inf);
     if (rc == 0) {
         for (int i = 0; i < GD_INF_COUNT; i++) {
             const gd_inferred_level *l = &ctx->inference.level[i];
-            if (l->has_size && l->size_bytes)
+            if (l->has_size && l->size_bytes && !l->size_is_lower_bound)
                 ctx->vars.size[i] = l->size_bytes;
             if (l->has_line && l->line_bytes)
                 ctx->vars.line[i] = l->line_bytes;
+            if (l->has_ways && l->ways)
+                ctx->vars.ways[i] = l->ways;
         }
         if (ctx->progress && st->adaptive)
             fprintf(ctx->progress,

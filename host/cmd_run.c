@@ -217,8 +217,7 @@ int gd_cmd_run(int argc, char **argv)
         return 2;
     gd_err err;
     gd_sweep sweep;
-    uint64_t stride = a.opts.stride_bytes ? a.opts.stride_bytes : probe->default_stride_bytes;
-    if (gd_sweep_parse(a.sweep, stride ? stride : 1, &sweep, &err) != 0) {
+    if (gd_sweep_parse(a.sweep, gd_probe_sweep_granularity(probe, &a.opts), &sweep, &err) != 0) {
         fprintf(stderr, "gpudissect: error: %s\n", err.msg);
         return 2;
     }
@@ -246,6 +245,7 @@ int gd_cmd_run(int argc, char **argv)
     json_object_set_new(entry, "csv", json_string(curve.label));
     json_object_set_new(entry, "sweep", json_string(a.sweep));
     json_object_set_new(entry, "points", json_integer((json_int_t)sweep.count));
+    uint64_t stride = a.opts.stride_bytes ? a.opts.stride_bytes : probe->default_stride_bytes;
     json_object_set_new(entry, "stride_bytes", json_integer((json_int_t)stride));
     json_object_set_new(entry, "pattern", json_string(a.opts.random_order ? "random" : "seq"));
     json_object_set_new(entry, "variant", a.opts.variant[0] ? json_string(a.opts.variant) : json_null());
@@ -258,7 +258,8 @@ int gd_cmd_run(int argc, char **argv)
         goto out;
     gd_adaptive_stats st;
     int swept = a.adaptive ? gd_runner_adaptive(&runner, &curve, &sweep,
-                                                a.resolution ? a.resolution : (stride ? stride : 1),
+                                                a.resolution ? a.resolution
+                                                             : gd_probe_sweep_granularity(probe, &a.opts),
                                                 &st, &err)
                            : gd_runner_sweep(&runner, &curve, &sweep, &err);
     if (swept != 0) {

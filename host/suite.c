@@ -115,20 +115,23 @@ static int parse_atom(expr_ctx *c, uint64_t *v)
         memcpy(name, start, len);
         name[len] = 0;
         int is_line = len > 5 && !strcmp(name + len - 5, "_LINE");
-        if (is_line)
+        int is_ways = len > 5 && !strcmp(name + len - 5, "_WAYS");
+        if (is_line || is_ways)
             name[len - 5] = 0;
         int id = gd_inferred_level_from_name(name);
         if (id < 0)
             return expr_fail(c, "unknown name (use a level such as L2, L1D, L0I, L1C, NAME_LINE, "
                                 "min, max)");
-        uint64_t value = is_line ? c->vars->line[id] : c->vars->size[id];
+        uint64_t value = is_line ? c->vars->line[id] : is_ways ? c->vars->ways[id] : c->vars->size[id];
         if (!value) {
-            if (id == GD_INF_L2 && !is_line)
+            if (id == GD_INF_L2 && !is_line && !is_ways)
                 return expr_fail(c, "the L2 size is not known (the device reports none)");
-            return expr_fail(c, is_line ? "that fetch granularity is not known yet (run its "
-                                          "stride sweep first)"
-                                        : "that size is not known yet (measure it in an "
-                                          "earlier step)");
+            return expr_fail(c, is_line   ? "that fetch granularity is not known yet (run its "
+                                            "stride sweep first)"
+                                : is_ways ? "that associativity is not known yet (run "
+                                            "pchase_fine first)"
+                                          : "that size is not known yet (measure it in an "
+                                            "earlier step)");
         }
         *v = value;
         return 0;

@@ -56,6 +56,7 @@ int gd_suite_load(const char *name_or_path, gd_suite *out, gd_err *err);
 typedef struct gd_suite_vars {
     uint64_t size[GD_INF_COUNT];
     uint64_t line[GD_INF_COUNT];
+    uint64_t ways[GD_INF_COUNT]; /* NAME_WAYS: associativity (pchase_fine) */
 } gd_suite_vars;
 
 /* Evaluates a size expression. */

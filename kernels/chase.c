@@ -44,6 +44,7 @@
 #include <string.h>
 
 #include "kernels/ptx_emit.h"
+#include "kernels/timer.h"
 
 #define CHASE_CALIBRATION_SAMPLES 32
 #define CHASE_HIST_BUCKETS 4096      /* 1-cycle buckets; slower accesses count in the last */
@@ -496,12 +497,6 @@ int gd_chase_fill(const gd_probe_plan *plan, unsigned index, const gd_devptr *ad
     return 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 int gd_chase_decode(const gd_probe_plan *plan, const gd_devptr *addresses, void *const *host,
                     gd_probe_result *out, gd_err *err)
 {
@@ -534,15 +529,7 @@ int gd_chase_decode(const gd_probe_plan *plan, const gd_devptr *addresses, void 
         return gd_fail(err, "%s: the histogram counts %llu accesses, the timed laps have %llu",
                        st->probe, (unsigned long long)counted, (unsigned long long)timed);
 
-    double calib[CHASE_CALIBRATION_SAMPLES];
-    for (int i = 0; i < CHASE_CALIBRATION_SAMPLES; i++) {
-        uint32_t v;
-        memcpy(&v, buf + OUT_CALIB + 4 * i, 4);
-        calib[i] = v;
-    }
-    qsort(calib, CHASE_CALIBRATION_SAMPLES, sizeof calib[0], cmp_double);
-    double overhead =
-        (calib[CHASE_CALIBRATION_SAMPLES / 2 - 1] + calib[CHASE_CALIBRATION_SAMPLES / 2]) / 2;
+    double overhead = gd_timer_median_u32(buf + OUT_CALIB, CHASE_CALIBRATION_SAMPLES);
 
     uint64_t recent = timed < st->ring ? timed : st->ring;
     gd_series *cycles = gd_probe_result_add(out, "cycles", timed);

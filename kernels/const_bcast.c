@@ -21,6 +21,7 @@
 #include "kernels/chase.h"
 #include "kernels/probe.h"
 #include "kernels/ptx_emit.h"
+#include "kernels/timer.h"
 
 #define BCAST_WARM 4
 #define BCAST_CALIB 16
@@ -185,12 +186,6 @@ static int bcast_fill(const gd_probe_plan *plan, unsigned index, const gd_devptr
     return 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static int bcast_decode(const gd_probe_plan *plan, const gd_devptr *addresses,
                         void *const *host, gd_probe_result *out, gd_err *err)
 {
@@ -205,14 +200,7 @@ static int bcast_decode(const gd_probe_plan *plan, const gd_devptr *addresses,
                                 "device did not load the addresses asked for",
                            lane, v, lane % st->k, 4 * (lane % st->k));
     }
-    double calib[BCAST_CALIB];
-    for (int i = 0; i < BCAST_CALIB; i++) {
-        uint32_t v;
-        memcpy(&v, buf + OUT_CALIB + 4 * i, 4);
-        calib[i] = v;
-    }
-    qsort(calib, BCAST_CALIB, sizeof calib[0], cmp_double);
-    double overhead = (calib[BCAST_CALIB / 2 - 1] + calib[BCAST_CALIB / 2]) / 2;
+    double overhead = gd_timer_median_u32(buf + OUT_CALIB, BCAST_CALIB);
     gd_series *cycles = gd_probe_result_add(out, "cycles", st->reps);
     gd_series *ov = gd_probe_result_add(out, "timer_overhead", 1);
     if (!cycles || !ov)

@@ -27,6 +27,7 @@
 #include "kernels/ffma_block.h"
 #include "kernels/probe.h"
 #include "kernels/ptx_emit.h"
+#include "kernels/timer.h"
 
 #define SHARE_STRIDE 256
 #define SHARE_DEFAULT_VICTIM (8 * 1024)
@@ -180,17 +181,10 @@ static int share_plan(const gd_probe_opts *opts, const gd_device_info *dev, uint
     out->buffers[1] = (gd_probe_buffer){
         .name = "out", .bytes = OUT_DATA + 8 * (size_t)SHARE_RUNS * st->elements, .copy_out = 1};
     out->buffer_count = 2;
-    float seed = 1.5f, mul = 0.999f, add = 0.25f;
-    uint32_t b[3];
-    memcpy(&b[0], &seed, 4);
-    memcpy(&b[1], &mul, 4);
-    memcpy(&b[2], &add, 4);
     out->params[0] = (gd_probe_param){.kind = GD_PARAM_BUFFER, .buffer = 1};
     out->params[1] = (gd_probe_param){.kind = GD_PARAM_U32, .value = st->elements};
     out->params[2] = (gd_probe_param){.kind = GD_PARAM_U32, .value = SHARE_RUNS};
-    for (int i = 0; i < 3; i++)
-        out->params[3 + i] = (gd_probe_param){.kind = GD_PARAM_U32, .value = b[i]};
-    out->param_count = 6;
+    out->param_count = 3 + gd_ffma_params(out->params + 3);
     out->intended_instructions = st->length;
     out->code_min_instructions = st->length + SASS_EXTRA_MIN;
     out->code_max_instructions = st->length + SASS_EXTRA_MAX;
@@ -213,12 +207,6 @@ static int share_fill(const gd_probe_plan *plan, unsigned index, const gd_devptr
     return 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static int share_decode(const gd_probe_plan *plan, const gd_devptr *addresses, void *const *host,
                         gd_probe_result *out, gd_err *err)
 {
@@ -236,11 +224,8 @@ static int share_decode(const gd_probe_plan *plan, const gd_devptr *addresses, v
     gd_series *rate = gd_probe_result_add(out, "miss_rate", SHARE_ROUNDS);
     gd_series *vic = gd_probe_result_add(out, "victim_cycles", SHARE_ROUNDS * n);
     gd_series *ref = gd_probe_result_add(out, "reference_cycles", SHARE_ROUNDS * n);
-    double *sorted = malloc(n * sizeof *sorted);
-    if (!rate || !vic || !ref || !sorted) {
-        free(sorted);
+    if (!rate || !vic || !ref)
         return gd_fail(err, "const_icache_share: out of memory");
-    }
     for (uint32_t r = 0; r < SHARE_ROUNDS; r++) {
         const uint8_t *round = buf + OUT_DATA + (size_t)(r + 1) * 8 * n; /* run 0: cold */
         for (uint64_t i = 0; i < n; i++) {
@@ -249,16 +234,13 @@ static int share_decode(const gd_probe_plan *plan, const gd_devptr *addresses, v
             memcpy(&b, round + 4 * (n + i), 4);
             ref->samples[r * n + i] = a;
             vic->samples[r * n + i] = b;
-            sorted[i] = a;
         }
-        qsort(sorted, n, sizeof *sorted, cmp_double);
-        double threshold = MISS_FACTOR * sorted[n / 2];
+        double threshold = MISS_FACTOR * gd_timer_median(ref->samples + r * n, n);
         uint64_t misses = 0;
         for (uint64_t i = 0; i < n; i++)
             misses += vic->samples[r * n + i] > threshold;
         rate->samples[r] = (double)misses / (double)n;
     }
-    free(sorted);
     return 0;
 }
 

@@ -3,6 +3,17 @@
 
 #include <string.h>
 
+unsigned gd_ffma_params(gd_probe_param *params)
+{
+    const float values[3] = {1.5f, 0.999f, 0.25f}; /* seed, multiplier, addend */
+    for (int i = 0; i < 3; i++) {
+        uint32_t bits;
+        memcpy(&bits, &values[i], sizeof bits);
+        params[i] = (gd_probe_param){.kind = GD_PARAM_U32, .value = bits};
+    }
+    return 3;
+}
+
 void gd_ffma_decls(gd_ptx *p)
 {
     gd_ptx_printf(p, "    .reg .f32 %%fq<%d>;\n", GD_FFMA_CHAINS + 3);

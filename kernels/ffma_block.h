@@ -16,6 +16,7 @@
 
 #include <stdint.h>
 
+#include "kernels/probe.h"
 #include "kernels/ptx_emit.h"
 
 #define GD_FFMA_CHAINS 8
@@ -25,6 +26,11 @@
  * convert, address (2) and store, the counter, compare and branch (PTX
  * instructions; the model uses it to place the block) */
 #define GD_ICACHE_LOOP_INSTRUCTIONS 10
+
+/* The three .f32 kernel parameters gd_ffma_init reads (seed, multiplier,
+ * addend: run-time values, so that ptxas can fold nothing) as 32-bit words at
+ * params[0..2]; returns 3. */
+unsigned gd_ffma_params(gd_probe_param *params);
 
 /* `.reg .f32 %fq<GD_FFMA_CHAINS + 3>;` (chains, multiplier, addend, sum) */
 void gd_ffma_decls(gd_ptx *p);

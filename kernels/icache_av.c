@@ -376,11 +376,6 @@ static int av_plan(const gd_probe_opts *opts, const gd_device_info *dev, uint64_
     out->buffers[2] = (gd_probe_buffer){.name = "data",
                                         .bytes = st->data_bytes ? st->data_bytes : AV_DATA_LINE};
     out->buffer_count = 3;
-    float seed = 1.5f, mul = 0.999f, add = 0.25f;
-    uint32_t b[3];
-    memcpy(&b[0], &seed, 4);
-    memcpy(&b[1], &mul, 4);
-    memcpy(&b[2], &add, 4);
     out->params[0] = (gd_probe_param){.kind = GD_PARAM_BUFFER, .buffer = 0};
     out->params[1] = (gd_probe_param){.kind = GD_PARAM_BUFFER, .buffer = 1};
     out->params[2] = (gd_probe_param){.kind = GD_PARAM_BUFFER, .buffer = 2};
@@ -390,9 +385,7 @@ static int av_plan(const gd_probe_opts *opts, const gd_device_info *dev, uint64_
     out->params[6] = (gd_probe_param){.kind = GD_PARAM_U32, .value = st->passes};
     out->params[7] = (gd_probe_param){.kind = GD_PARAM_U32,
                                       .value = st->data_bytes / AV_DATA_LINE};
-    for (int i = 0; i < 3; i++)
-        out->params[8 + i] = (gd_probe_param){.kind = GD_PARAM_U32, .value = b[i]};
-    out->param_count = 11;
+    out->param_count = 8 + gd_ffma_params(out->params + 8);
     out->intended_instructions = st->victim_len + st->attacker_len;
     out->code_min_instructions = st->victim_len + st->attacker_len + AV_SASS_EXTRA_MIN;
     out->code_max_instructions = st->victim_len + st->attacker_len + AV_SASS_EXTRA_MAX;

@@ -30,6 +30,7 @@
 #include "kernels/ffma_block.h"
 #include "kernels/probe.h"
 #include "kernels/ptx_emit.h"
+#include "kernels/timer.h"
 
 #define LOOP_OVERHEAD GD_ICACHE_LOOP_INSTRUCTIONS
 #define DEFAULT_SAMPLES 8
@@ -163,16 +164,9 @@ static int icache_plan(const gd_probe_opts *opts, const gd_device_info *dev, uin
                                         .bytes = OUT_DELTA + 4 * (size_t)st->passes,
                                         .copy_out = 1};
     out->buffer_count = 1;
-    float seed = 1.5f, mul = 0.999f, add = 0.25f;
-    uint32_t b[3];
-    memcpy(&b[0], &seed, 4);
-    memcpy(&b[1], &mul, 4);
-    memcpy(&b[2], &add, 4);
     out->params[0] = (gd_probe_param){.kind = GD_PARAM_BUFFER, .buffer = 0};
     out->params[1] = (gd_probe_param){.kind = GD_PARAM_U32, .value = st->passes};
-    for (int i = 0; i < 3; i++)
-        out->params[2 + i] = (gd_probe_param){.kind = GD_PARAM_U32, .value = b[i]};
-    out->param_count = 5;
+    out->param_count = 2 + gd_ffma_params(out->params + 2);
     out->intended_instructions = st->length;
     out->code_min_instructions = st->length + SASS_EXTRA_MIN;
     out->code_max_instructions = st->length + SASS_EXTRA_MAX;
@@ -188,26 +182,14 @@ static int icache_fill(const gd_probe_plan *plan, unsigned index, const gd_devpt
     return gd_fail(err, "icache_seq: buffer %u has no initial contents", index);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static int icache_decode(const gd_probe_plan *plan, const gd_devptr *addresses,
                          void *const *host, gd_probe_result *out, gd_err *err)
 {
     (void)addresses;
     const icache_state *st = plan->state;
     const uint8_t *buf = host[0];
-    double calib[CALIB_PASSES];
-    for (int i = 0; i < CALIB_PASSES; i++) {
-        uint32_t v;
-        memcpy(&v, buf + OUT_CALIB + 4 * i, 4);
-        calib[i] = v;
-    }
-    qsort(calib, CALIB_PASSES, sizeof calib[0], cmp_double);
-    double overhead = calib[0]; /* the fastest: the clock reads with nothing in between */
+    /* the fastest: the clock reads with nothing in between */
+    double overhead = gd_timer_min_u32(buf + OUT_CALIB, CALIB_PASSES);
     uint32_t n = st->passes - 1;
     gd_series *cpi = gd_probe_result_add(out, "cpi", n);
     gd_series *cycles = gd_probe_result_add(out, "cycles", n);

@@ -87,7 +87,11 @@ typedef struct gd_probe {
     const char *primary_series; /* the series the analysis segments; NULL: "cycles" */
     int aggregate_samples;    /* each sample is a mean over many accesses (a pass's CPI),
                                * not one access: a knee needs a quarter of them off */
+    int ramp_curve;           /* the primary series is a ramp with steps (completion
+                               * times), not plateaus: adaptive sweeps bisect steps */
     uint64_t default_stride_bytes;
+    uint64_t sweep_granularity; /* sweep values are multiples of this; 0: of the stride
+                                 * (footprints are whole elements) */
     const char *const *variants;     /* NULL-terminated; the first is the default */
     uint64_t example_point;          /* a representative sweep value (tests, emit) */
     /* Plans one sweep point.  `dev` is the device's self-description. */
@@ -102,6 +106,10 @@ typedef struct gd_probe {
                   gd_probe_result *out, gd_err *err);
     void (*release)(gd_probe_plan *plan);
 } gd_probe;
+
+/* What sweep values are rounded to: probe->sweep_granularity, else the stride
+ * (opts->stride_bytes, else the probe's default), else 1. */
+uint64_t gd_probe_sweep_granularity(const gd_probe *probe, const gd_probe_opts *opts);
 
 /* The series the analysis segments: probe->primary_series, else "cycles". */
 const char *gd_probe_primary_series(const gd_probe *probe);

@@ -17,6 +17,11 @@ extern const gd_probe gd_probe_icache_seq;
 extern const gd_probe gd_probe_const_bcast;
 extern const gd_probe gd_probe_const_icache_share;
 extern const gd_probe gd_probe_icache_av;
+extern const gd_probe gd_probe_smem_bank;
+extern const gd_probe gd_probe_coalesce;
+extern const gd_probe gd_probe_pchase_fine;
+extern const gd_probe gd_probe_mshr;
+extern const gd_probe gd_probe_resv_stall;
 
 static const gd_probe *const probes[] = {
     &gd_probe_pchase,
@@ -27,6 +32,11 @@ static const gd_probe *const probes[] = {
     &gd_probe_const_bcast,
     &gd_probe_const_icache_share,
     &gd_probe_icache_av,
+    &gd_probe_smem_bank,
+    &gd_probe_coalesce,
+    &gd_probe_pchase_fine,
+    &gd_probe_mshr,
+    &gd_probe_resv_stall,
 };
 
 const gd_probe *const *gd_probe_list(size_t *count)
@@ -41,6 +51,14 @@ const gd_probe *gd_probe_find(const char *name)
         if (strcmp(probes[i]->name, name) == 0)
             return probes[i];
     return NULL;
+}
+
+uint64_t gd_probe_sweep_granularity(const gd_probe *probe, const gd_probe_opts *opts)
+{
+    if (probe->sweep_granularity)
+        return probe->sweep_granularity;
+    uint64_t s = opts && opts->stride_bytes ? opts->stride_bytes : probe->default_stride_bytes;
+    return s ? s : 1;
 }
 
 const char *gd_probe_primary_series(const gd_probe *probe)

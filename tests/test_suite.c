@@ -8,7 +8,8 @@ static void test_expressions(void **state)
     (void)state;
     gd_suite_vars v = {.size = {[GD_INF_L2] = 4u << 20, [GD_INF_L1D] = 64u << 10,
                                 [GD_INF_L0I] = 16u << 10, [GD_INF_L1I] = 46u << 10},
-                       .line = {[GD_INF_L1D] = 32, [GD_INF_L2] = 64}};
+                       .line = {[GD_INF_L1D] = 32, [GD_INF_L2] = 64},
+                       .ways = {[GD_INF_L1D] = 128}};
     gd_err err;
     uint64_t x;
     assert_int_equal(gd_suite_eval("4*L2", &v, &x, &err), 0);
@@ -23,6 +24,10 @@ static void test_expressions(void **state)
     assert_int_equal(x, 77u << 10);
     assert_int_equal(gd_suite_eval("L0I - L1I", &v, &x, &err), -1);
     assert_non_null(strstr(err.msg, "negative"));
+    assert_int_equal(gd_suite_eval("L1D/L1D_WAYS", &v, &x, &err), 0);
+    assert_int_equal(x, 512);
+    assert_int_equal(gd_suite_eval("L2_WAYS", &v, &x, &err), -1);
+    assert_non_null(strstr(err.msg, "associativity is not known"));
     assert_int_equal(gd_suite_eval("L1C", &v, &x, &err), -1);
     assert_non_null(strstr(err.msg, "not known yet"));
     assert_int_equal(gd_suite_eval("L1C_LINE", &v, &x, &err), -1);

@@ -1,0 +1,87 @@
+/* compare_l1.c -- the L1 load path and shared memory held against an arch
+ * (issue 5): associativity, replacement (the fine-grained chase tells LRU,
+ * FIFO and random apart), MSHR entries and merge limit (exact, or bounded
+ * from below where one SM cannot fill them), head-of-line blocking, sectors
+ * per line, shared-memory banks.  A parameter appears only when the run used a
+ * probe that measures it.
+ *
+ * What the model expects for head-of-line blocking: a request issued behind a
+ * reservation-failed one waits, unless the L1 re-enqueues failed requests
+ * (reorder), accepts the next instruction before the current one has left the
+ * FIFO (pipelined_issue) and has a tail that takes a re-enqueued and a new
+ * request in the same cycle (fifo_tail_ports = 2): with one tail port the
+ * re-enqueued requests, rotating every cycle, keep the new one out
+ * (sim/lsu.c).
+ */
+#include "analysis/compare_rows.h"
+
+#include <string.h>
+
+void gd_compare_l1_path(json_t *params, gd_compare_counts *c, const gd_arch *arch,
+                        const gd_run *run)
+{
+    const gd_arch_level *l1 = &arch->level[GD_L1D];
+    const gd_inferred_level *m = &run->inferred.level[GD_INF_L1D];
+    if (l1->present) {
+        if (gd_compare_run_probed(run, "pchase_fine")) {
+            gd_compare_add_parameter(params, c, "L1D", "ways", m->has_ways, m->ways, l1->ways, 0,
+                                     l1->ways, gd_arch_source_of(arch, "L1D", "ways"));
+            gd_compare_add_categorical(params, c, "L1D", "replacement",
+                                       m->has_replacement && !m->replacement_lru_or_fifo,
+                                       gd_replacement_name(m->replacement),
+                                       gd_replacement_name(l1->replacement),
+                                       gd_arch_source_of(arch, "L1D", "replacement"));
+        }
+        int hol_expected = !(l1->reorder && l1->pipelined_issue && l1->fifo_tail_ports >= 2);
+        if (gd_compare_run_probed(run, "resv_stall"))
+            gd_compare_add_categorical(params, c, "L1D", "head_of_line_blocking", m->has_hol,
+                                       m->head_of_line_blocking ? "yes" : "no",
+                                       hol_expected ? "yes" : "no",
+                                       gd_arch_source_of(arch, "L1D", "reorder"));
+        if (gd_compare_run_probed(run, "mshr")) {
+            const char *src = gd_arch_source_of(arch, "L1D", "mshr_entries");
+            if (m->has_mshr && m->mshr_is_lower_bound)
+                gd_compare_add_lower_bound(params, c, "L1D", "mshr_entries", m->mshr_entries,
+                                           l1->mshr_entries, src);
+            else
+                gd_compare_add_parameter(params, c, "L1D", "mshr_entries", m->has_mshr,
+                                         m->mshr_entries, l1->mshr_entries, 0, l1->mshr_entries,
+                                         src);
+            src = gd_arch_source_of(arch, "L1D", "mshr_merge");
+            if (m->has_mshr_merge && m->mshr_merge_is_lower_bound)
+                gd_compare_add_lower_bound(params, c, "L1D", "mshr_merge", m->mshr_merge,
+                                           l1->mshr_merge, src);
+            else
+                gd_compare_add_parameter(params, c, "L1D", "mshr_merge", m->has_mshr_merge,
+                                         m->mshr_merge, l1->mshr_merge, 0, l1->mshr_merge, src);
+        }
+        if (gd_compare_run_probed(run, "coalesce")) {
+            uint32_t sector = l1->sector_bytes ? l1->sector_bytes : l1->line_bytes;
+            gd_compare_add_parameter(params, c, "L1D", "alloc_line_bytes", m->has_alloc_line,
+                                     (double)m->alloc_line_bytes, l1->line_bytes, 0,
+                                     l1->line_bytes, gd_arch_source_of(arch, "L1D", "line"));
+            int known = m->has_alloc_line && m->has_line && m->line_bytes;
+            gd_compare_add_parameter(params, c, "L1D", "sectors_per_line", known,
+                                     known ? (double)(m->alloc_line_bytes / m->line_bytes) : 0,
+                                     (double)(l1->line_bytes / sector), 0,
+                                     (double)(l1->line_bytes / sector),
+                                     gd_arch_source_of(arch, "L1D", "sector"));
+        }
+    }
+    const gd_arch_level *sm = &arch->level[GD_SMEM];
+    const gd_inferred_level *s = &run->inferred.level[GD_INF_SMEM];
+    if (sm->present && gd_compare_run_probed(run, "smem_bank")) {
+        gd_compare_add_parameter(params, c, "SMEM", "banks", s->has_banks, s->banks, sm->banks, 0,
+                                 sm->banks, gd_arch_source_of(arch, "SMEM", "banks"));
+        gd_compare_add_parameter(params, c, "SMEM", "bank_width_bytes", s->has_banks,
+                                 s->bank_width_bytes, sm->bank_width_bytes, 0,
+                                 sm->bank_width_bytes, gd_arch_source_of(arch, "SMEM", "bank_width"));
+        gd_compare_add_parameter(params, c, "SMEM", "latency_cycles", s->has_latency,
+                                 s->latency_cycles, sm->latency_cycles,
+                                 gd_compare_latency_tolerance(sm->latency_cycles),
+                                 sm->latency_cycles, gd_arch_source_of(arch, "SMEM", "latency"));
+        gd_compare_add_categorical(params, c, "SMEM", "same_word_broadcast", s->has_banks,
+                                   s->same_word_broadcast ? "yes" : "no", "yes",
+                                   "seed 004: lanes reading one word of a bank do not conflict");
+    }
+}

@@ -1,0 +1,38 @@
+/* compare_rows.h -- the rows of compare.json's "parameters", shared by the
+ * files that hold a measured hierarchy against an arch (compare.c,
+ * compare_l1.c). */
+#ifndef GD_COMPARE_ROWS_H
+#define GD_COMPARE_ROWS_H
+
+#include <jansson.h>
+
+#include "analysis/arch.h"
+#include "analysis/run_load.h"
+
+typedef struct gd_compare_counts {
+    int match, mismatch, not_measured;
+} gd_compare_counts;
+
+/* A numeric parameter: match when |measured - expected| <= tolerance. */
+void gd_compare_add_parameter(json_t *params, gd_compare_counts *c, const char *level,
+                              const char *what, int measured_ok, double measured, double expected,
+                              double tolerance, double published, const char *source);
+/* A parameter whose value is a name (a scope, a policy): match when equal. */
+void gd_compare_add_categorical(json_t *params, gd_compare_counts *c, const char *level,
+                                const char *what, int measured_ok, const char *measured,
+                                const char *expected, const char *source);
+/* A count the run could only bound from below: "not measured" while the bound
+ * is at most the expected value (with the bound recorded), "mismatch" above. */
+void gd_compare_add_lower_bound(json_t *params, gd_compare_counts *c, const char *level,
+                                const char *what, double bound, double expected,
+                                const char *source);
+double gd_compare_latency_tolerance(double expected);
+/* Did the run use this probe? */
+int gd_compare_run_probed(const gd_run *run, const char *probe);
+
+/* compare_l1.c: the L1 load path and shared memory (ways, replacement, MSHRs,
+ * merge limit, head-of-line blocking, sectors per line, banks). */
+void gd_compare_l1_path(json_t *params, gd_compare_counts *c, const gd_arch *arch,
+                        const gd_run *run);
+
+#endif

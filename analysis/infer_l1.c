@@ -1,0 +1,294 @@
+/* infer_l1.c -- the L1's associativity and replacement policy, its MSHRs and
+ * merge limit, and whether a reservation-failed miss blocks the requests behind
+ * it.
+ *
+ * pchase_fine ways: hits while the chain fits one set, misses from ways + 1 on:
+ * the first knee is the associativity.
+ *
+ * pchase_fine policy: the lap is A0..A(W-1), A0, AW, A0, A1 in one set (see
+ * kernels/pchase_fine.c).  LRU and FIFO are simulated on that sequence, lap
+ * after lap from an empty set, and give a fixed hit/miss pattern per lap; the
+ * measured trace ("recent_cycles", in order) is cut into laps, each access
+ * called a hit when its latency is nearer the fastest accesses than the
+ * slowest (two-means split).  Every lap equal to LRU's pattern -> LRU; to
+ * FIFO's -> FIFO; laps that differ from each other, or from both -> random.
+ * The confidence is the share of laps that agree with the verdict.
+ *
+ * mshr and resv_stall: completion times grow by a cycle or two per request
+ * issued, and jump when a request must wait for a fill -- so these curves are
+ * ramps with a step, not plateaus, and the step is found directly
+ * (analysis/steps.c: the first rise beyond the curve's own typical slope).
+ *
+ * mshr: the follower (a miss issued behind n misses, or behind K requests to
+ * one line) jumps from n = MSHR entries on (it is the miss that finds none
+ * free) and from K = merge limit + 1 on.  Without a jump no limit was reached:
+ * one SM cannot keep more misses in flight than it issues within an L2 round
+ * trip, so the count is only bounded from below, by the smaller of the largest
+ * n and that round trip.
+ *
+ * resv_stall: A's completion jumps from k = ways + 1 on (a second view of the
+ * associativity); B, the independent miss issued behind A, is held up if its
+ * completion jumps by at least half of A's jump at the same point.  Where A
+ * never jumps -- the first fill returns before one warp has issued `ways`
+ * requests to the set (V100: 256 ways, a 193-cycle L2) -- no reservation fail
+ * happened and the question stays open.  The merge limit, seen through the
+ * follower, is left open too on an L1 that resv_stall showed not to block.
+ */
+#include "analysis/infer.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/run_load.h"
+#include "analysis/stats.h"
+#include "analysis/steps.h"
+#include "host/adaptive.h"
+
+#define BLOCKED_SHARE 0.5     /* B's jump / A's jump that means "held up" */
+
+int gd_infer_fine_ways(gd_inference *inf, const gd_curve *curve, const gd_segmentation *seg,
+                       gd_err *err)
+{
+    if (seg->knee_count == 0)
+        return gd_fail(err, "%s: no knee in the one-set chase: sweep past the associativity",
+                       curve->label);
+    gd_inferred_level *l = &inf->level[GD_INF_L1D];
+    l->present = 1;
+    l->has_ways = 1;
+    l->ways = (uint32_t)seg->knees[0].x_below;
+    l->ways_confidence = seg->knees[0].confidence;
+    snprintf(l->ways_from, sizeof l->ways_from, "%s", curve->label);
+    return 0;
+}
+
+/* Hit (1) / miss (0) of each access of one lap, lap after lap from an empty
+ * set of `ways` ways; returns the last lap's pattern in `hit`. */
+static void simulate_policy(int fifo, uint32_t ways, const uint32_t *seq, size_t n, int *hit)
+{
+    uint32_t *line = malloc(ways * sizeof *line);
+    uint64_t *stamp = malloc(ways * sizeof *stamp);
+    if (!line || !stamp) {
+        free(line);
+        free(stamp);
+        memset(hit, 0, n * sizeof *hit);
+        return;
+    }
+    uint32_t used = 0;
+    uint64_t t = 0;
+    for (int lap = 0; lap < 4; lap++) {
+        for (size_t i = 0; i < n; i++, t++) {
+            uint32_t w;
+            for (w = 0; w < used && line[w] != seq[i]; w++)
+                ;
+            hit[i] = w < used;
+            if (hit[i]) {
+                if (!fifo)
+                    stamp[w] = t; /* LRU: a hit renews; FIFO: only the fill counts */
+                continue;
+            }
+            if (used < ways) {
+                w = used++;
+            } else {
+                w = 0;
+                for (uint32_t v = 1; v < ways; v++)
+                    if (stamp[v] < stamp[w])
+                        w = v;
+            }
+            line[w] = seq[i];
+            stamp[w] = t;
+        }
+    }
+    free(line);
+    free(stamp);
+}
+
+/* Two-means split of the samples: the threshold between the two groups. */
+static double two_means(const double *v, size_t n)
+{
+    double *s = malloc(n * sizeof *s);
+    if (!s)
+        return NAN;
+    memcpy(s, v, n * sizeof *s);
+    for (size_t i = 1; i < n; i++) {
+        double x = s[i];
+        size_t j = i;
+        while (j > 0 && s[j - 1] > x) {
+            s[j] = s[j - 1];
+            j--;
+        }
+        s[j] = x;
+    }
+    double best = -1, thr = (s[0] + s[n - 1]) / 2, total = 0;
+    for (size_t i = 0; i < n; i++)
+        total += s[i];
+    double left = 0;
+    for (size_t k = 1; k < n; k++) {
+        left += s[k - 1];
+        if (s[k] == s[k - 1])
+            continue;
+        double ml = left / (double)k, mr = (total - left) / (double)(n - k);
+        double between = (double)k * (double)(n - k) * (ml - mr) * (ml - mr);
+        if (between > best) {
+            best = between;
+            thr = (s[k - 1] + s[k]) / 2;
+        }
+    }
+    free(s);
+    return thr;
+}
+
+int gd_infer_fine_policy(gd_inference *inf, const gd_curve *curve, gd_err *err)
+{
+    if (curve->count == 0)
+        return gd_fail(err, "%s: no point measured", curve->label);
+    const gd_point *pt = &curve->points[curve->count - 1];
+    uint32_t ways = (uint32_t)pt->x;
+    int k = gd_point_series_index(pt, "recent_cycles");
+    if (k < 0 || !pt->series[k].samples)
+        return gd_fail(err, "%s: the policy test needs the in-order trace (recent_cycles) of a "
+                            "live run",
+                       curve->label);
+    const double *trace = pt->series[k].samples;
+    size_t r = pt->series[k].summary.count, n = (size_t)ways + 4;
+    if (r < 2 * n)
+        return gd_fail(err, "%s: the trace of %zu accesses holds fewer than two laps of %zu: "
+                            "raise --samples",
+                       curve->label, r, n);
+    uint32_t *seq = malloc(n * sizeof *seq);
+    int *lru = malloc(n * sizeof *lru), *fifo = malloc(n * sizeof *fifo);
+    int *lap = malloc(n * sizeof *lap), *first = malloc(n * sizeof *first);
+    if (!seq || !lru || !fifo || !lap || !first) {
+        free(seq), free(lru), free(fifo), free(lap), free(first);
+        return gd_fail(err, "out of memory");
+    }
+    for (uint32_t i = 0; i < ways; i++)
+        seq[i] = i;
+    seq[ways] = 0;
+    seq[ways + 1] = ways;
+    seq[ways + 2] = 0;
+    seq[ways + 3] = 1;
+    simulate_policy(0, ways, seq, n, lru);
+    simulate_policy(1, ways, seq, n, fifo);
+    double thr = two_means(trace, r);
+    /* trace[i] is the access at lap position (i + p0) mod n: the last access of
+     * the timed laps is position n - 1 */
+    size_t p0 = (n - r % n) % n, laps = 0, as_lru = 0, as_fifo = 0, as_first = 0;
+    size_t i = (n - p0) % n; /* the first sample at position 0 */
+    for (; i + n <= r; i += n, laps++) {
+        for (size_t j = 0; j < n; j++)
+            lap[j] = trace[i + j] <= thr;
+        if (laps == 0)
+            memcpy(first, lap, n * sizeof *lap);
+        as_lru += !memcmp(lap, lru, n * sizeof *lap);
+        as_fifo += !memcmp(lap, fifo, n * sizeof *lap);
+        as_first += !memcmp(lap, first, n * sizeof *lap);
+    }
+    gd_inferred_level *l = &inf->level[GD_INF_L1D];
+    l->present = 1;
+    l->has_replacement = 1;
+    l->replacement_lru_or_fifo = 0;
+    if (as_lru == laps) {
+        l->replacement = GD_REPL_LRU;
+        l->replacement_confidence = 1.0;
+    } else if (as_fifo == laps) {
+        l->replacement = GD_REPL_FIFO;
+        l->replacement_confidence = 1.0;
+    } else {
+        /* random: the laps differ from each other (or follow neither policy) */
+        size_t best = as_lru > as_fifo ? as_lru : as_fifo;
+        l->replacement = GD_REPL_RANDOM;
+        l->replacement_confidence = 1.0 - (double)(best > as_first ? best : as_first) / (double)laps;
+        if (as_first == laps)
+            l->replacement_confidence = 0.5; /* stable, yet neither LRU nor FIFO */
+    }
+    snprintf(l->replacement_from, sizeof l->replacement_from, "%s", curve->label);
+    free(seq), free(lru), free(fifo), free(lap), free(first);
+    return 0;
+}
+
+/* The first step of `series` (analysis/steps.c): index of the point before it,
+ * or -1. */
+static long first_jump(const gd_curve *c, const char *series, double *jump, double *conf)
+{
+    gd_step step;
+    if (gd_curve_steps(c, series, &step, 1) == 0)
+        return -1;
+    *jump = step.jump;
+    *conf = step.confidence;
+    return (long)step.below;
+}
+
+int gd_infer_mshr(gd_inference *inf, const gd_curve *curve, gd_err *err)
+{
+    (void)err;
+    int merge = !strcmp(curve->opts.variant, "merge");
+    gd_inferred_level *l = &inf->level[GD_INF_L1D];
+    l->present = 1;
+    /* the follower shows the merge limit only where a refused request holds up
+     * the ones behind it: an L1 seen not to (resv_stall, run before) hides it */
+    if (merge && l->has_hol && !l->head_of_line_blocking)
+        return 0;
+    double jump = 0, conf = 0;
+    long at = first_jump(curve, "follower_cycles", &jump, &conf);
+    uint32_t value;
+    int bound = at < 0;
+    if (!bound) {
+        /* entries: the follower is the (n+1)-th miss, held up from n = entries
+         * on; merge: K requests fit, the (K+1)-th is refused */
+        value = (uint32_t)(merge ? curve->points[at].x : curve->points[at + 1].x);
+    } else {
+        /* no limit reached: bounded by what was in flight at once -- the
+         * requests issued within one round trip (the follower's time at the
+         * first point) -- or by the largest point */
+        double largest = curve->count ? (double)curve->points[curve->count - 1].x : 0;
+        const gd_summary *s =
+            curve->count ? gd_point_summary(&curve->points[0], "excess_cycles") : NULL;
+        double in_flight = s ? s->median : largest;
+        value = (uint32_t)(merge || in_flight > largest ? largest : in_flight);
+        conf = 0.5;
+    }
+    if (merge) {
+        l->has_mshr_merge = 1;
+        l->mshr_merge = value;
+        l->mshr_merge_is_lower_bound = bound;
+        l->mshr_merge_confidence = conf;
+        snprintf(l->mshr_merge_from, sizeof l->mshr_merge_from, "%s", curve->label);
+    } else {
+        l->has_mshr = 1;
+        l->mshr_entries = value;
+        l->mshr_is_lower_bound = bound;
+        l->mshr_confidence = conf;
+        snprintf(l->mshr_from, sizeof l->mshr_from, "%s", curve->label);
+    }
+    return 0;
+}
+
+int gd_infer_resv_stall(gd_inference *inf, const gd_curve *curve, gd_err *err)
+{
+    double ajump = 0, aconf = 0;
+    long at = first_jump(curve, "a_cycles", &ajump, &aconf);
+    (void)err;
+    if (at < 0)
+        return 0; /* no reservation fail: a set's ways outlast a round trip of issue */
+    const gd_summary *b0 = gd_point_summary(&curve->points[at], "b_cycles");
+    const gd_summary *b1 = gd_point_summary(&curve->points[at + 1], "b_cycles");
+    gd_inferred_level *l = &inf->level[GD_INF_L1D];
+    l->present = 1;
+    if (b0 && b1) {
+        double share = (b1->median - b0->median) / ajump;
+        l->has_hol = 1;
+        l->head_of_line_blocking = share >= BLOCKED_SHARE;
+        l->hol_confidence = aconf * fmin(1.0, fabs(share - BLOCKED_SHARE) / BLOCKED_SHARE);
+        snprintf(l->hol_from, sizeof l->hol_from, "%s", curve->label);
+    }
+    /* A's knee: the associativity again, where the one-set chase did not say */
+    if (!l->has_ways) {
+        l->has_ways = 1;
+        l->ways = (uint32_t)curve->points[at].x;
+        l->ways_confidence = aconf;
+        snprintf(l->ways_from, sizeof l->ways_from, "%s", curve->label);
+    }
+    return 0;
+}

@@ -1,0 +1,22 @@
+/* steps.h -- steps in ramp-like curves (steps.c). */
+#ifndef GD_STEPS_H
+#define GD_STEPS_H
+
+#include <stddef.h>
+
+#include "host/runner.h"
+
+/* One step: the series rises by `jump` beyond its own slope between the points
+ * below and above (indices into the curve, adjacent). */
+typedef struct gd_step {
+    size_t below, above;
+    double jump;
+    double confidence;  /* 1 when below and above are adjacent values, 0.5 otherwise,
+                         * times how far the jump clears the threshold */
+} gd_step;
+
+/* Every step of `series` (medians per point, points in x order), up to max;
+ * returns how many there are (which may exceed max). */
+size_t gd_curve_steps(const gd_curve *curve, const char *series, gd_step *steps, size_t max);
+
+#endif

@@ -1,0 +1,299 @@
+/* mshr.c -- memory-level parallelism of the L1: how many misses one SM keeps
+ * in flight (MSHR entries), and how many requests one pending line takes
+ * (the merge limit).
+ *
+ * One warp.  The lines are first brought into the L2 with ld.global.cg (which
+ * does not allocate in the L1), so every timed access is an L1 miss that the
+ * L2 serves.  Then, per round, on fresh lines:
+ *
+ *   entries  the sweep value n is the number of distinct lines: ceil(n/32)
+ *            load instructions, lane i of instruction j loading line 32j + i,
+ *            followed by one load of another line (the follower);
+ *   merge    the sweep value K is the number of load instructions, all of
+ *            whose lanes read byte j of one and the same line: K requests to
+ *            one pending line, followed by the follower;
+ *
+ * timed as clock; the loads; their sum stored to shared memory (it consumes
+ * every load); clock.  The L1 takes one request per cycle, so without a limit
+ * the time is about the L2 latency plus one cycle per request.  Once n exceeds
+ * the MSHR entries a request must wait until a fill frees one, a whole L2 round
+ * trip: the "excess_cycles" (time minus requests) jump.  A request beyond the
+ * merge limit also waits for the fill, but then hits the line it was waiting
+ * for, so the total hardly moves; what moves in both cases is a load issued
+ * right behind them, an L1 miss to another line in the L2 (a miss, so that no
+ * replacement policy can make it one by evicting it), which the refused request
+ * holds up: "follower_cycles", the primary series, from the first clock read to
+ * the follower's value consumed -- the issue of the requests ahead of it plus an
+ * L2 round trip, plus a second one once held up -- on an L1 that blocks behind
+ * a refused request, as today's do (with CN110457238A's reorder and a free MSHR
+ * it would not, and the merge limit goes unseen).  The follower is itself a
+ * miss: with n = MSHR entries it is the one that finds none free.
+ * With the MSHRs outnumbering what one SM can have in flight -- requests issued
+ * within one L2 latency -- no knee appears and the sweep only bounds them.
+ * --stride spaces the lines (default 128 bytes: an L1 line of every NVIDIA GPU
+ * since Fermi); --samples sets the rounds (default 4).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/probe.h"
+#include "kernels/ptx_emit.h"
+
+#define MSHR_MAX_LINES 1024   /* 32 load instructions of 32 lanes */
+#define MSHR_MAX_MERGE 128    /* distinct bytes of a 128-byte line */
+#define MSHR_DEFAULT_ROUNDS 4
+#define MSHR_MAX_ROUNDS 16
+#define MSHR_DEFAULT_STRIDE 128
+
+typedef struct mshr_state {
+    int merge;
+    uint32_t count;      /* n lines, or K requests */
+    uint32_t rounds;
+    uint64_t stride;
+    uint64_t lines;      /* distinct lines per round */
+} mshr_state;
+
+static char *mshr_ptx(const gd_device_info *dev, const mshr_state *st)
+{
+    uint32_t k = st->merge ? st->count : (st->count + 31) / 32;
+    gd_ptx p;
+    gd_ptx_init(&p);
+    gd_ptx_header(&p, dev->cc_major, dev->cc_minor, 63);
+    gd_ptx_printf(&p,
+        ".visible .entry gd_mshr(\n"
+        "    .param .u64 gd_mshr_buf,\n"
+        "    .param .u64 gd_mshr_out,\n"
+        "    .param .u32 gd_mshr_lines,\n"
+        "    .param .u32 gd_mshr_rounds\n"
+        ")\n"
+        ".maxntid 32, 1, 1\n"
+        "{\n"
+        "    .reg .pred %%p<4>;\n"
+        "    .reg .pred %%q<%u>;\n"
+        "    .reg .b32 %%r<16>;\n"
+        "    .reg .b32 %%v<%u>;\n"
+        "    .reg .b64 %%rd<16>;\n"
+        "    .reg .b64 %%a<%u>;\n"
+        "    .shared .align 4 .b8 gd_sink[384];   // three words per lane: every consuming store lives\n"
+        "\n"
+        "    ld.param.u64 %%rd1, [gd_mshr_buf];\n"
+        "    ld.param.u64 %%rd2, [gd_mshr_out];\n"
+        "    ld.param.u32 %%r1, [gd_mshr_lines];\n"
+        "    ld.param.u32 %%r2, [gd_mshr_rounds];\n"
+        "    mov.u32 %%r3, %%tid.x;\n"
+        "    setp.eq.u32 %%p3, %%r3, 0;\n"
+        "    mov.u32 %%r12, gd_sink;\n"
+        "    shl.b32 %%r13, %%r3, 2;\n"
+        "    add.s32 %%r12, %%r12, %%r13;      // this lane's sink word\n"
+        "\n"
+        "    // every line into the L2, not the L1 (ld.cg): the rounds', then the followers'\n"
+        "    mul.lo.u32 %%r4, %%r1, %%r2;\n"
+        "    add.u32 %%r4, %%r4, %%r2;\n"
+        "    mov.u32 %%r5, %%r3;\n"
+        "    mov.u32 %%r6, 0;\n"
+        "$L_warm:\n"
+        "    .pragma \"nounroll\";\n"
+        "    setp.ge.u32 %%p1, %%r5, %%r4;\n"
+        "    @%%p1 bra $L_warm_done;\n"
+        "    mul.wide.u32 %%rd3, %%r5, %llu;\n"
+        "    add.s64 %%rd3, %%rd1, %%rd3;\n"
+        "    ld.global.cg.u32 %%r7, [%%rd3];\n"
+        "    add.u32 %%r6, %%r6, %%r7;\n"
+        "    add.u32 %%r5, %%r5, 32;\n"
+        "    bra.uni $L_warm;\n"
+        "$L_warm_done:\n"
+        "    st.shared.u32 [%%r12+256], %%r6;   // wait for the last of them\n"
+        "\n"
+        "    mov.u32 %%r8, 0;\n"
+        "$L_round:\n"
+        "    .pragma \"nounroll\";\n"
+        "    // this round's first line\n"
+        "    mul.lo.u32 %%r9, %%r8, %%r1;\n"
+        "    mul.wide.u32 %%rd4, %%r9, %llu;\n"
+        "    add.s64 %%rd4, %%rd1, %%rd4;\n",
+        k, k, k, (unsigned long long)st->stride, (unsigned long long)st->stride);
+    /* the follower: this round's line after all rounds' lines, in the L2 only */
+    gd_ptx_printf(&p,
+            "    mul.lo.u32 %%r9, %%r2, %%r1;\n"
+            "    add.u32 %%r9, %%r9, %%r8;\n"
+            "    mul.wide.u32 %%rd6, %%r9, %llu;\n"
+            "    add.s64 %%rd6, %%rd1, %%rd6;\n",
+            (unsigned long long)st->stride);
+    /* addresses and predicates before the timed region */
+    for (uint32_t j = 0; j < k; j++) {
+        if (st->merge) {
+            gd_ptx_printf(&p, "    add.s64 %%a%u, %%rd4, %u;\n", j, j);
+            gd_ptx_printf(&p, "    setp.eq.u32 %%q%u, %%r3, %%r3;\n", j);
+        } else {
+            gd_ptx_printf(&p,
+                "    add.u32 %%r10, %%r3, %u;\n"
+                "    setp.lt.u32 %%q%u, %%r10, %%r1;\n"
+                "    mul.wide.u32 %%rd5, %%r10, %llu;\n"
+                "    add.s64 %%a%u, %%rd4, %%rd5;\n",
+                32 * j, j, (unsigned long long)st->stride, j);
+        }
+        gd_ptx_printf(&p, "    mov.u32 %%v%u, 0;\n", j);
+    }
+    gd_ptx_printf(&p, "    mov.u64 %%rd10, %%clock64;\n");
+    for (uint32_t j = 0; j < k; j++)
+        gd_ptx_printf(&p, "    @%%q%u ld.global.ca.%s %%v%u, [%%a%u];\n", j,
+                      st->merge ? "u8" : "u32", j, j);
+    gd_ptx_printf(&p,
+            "    ld.global.ca.u32 %%r15, [%%rd6];   // the follower, an L1 miss\n"
+            "    st.shared.u32 [%%r12+128], %%r15;  // its own word: a store the next one\n"
+            "                                        // overwrote would be dead, and its load too\n"
+            "    mov.u64 %%rd14, %%clock64;\n");
+    gd_ptx_printf(&p, "    mov.u32 %%r11, 0;\n");
+    for (uint32_t j = 0; j < k; j++)
+        gd_ptx_printf(&p, "    add.u32 %%r11, %%r11, %%v%u;\n", j);
+    gd_ptx_printf(&p,
+        "    st.shared.u32 [%%r12], %%r11;       // consumes every load\n"
+        "    mov.u64 %%rd11, %%clock64;\n"
+        "    sub.s64 %%rd12, %%rd11, %%rd10;\n"
+        "    cvt.u32.u64 %%r14, %%rd12;\n"
+        "    mul.wide.u32 %%rd13, %%r8, 12;\n"
+        "    add.s64 %%rd13, %%rd2, %%rd13;\n"
+        "    @%%p3 st.global.u32 [%%rd13], %%r14;\n"
+        "    @%%p3 st.global.u32 [%%rd13+4], %%r11;\n"
+        );
+    gd_ptx_printf(&p,
+            "    sub.s64 %%rd12, %%rd14, %%rd10;\n"
+            "    cvt.u32.u64 %%r14, %%rd12;\n"
+            "    @%%p3 st.global.u32 [%%rd13+8], %%r14;\n");
+    gd_ptx_printf(&p,
+        "    add.u32 %%r8, %%r8, 1;\n"
+        "    setp.lt.u32 %%p2, %%r8, %%r2;\n"
+        "    @%%p2 bra $L_round;\n"
+        "    ret;\n"
+        "}\n");
+    return gd_ptx_finish(&p);
+}
+
+static int mshr_plan(const gd_probe_opts *opts, const gd_device_info *dev, uint64_t point,
+                     gd_probe_plan *out, gd_err *err)
+{
+    memset(out, 0, sizeof *out);
+    out->opts = *opts;
+    gd_probe_opts *o = &out->opts;
+    if (!o->variant[0])
+        strcpy(o->variant, "entries");
+    int merge = !strcmp(o->variant, "merge");
+    if (!merge && strcmp(o->variant, "entries"))
+        return gd_fail(err, "mshr: unknown variant '%s' (expected entries or merge)", o->variant);
+    if (!o->stride_bytes)
+        o->stride_bytes = MSHR_DEFAULT_STRIDE;
+    if (o->stride_bytes % 128)
+        return gd_fail(err, "mshr: --stride must be a multiple of 128 bytes (whole lines), got %llu",
+                       (unsigned long long)o->stride_bytes);
+    if (!o->samples)
+        o->samples = MSHR_DEFAULT_ROUNDS;
+    if (o->samples > MSHR_MAX_ROUNDS)
+        return gd_fail(err, "mshr: at most %d rounds (--samples), got %u", MSHR_MAX_ROUNDS,
+                       o->samples);
+    uint64_t max = merge ? MSHR_MAX_MERGE : MSHR_MAX_LINES;
+    if (point < 1 || point > max)
+        return gd_fail(err, "mshr: %llu %s is outside 1..%llu", (unsigned long long)point,
+                       merge ? "requests to one line" : "lines", (unsigned long long)max);
+    mshr_state *st = calloc(1, sizeof *st);
+    if (!st)
+        return gd_fail(err, "mshr: out of memory");
+    st->merge = merge;
+    st->count = (uint32_t)point;
+    st->rounds = o->samples;
+    st->stride = o->stride_bytes;
+    st->lines = merge ? 1 : point;
+    out->state = st;
+    out->point = point;
+    out->ptx = mshr_ptx(dev, st);
+    if (!out->ptx) {
+        free(st);
+        out->state = NULL;
+        return gd_fail(err, "mshr: out of memory");
+    }
+    snprintf(out->entry, sizeof out->entry, "gd_mshr");
+    out->grid[0] = out->grid[1] = out->grid[2] = 1;
+    out->block[0] = 32;
+    out->block[1] = out->block[2] = 1;
+    out->buffers[0] = (gd_probe_buffer){.name = "lines",
+                                        .bytes = (st->lines + 1) * st->rounds * st->stride,
+                                        .host_fill = 1};
+    out->buffers[1] = (gd_probe_buffer){.name = "out", .bytes = 12 * (size_t)st->rounds,
+                                        .copy_out = 1};
+    out->buffer_count = 2;
+    out->params[0] = (gd_probe_param){.kind = GD_PARAM_BUFFER, .buffer = 0};
+    out->params[1] = (gd_probe_param){.kind = GD_PARAM_BUFFER, .buffer = 1};
+    out->params[2] = (gd_probe_param){.kind = GD_PARAM_U32, .value = st->lines};
+    out->params[3] = (gd_probe_param){.kind = GD_PARAM_U32, .value = st->rounds};
+    out->param_count = 4;
+    /* the loads the probe intends, all of them in the machine code */
+    out->intended_instructions = (merge ? st->count : (st->count + 31) / 32) + 1;
+    return 0;
+}
+
+/* Every byte holds 1: the sum a round stores proves which loads happened. */
+static int mshr_fill(const gd_probe_plan *plan, unsigned index, const gd_devptr *addresses,
+                     void *host, gd_err *err)
+{
+    (void)addresses;
+    if (index != 0)
+        return gd_fail(err, "mshr: no initial contents for buffer %u", index);
+    memset(host, 1, plan->buffers[0].bytes);
+    return 0;
+}
+
+static int mshr_decode(const gd_probe_plan *plan, const gd_devptr *addresses, void *const *host,
+                       gd_probe_result *out, gd_err *err)
+{
+    (void)addresses;
+    const mshr_state *st = plan->state;
+    const uint8_t *buf = host[1];
+    gd_series *cycles = gd_probe_result_add(out, "cycles", st->rounds);
+    gd_series *excess = gd_probe_result_add(out, "excess_cycles", st->rounds);
+    gd_series *follower = gd_probe_result_add(out, "follower_cycles", st->rounds);
+    if (!cycles || !excess || !follower)
+        return gd_fail(err, "mshr: out of memory");
+    /* lane 0's sum: its loads of 0x01010101 words, or of 0x01 bytes */
+    uint32_t lane0_loads = st->merge ? st->count : (st->count + 31) / 32;
+    uint32_t expect = st->merge ? lane0_loads : lane0_loads * 0x01010101u;
+    for (uint32_t r = 0; r < st->rounds; r++) {
+        uint32_t t, sum, f;
+        memcpy(&t, buf + 12 * r, 4);
+        memcpy(&sum, buf + 12 * r + 4, 4);
+        memcpy(&f, buf + 12 * r + 8, 4);
+        if (sum != expect)
+            return gd_fail(err, "mshr: round %u read a sum of %u, expected %u: the loads did not "
+                                "all happen",
+                           r, sum, expect);
+        cycles->samples[r] = t;
+        excess->samples[r] = (double)t - (double)st->count;
+        follower->samples[r] = f;
+    }
+    return 0;
+}
+
+static void mshr_release(gd_probe_plan *plan)
+{
+    free(plan->state);
+    plan->state = NULL;
+}
+
+static const char *const mshr_variants[] = {"entries", "merge", NULL};
+
+const gd_probe gd_probe_mshr = {
+    .name = "mshr",
+    .summary = "misses in flight from one SM: MSHR entries, and requests merged per line",
+    .sweep_name = "requests",
+    .value_unit = "cycles",
+    .aggregate_samples = 1,
+    .ramp_curve = 1,
+    .primary_series = "follower_cycles",
+    .default_stride_bytes = MSHR_DEFAULT_STRIDE,
+    .sweep_granularity = 1,
+    .variants = mshr_variants,
+    .example_point = 64,
+    .plan = mshr_plan,
+    .fill = mshr_fill,
+    .decode = mshr_decode,
+    .release = mshr_release,
+};
