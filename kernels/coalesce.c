@@ -65,6 +65,7 @@
 
 #include "kernels/probe.h"
 #include "kernels/ptx_emit.h"
+#include "kernels/timer.h"
 
 #define CO_LOADS 16              /* K: loads in the long block */
 #define CO_WARM 2                /* samples that warm the L1, dropped */
@@ -308,18 +309,6 @@ static int co_fill(const gd_probe_plan *plan, unsigned index, const gd_devptr *a
     return 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, size_t n)
-{
-    qsort(v, n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 static uint32_t word_at(const uint8_t *buf, size_t offset)
 {
     uint32_t v;
@@ -356,7 +345,7 @@ static int co_decode(const gd_probe_plan *plan, const gd_devptr *addresses, void
         return gd_fail(err, "coalesce: out of memory");
     for (size_t i = 0; i < n; i++)
         diff[i] = cpi_of(buf, CO_WARM + i, 1) - cpi_of(buf, CO_WARM + i, 0);
-    double per_request = median(diff, n);
+    double per_request = gd_timer_median(diff, n);
     free(diff);
     /* a device that hides a second line entirely cannot be counted this way */
     if (!(per_request >= 0.1))
@@ -380,12 +369,6 @@ static int co_decode(const gd_probe_plan *plan, const gd_devptr *addresses, void
     return 0;
 }
 
-static void co_release(gd_probe_plan *plan)
-{
-    free(plan->state);
-    plan->state = NULL;
-}
-
 static const char *const co_variants[] = {"stride", "lanes", NULL};
 
 const gd_probe gd_probe_coalesce = {
@@ -402,5 +385,5 @@ const gd_probe gd_probe_coalesce = {
     .plan = co_plan,
     .fill = co_fill,
     .decode = co_decode,
-    .release = co_release,
+    .release = gd_probe_free_state,
 };

@@ -214,12 +214,6 @@ static int bcast_decode(const gd_probe_plan *plan, const gd_devptr *addresses,
     return 0;
 }
 
-static void bcast_release(gd_probe_plan *plan)
-{
-    free(plan->state);
-    plan->state = NULL;
-}
-
 static const char *const bcast_variants[] = {"const", NULL};
 
 const gd_probe gd_probe_const_bcast = {
@@ -233,5 +227,5 @@ const gd_probe gd_probe_const_bcast = {
     .plan = bcast_plan,
     .fill = bcast_fill,
     .decode = bcast_decode,
-    .release = bcast_release,
+    .release = gd_probe_free_state,
 };

@@ -244,12 +244,6 @@ static int share_decode(const gd_probe_plan *plan, const gd_devptr *addresses, v
     return 0;
 }
 
-static void share_release(gd_probe_plan *plan)
-{
-    free(plan->state);
-    plan->state = NULL;
-}
-
 static const char *const share_variants[] = {"ffma", NULL};
 
 const gd_probe gd_probe_const_icache_share = {
@@ -266,5 +260,5 @@ const gd_probe gd_probe_const_icache_share = {
     .plan = share_plan,
     .fill = share_fill,
     .decode = share_decode,
-    .release = share_release,
+    .release = gd_probe_free_state,
 };

@@ -445,12 +445,6 @@ static int av_decode(const gd_probe_plan *plan, const gd_devptr *addresses, void
     return 0;
 }
 
-static void av_release(gd_probe_plan *plan)
-{
-    free(plan->state);
-    plan->state = NULL;
-}
-
 const gd_probe gd_probe_icache_av = {
     .name = "icache_av",
     .summary = "attacker-victim warps per placement: which instruction caches are shared by "
@@ -465,5 +459,5 @@ const gd_probe gd_probe_icache_av = {
     .plan = av_plan,
     .fill = av_fill,
     .decode = av_decode,
-    .release = av_release,
+    .release = gd_probe_free_state,
 };

@@ -212,12 +212,6 @@ static int icache_decode(const gd_probe_plan *plan, const gd_devptr *addresses,
     return 0;
 }
 
-static void icache_release(gd_probe_plan *plan)
-{
-    free(plan->state);
-    plan->state = NULL;
-}
-
 static const char *const icache_variants[] = {"ffma", "nop", NULL};
 
 const gd_probe gd_probe_icache_seq = {
@@ -233,5 +227,5 @@ const gd_probe gd_probe_icache_seq = {
     .plan = icache_plan,
     .fill = icache_fill,
     .decode = icache_decode,
-    .release = icache_release,
+    .release = gd_probe_free_state,
 };

@@ -272,12 +272,6 @@ static int mshr_decode(const gd_probe_plan *plan, const gd_devptr *addresses, vo
     return 0;
 }
 
-static void mshr_release(gd_probe_plan *plan)
-{
-    free(plan->state);
-    plan->state = NULL;
-}
-
 static const char *const mshr_variants[] = {"entries", "merge", NULL};
 
 const gd_probe gd_probe_mshr = {
@@ -295,5 +289,5 @@ const gd_probe gd_probe_mshr = {
     .plan = mshr_plan,
     .fill = mshr_fill,
     .decode = mshr_decode,
-    .release = mshr_release,
+    .release = gd_probe_free_state,
 };

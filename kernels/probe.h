@@ -118,6 +118,10 @@ const char *gd_probe_primary_series(const gd_probe *probe);
 const gd_probe *gd_probe_find(const char *name);
 const gd_probe *const *gd_probe_list(size_t *count);
 
+/* A release that frees plan->state (one malloc'ed block), for probes that
+ * keep nothing else. */
+void gd_probe_free_state(gd_probe_plan *plan);
+
 /* Frees what plan/decode allocated. */
 void gd_probe_plan_free(const gd_probe *probe, gd_probe_plan *plan);
 void gd_probe_result_free(gd_probe_result *result);

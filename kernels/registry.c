@@ -66,6 +66,12 @@ const char *gd_probe_primary_series(const gd_probe *probe)
     return probe->primary_series ? probe->primary_series : "cycles";
 }
 
+void gd_probe_free_state(gd_probe_plan *plan)
+{
+    free(plan->state);
+    plan->state = NULL;
+}
+
 void gd_probe_plan_free(const gd_probe *probe, gd_probe_plan *plan)
 {
     if (probe && probe->release)

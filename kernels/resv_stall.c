@@ -236,12 +236,6 @@ static int rs_decode(const gd_probe_plan *plan, const gd_devptr *addresses, void
     return 0;
 }
 
-static void rs_release(gd_probe_plan *plan)
-{
-    free(plan->state);
-    plan->state = NULL;
-}
-
 static const char *const rs_variants[] = {"ca", NULL};
 
 const gd_probe gd_probe_resv_stall = {
@@ -260,5 +254,5 @@ const gd_probe gd_probe_resv_stall = {
     .plan = rs_plan,
     .fill = rs_fill,
     .decode = rs_decode,
-    .release = rs_release,
+    .release = gd_probe_free_state,
 };

@@ -40,6 +40,7 @@
 
 #include "kernels/probe.h"
 #include "kernels/ptx_emit.h"
+#include "kernels/timer.h"
 
 #define SMEM_ARRAY_BYTES 16384u  /* lane offsets wrap here; a power of two */
 #define SMEM_SINK_BYTES 256u     /* one sink word per lane, up to 8 bytes */
@@ -238,12 +239,6 @@ static int bank_plan(const gd_probe_opts *opts, const gd_device_info *dev, uint6
     return 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static uint32_t word_at(const uint8_t *buf, size_t offset)
 {
     uint32_t v;
@@ -266,11 +261,7 @@ static int bank_decode(const gd_probe_plan *plan, const gd_devptr *addresses, vo
                                 "device did not load the words asked for",
                            lane, got, same, want);
     }
-    double calib[SMEM_CALIB];
-    for (int i = 0; i < SMEM_CALIB; i++)
-        calib[i] = word_at(buf, OUT_CALIB + 4 * (size_t)i);
-    qsort(calib, SMEM_CALIB, sizeof calib[0], cmp_double);
-    double overhead = (calib[SMEM_CALIB / 2 - 1] + calib[SMEM_CALIB / 2]) / 2;
+    double overhead = gd_timer_median_u32(buf + OUT_CALIB, SMEM_CALIB);
     size_t n = st->reps - SMEM_WARM;
     gd_series *cycles = gd_probe_result_add(out, "cycles", n);
     gd_series *same = gd_probe_result_add(out, "same_word_cycles", n);
@@ -284,12 +275,6 @@ static int bank_decode(const gd_probe_plan *plan, const gd_devptr *addresses, vo
     }
     ov->samples[0] = overhead;
     return 0;
-}
-
-static void bank_release(gd_probe_plan *plan)
-{
-    free(plan->state);
-    plan->state = NULL;
 }
 
 static const char *const bank_variants[] = {"u32", "u64", NULL};
@@ -306,5 +291,5 @@ const gd_probe gd_probe_smem_bank = {
     .example_point = 8,
     .plan = bank_plan,
     .decode = bank_decode,
-    .release = bank_release,
+    .release = gd_probe_free_state,
 };
