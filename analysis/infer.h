@@ -144,9 +144,10 @@ void gd_inference_snap(gd_inference *inf);
 int gd_infer_icache_seq(gd_inference *inf, const gd_curve *curve, const gd_segmentation *seg,
                         int has_l0, gd_err *err);
 /* One attacker-victim curve: does the attacker in this placement slow the victim
- * sized for `level`? */
+ * sized for `level`?  Points whose warps did not land where the placement asks
+ * (SM, and warp slot mod `subpartitions`) do not count. */
 int gd_infer_icache_av(gd_inference *inf, const gd_curve *curve, gd_inferred_name level,
-                       gd_err *err);
+                       int subpartitions, gd_err *err);
 /* After every step: each level's scope from its interference table (private
  * to a sub-partition if only a warp on the same one disturbs it, to an SM if
  * only warps of the same SM do, else the chip's), and a level that shares

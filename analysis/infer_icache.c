@@ -102,7 +102,7 @@ static double edge_cpi(const gd_curve *c, size_t from, size_t to, double *spread
 }
 
 int gd_infer_icache_av(gd_inference *inf, const gd_curve *curve, gd_inferred_name level,
-                       gd_err *err)
+                       int subpartitions, gd_err *err)
 {
     int place = gd_placement_from_name(curve->opts.variant);
     if (place < 0)
@@ -116,11 +116,29 @@ int gd_infer_icache_av(gd_inference *inf, const gd_curve *curve, gd_inferred_nam
     double hi = edge_cpi(curve, curve->count - edge, curve->count, &s_hi);
     if (!(lo > 0) || isnan(hi))
         return gd_fail(err, "%s: no victim CPI measured", curve->label);
-    /* did the two warps run at the same time, where the placement says? */
-    size_t overlapped = 0;
+    /* did the two warps run at the same time, where the placement says?  On a
+     * GPU the CTAs go where the hardware puts them: a point whose warps did not
+     * land as the placement asks (%smid, and %warpid mod the sub-partitions)
+     * does not count */
+    size_t overlapped = 0, misplaced = 0;
     for (size_t i = 0; i < curve->count; i++) {
-        const gd_summary *o = gd_point_summary(&curve->points[i], "overlap");
-        overlapped += o && o->mean > 0.5;
+        const gd_point *pt = &curve->points[i];
+        const gd_summary *o = gd_point_summary(pt, "overlap");
+        const gd_summary *vs = gd_point_summary(pt, "victim_sm"),
+                         *as = gd_point_summary(pt, "attacker_sm");
+        const gd_summary *vw = gd_point_summary(pt, "victim_warp"),
+                         *aw = gd_point_summary(pt, "attacker_warp");
+        int ok = 1;
+        if (vs && as) {
+            int same_sm = vs->median == as->median;
+            ok = place >= GD_PLACE_OTHER_SM ? !same_sm : same_sm;
+            if (ok && place <= GD_PLACE_OTHER_SUB && vw && aw && subpartitions > 0) {
+                int same_sub = (long)vw->median % subpartitions == (long)aw->median % subpartitions;
+                ok = place == GD_PLACE_SAME_SUB ? same_sub : !same_sub;
+            }
+        }
+        misplaced += !ok;
+        overlapped += ok && o && o->mean > 0.5;
     }
     gd_interference *r = &inf->av[level][place];
     r->measured = 1;
@@ -132,6 +150,10 @@ int gd_infer_icache_av(gd_inference *inf, const gd_curve *curve, gd_inferred_nam
     /* confident when the decision is far from the threshold and the warps overlapped */
     double margin = fabs(log(r->ratio) - log(INTERFERENCE_RATIO)) / log(INTERFERENCE_RATIO);
     r->confidence = (margin > 1 ? 1 : margin) * (double)overlapped / (double)curve->count;
+    if (misplaced * 2 > curve->count) {
+        r->measured = 0; /* the hardware put most pairs elsewhere: no answer */
+        return 0;
+    }
     snprintf(r->from, sizeof r->from, "%s", curve->label);
     inf->level[level].present = 1;
     return 0;

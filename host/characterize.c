@@ -251,7 +251,8 @@ static int run_step(gd_characterize_ctx *ctx, const gd_suite_step *st, json_t *m
         } else {
             /* the table accumulates over steps: infer into the run's inference */
             rc = gd_infer_icache_av(&ctx->inference, &curve,
-                                    (gd_inferred_name)gd_inferred_level_from_name(st->level), err);
+                                    (gd_inferred_name)gd_inferred_level_from_name(st->level),
+                                    info->subpartitions_per_sm, err);
         }
     } else if (!strcmp(pn, "const_seq")) {
         rc = gd_infer_const_seq(&step_inf, &curve, &seg, err);

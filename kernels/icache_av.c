@@ -211,16 +211,16 @@ static char *av_ptx(const gd_device_info *dev, const av_state *st)
         "    ret;\n"
         "\n"
         "$L_attacker:\n"
+        "    setp.eq.u32 %%p9, %s, 0;        // its first thread writes the results\n"
         "    @%%p9 st.global.u32 [%%rd1+%d], %%r14;\n"
         "    @%%p9 st.global.u32 [%%rd1+%d], %%r15;\n"
         "    mov.u32 %%r11, %u;                 // last attacker slot\n"
         "    mov.u32 %%r8, 0;\n",
-        4 * W_CHECK, GD_FFMA_SUM, 4 * W_ATTACKER_SM, 4 * W_ATTACKER_WARP,
-        W_ATTACKER0 + AV_ATTACKER_RECORDS);
+        4 * W_CHECK, GD_FFMA_SUM, data ? "%r6" : "%r7", 4 * W_ATTACKER_SM,
+        4 * W_ATTACKER_WARP, W_ATTACKER0 + AV_ATTACKER_RECORDS);
     if (!data) {
         gd_ffma_init(&p, "%f1", "%f2", "%f3");
         gd_ptx_printf(&p,
-            "    setp.eq.u32 %%p9, %%r7, 0;\n"
             "$L_apass:\n"
             "    .pragma \"nounroll\";\n"
             "    mov.u64 %%rd4, %%clock64;\n");
