@@ -22,16 +22,17 @@
  * mshr: the follower (a miss issued behind n misses, or behind K requests to
  * one line) jumps from n = MSHR entries on (it is the miss that finds none
  * free) and from K = merge limit + 1 on.  Without a jump no limit was reached:
- * one SM cannot keep more misses in flight than it issues within an L2 round
- * trip, so the count is only bounded from below, by the smaller of the largest
- * n and that round trip.
+ * one SM cannot keep more misses in flight than it issues within a round trip
+ * (one request per cycle), so the count is only bounded from below: by the
+ * probe's measured MSHR hold time less the smallest step the curve can show,
+ * or by the largest n where that is smaller.
  *
  * resv_stall: A's completion jumps from k = ways + 1 on (a second view of the
  * associativity); B, the independent miss issued behind A, is held up if its
  * completion jumps by at least half of A's jump at the same point.  Where A
  * never jumps -- the first fill returns before one warp has issued `ways`
- * requests to the set (V100: 256 ways, a 193-cycle L2) -- no reservation fail
- * happened and the question stays open.  The merge limit, seen through the
+ * requests to the set (an L1 with more ways than a DRAM round trip has
+ * cycles) -- no reservation fail happened and the question stays open.  The merge limit, seen through the
  * follower, is left open too on an L1 that resv_stall showed not to block.
  */
 #include "analysis/infer.h"
@@ -239,14 +240,21 @@ int gd_infer_mshr(gd_inference *inf, const gd_curve *curve, gd_err *err)
          * on; merge: K requests fit, the (K+1)-th is refused */
         value = (uint32_t)(merge ? curve->points[at].x : curve->points[at + 1].x);
     } else {
-        /* no limit reached: bounded by what was in flight at once -- the
-         * requests issued within one round trip (the follower's time at the
-         * first point) -- or by the largest point */
+        /* no limit reached.  A limit of N entries below the window W (how
+         * long a miss holds its MSHR, measured by the probe's hit replay)
+         * makes the (N+1)-th request wait W - N cycles, a step the curve
+         * shows once it clears the step threshold; so the entries are at
+         * least W less that threshold, and at least the largest point where
+         * that is smaller.  The merge limit: at least the largest point. */
         double largest = curve->count ? (double)curve->points[curve->count - 1].x : 0;
-        const gd_summary *s =
-            curve->count ? gd_point_summary(&curve->points[0], "excess_cycles") : NULL;
-        double in_flight = s ? s->median : largest;
-        value = (uint32_t)(merge || in_flight > largest ? largest : in_flight);
+        const gd_summary *w =
+            curve->count ? gd_point_summary(&curve->points[0], "window_cycles") : NULL;
+        double seen = w && w->count
+                          ? w->median - gd_curve_step_threshold(curve, "follower_cycles")
+                          : 0;
+        if (seen < 0)
+            seen = 0;
+        value = (uint32_t)(merge || seen > largest ? largest : seen);
         conf = 0.5;
     }
     if (merge) {

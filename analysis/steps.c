@@ -21,6 +21,13 @@
 #define STEP_MIN_CYCLES 8.0
 #define STEP_MIN_SHARE 0.05
 
+double gd_curve_step_threshold(const gd_curve *c, const char *series)
+{
+    const gd_summary *s = c->count ? gd_point_summary(&c->points[0], series) : NULL;
+    double y0 = s && s->count ? s->median : 0;
+    return fmax(STEP_MIN_CYCLES, STEP_MIN_SHARE * fabs(y0));
+}
+
 size_t gd_curve_steps(const gd_curve *c, const char *series, gd_step *steps, size_t max)
 {
     size_t n = c->count;
@@ -41,7 +48,7 @@ size_t gd_curve_steps(const gd_curve *c, const char *series, gd_step *steps, siz
     double typical = gd_median(slope, n - 1);
     if (!(typical > 0))
         typical = 0;
-    double threshold = fmax(STEP_MIN_CYCLES, STEP_MIN_SHARE * fabs(y[0]));
+    double threshold = gd_curve_step_threshold(c, series);
     size_t found = 0;
     for (size_t i = 0; i + 1 < n; i++) {
         double dx = (double)(c->points[i + 1].x - c->points[i].x);

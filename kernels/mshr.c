@@ -2,9 +2,10 @@
  * in flight (MSHR entries), and how many requests one pending line takes
  * (the merge limit).
  *
- * One warp.  The lines are first brought into the L2 with ld.global.cg (which
- * does not allocate in the L1), so every timed access is an L1 miss that the
- * L2 serves.  Then, per round, on fresh lines:
+ * One warp.  The kernel first evicts the L2 (kernels/l2_flush.h), so every
+ * timed access is an L1 miss that DRAM serves: the longest round trip one SM
+ * sees, and so the most requests it can put in flight.  Then, per round, on
+ * fresh lines:
  *
  *   entries  the sweep value n is the number of distinct lines: ceil(n/32)
  *            load instructions, lane i of instruction j loading line 32j + i,
@@ -15,21 +16,28 @@
  *
  * timed as clock; the loads; their sum stored to shared memory (it consumes
  * every load); clock.  The L1 takes one request per cycle, so without a limit
- * the time is about the L2 latency plus one cycle per request.  Once n exceeds
- * the MSHR entries a request must wait until a fill frees one, a whole L2 round
- * trip: the "excess_cycles" (time minus requests) jump.  A request beyond the
- * merge limit also waits for the fill, but then hits the line it was waiting
- * for, so the total hardly moves; what moves in both cases is a load issued
- * right behind them, an L1 miss to another line in the L2 (a miss, so that no
- * replacement policy can make it one by evicting it), which the refused request
- * holds up: "follower_cycles", the primary series, from the first clock read to
- * the follower's value consumed -- the issue of the requests ahead of it plus an
- * L2 round trip, plus a second one once held up -- on an L1 that blocks behind
- * a refused request, as today's do (with CN110457238A's reorder and a free MSHR
- * it would not, and the merge limit goes unseen).  The follower is itself a
- * miss: with n = MSHR entries it is the one that finds none free.
- * With the MSHRs outnumbering what one SM can have in flight -- requests issued
- * within one L2 latency -- no knee appears and the sweep only bounds them.
+ * the time is about the DRAM latency plus one cycle per request.  Once n
+ * exceeds the MSHR entries a request must wait until a fill frees one: the
+ * "excess_cycles" (time minus requests) jump.  A request beyond the merge
+ * limit also waits for the fill, but then hits the line it was waiting for, so
+ * the total hardly moves; what moves in both cases is a load issued right
+ * behind them, an L1 miss to another line (a miss, so that no replacement
+ * policy can make it one by evicting it), which the refused request holds up:
+ * "follower_cycles", the primary series, from the first clock read to the
+ * follower's value stored -- the issue of the requests ahead of it plus a
+ * round trip, plus the wait for a fill once held up -- on an L1 that blocks
+ * behind a refused request, as today's do (with CN110457238A's reorder and a
+ * free MSHR it would not, and the merge limit goes unseen).  The follower is
+ * itself a miss: with n = MSHR entries it is the one that finds none free.
+ *
+ * Each round then replays the same timed block over the lines, now in the L1:
+ * "follower_hit_cycles".  Its follower probes the tags at the same cycle as in
+ * the first pass and hits, so the difference, "window_cycles", is how long a
+ * miss holds its MSHR -- the clock reads, the issue of the requests ahead and
+ * the pipeline to the register cancel.  A limit of N entries below that window
+ * W makes the (N+1)-th request wait W - N cycles; with the MSHRs outnumbering
+ * W no knee appears and the sweep only bounds them from below (analysis/
+ * infer_l1.c: by W less the smallest step it could have seen).
  * --stride spaces the lines (default 128 bytes: an L1 line of every NVIDIA GPU
  * since Fermi); --samples sets the rounds (default 4).
  */
@@ -37,6 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/l2_flush.h"
 #include "kernels/probe.h"
 #include "kernels/ptx_emit.h"
 
@@ -45,6 +54,7 @@
 #define MSHR_DEFAULT_ROUNDS 4
 #define MSHR_MAX_ROUNDS 16
 #define MSHR_DEFAULT_STRIDE 128
+#define MSHR_OUT_BYTES 16    /* per round: time, sum, follower, follower replayed */
 
 typedef struct mshr_state {
     int merge;
@@ -52,6 +62,7 @@ typedef struct mshr_state {
     uint32_t rounds;
     uint64_t stride;
     uint64_t lines;      /* distinct lines per round */
+    uint64_t flush_bytes;
 } mshr_state;
 
 static char *mshr_ptx(const gd_device_info *dev, const mshr_state *st)
@@ -65,7 +76,8 @@ static char *mshr_ptx(const gd_device_info *dev, const mshr_state *st)
         "    .param .u64 gd_mshr_buf,\n"
         "    .param .u64 gd_mshr_out,\n"
         "    .param .u32 gd_mshr_lines,\n"
-        "    .param .u32 gd_mshr_rounds\n"
+        "    .param .u32 gd_mshr_rounds,\n"
+        "    .param .u64 gd_mshr_flush\n"
         ")\n"
         ".maxntid 32, 1, 1\n"
         "{\n"
@@ -75,35 +87,23 @@ static char *mshr_ptx(const gd_device_info *dev, const mshr_state *st)
         "    .reg .b32 %%v<%u>;\n"
         "    .reg .b64 %%rd<16>;\n"
         "    .reg .b64 %%a<%u>;\n"
-        "    .shared .align 4 .b8 gd_sink[384];   // three words per lane: every consuming store lives\n"
+        "    .shared .align 4 .b8 gd_sink[640];   // five words per lane: every consuming store lives\n",
+        k, k, k);
+    gd_l2_flush_decls(&p);
+    gd_ptx_printf(&p,
         "\n"
         "    ld.param.u64 %%rd1, [gd_mshr_buf];\n"
         "    ld.param.u64 %%rd2, [gd_mshr_out];\n"
         "    ld.param.u32 %%r1, [gd_mshr_lines];\n"
         "    ld.param.u32 %%r2, [gd_mshr_rounds];\n"
+        "    ld.param.u64 %%rd7, [gd_mshr_flush];\n"
         "    mov.u32 %%r3, %%tid.x;\n"
         "    setp.eq.u32 %%p3, %%r3, 0;\n"
         "    mov.u32 %%r12, gd_sink;\n"
         "    shl.b32 %%r13, %%r3, 2;\n"
-        "    add.s32 %%r12, %%r12, %%r13;      // this lane's sink word\n"
-        "\n"
-        "    // every line into the L2, not the L1 (ld.cg): the rounds', then the followers'\n"
-        "    mul.lo.u32 %%r4, %%r1, %%r2;\n"
-        "    add.u32 %%r4, %%r4, %%r2;\n"
-        "    mov.u32 %%r5, %%r3;\n"
-        "    mov.u32 %%r6, 0;\n"
-        "$L_warm:\n"
-        "    .pragma \"nounroll\";\n"
-        "    setp.ge.u32 %%p1, %%r5, %%r4;\n"
-        "    @%%p1 bra $L_warm_done;\n"
-        "    mul.wide.u32 %%rd3, %%r5, %llu;\n"
-        "    add.s64 %%rd3, %%rd1, %%rd3;\n"
-        "    ld.global.cg.u32 %%r7, [%%rd3];\n"
-        "    add.u32 %%r6, %%r6, %%r7;\n"
-        "    add.u32 %%r5, %%r5, 32;\n"
-        "    bra.uni $L_warm;\n"
-        "$L_warm_done:\n"
-        "    st.shared.u32 [%%r12+256], %%r6;   // wait for the last of them\n"
+        "    add.s32 %%r12, %%r12, %%r13;      // this lane's sink word\n");
+    gd_l2_flush_emit(&p, "%rd7", st->flush_bytes, "[%r12+256]");
+    gd_ptx_printf(&p,
         "\n"
         "    mov.u32 %%r8, 0;\n"
         "$L_round:\n"
@@ -112,8 +112,8 @@ static char *mshr_ptx(const gd_device_info *dev, const mshr_state *st)
         "    mul.lo.u32 %%r9, %%r8, %%r1;\n"
         "    mul.wide.u32 %%rd4, %%r9, %llu;\n"
         "    add.s64 %%rd4, %%rd1, %%rd4;\n",
-        k, k, k, (unsigned long long)st->stride, (unsigned long long)st->stride);
-    /* the follower: this round's line after all rounds' lines, in the L2 only */
+        (unsigned long long)st->stride);
+    /* the follower: this round's line after all rounds' lines */
     gd_ptx_printf(&p,
             "    mul.lo.u32 %%r9, %%r2, %%r1;\n"
             "    add.u32 %%r9, %%r9, %%r8;\n"
@@ -135,32 +135,43 @@ static char *mshr_ptx(const gd_device_info *dev, const mshr_state *st)
         }
         gd_ptx_printf(&p, "    mov.u32 %%v%u, 0;\n", j);
     }
-    gd_ptx_printf(&p, "    mov.u64 %%rd10, %%clock64;\n");
-    for (uint32_t j = 0; j < k; j++)
-        gd_ptx_printf(&p, "    @%%q%u ld.global.ca.%s %%v%u, [%%a%u];\n", j,
-                      st->merge ? "u8" : "u32", j, j);
-    gd_ptx_printf(&p,
-            "    ld.global.ca.u32 %%r15, [%%rd6];   // the follower, an L1 miss\n"
-            "    st.shared.u32 [%%r12+128], %%r15;  // its own word: a store the next one\n"
-            "                                        // overwrote would be dead, and its load too\n"
-            "    mov.u64 %%rd14, %%clock64;\n");
-    gd_ptx_printf(&p, "    mov.u32 %%r11, 0;\n");
-    for (uint32_t j = 0; j < k; j++)
-        gd_ptx_printf(&p, "    add.u32 %%r11, %%r11, %%v%u;\n", j);
-    gd_ptx_printf(&p,
-        "    st.shared.u32 [%%r12], %%r11;       // consumes every load\n"
-        "    mov.u64 %%rd11, %%clock64;\n"
-        "    sub.s64 %%rd12, %%rd11, %%rd10;\n"
-        "    cvt.u32.u64 %%r14, %%rd12;\n"
-        "    mul.wide.u32 %%rd13, %%r8, 12;\n"
-        "    add.s64 %%rd13, %%rd2, %%rd13;\n"
-        "    @%%p3 st.global.u32 [%%rd13], %%r14;\n"
-        "    @%%p3 st.global.u32 [%%rd13+4], %%r11;\n"
-        );
-    gd_ptx_printf(&p,
-            "    sub.s64 %%rd12, %%rd14, %%rd10;\n"
-            "    cvt.u32.u64 %%r14, %%rd12;\n"
-            "    @%%p3 st.global.u32 [%%rd13+8], %%r14;\n");
+    /* pass 0 times the misses; pass 1 replays the same block over the lines
+     * now in the L1 -- the follower's hit time, which its miss time exceeds by
+     * exactly how long a miss holds its MSHR (see mshr_decode) */
+    for (int pass = 0; pass < 2; pass++) {
+        unsigned sink = pass ? 384 : 0;
+        gd_ptx_printf(&p, "    // pass %d: %s\n    mov.u64 %%rd10, %%clock64;\n", pass,
+                      pass ? "the same again, every line in the L1 now" : "the misses");
+        for (uint32_t j = 0; j < k; j++)
+            gd_ptx_printf(&p, "    @%%q%u ld.global.ca.%s %%v%u, [%%a%u];\n", j,
+                          st->merge ? "u8" : "u32", j, j);
+        gd_ptx_printf(&p,
+                "    ld.global.ca.u32 %%r15, [%%rd6];   // the follower\n"
+                "    st.shared.u32 [%%r12+%u], %%r15;  // its own word: a store the next one\n"
+                "                                        // overwrote would be dead, and its load too\n"
+                "    mov.u64 %%rd14, %%clock64;\n"
+                "    mov.u32 %%r11, 0;\n",
+                sink + 128);
+        for (uint32_t j = 0; j < k; j++)
+            gd_ptx_printf(&p, "    add.u32 %%r11, %%r11, %%v%u;\n", j);
+        gd_ptx_printf(&p,
+            "    st.shared.u32 [%%r12+%u], %%r11;       // consumes every load\n"
+            "    mov.u64 %%rd11, %%clock64;\n"
+            "    mul.wide.u32 %%rd13, %%r8, %d;\n"
+            "    add.s64 %%rd13, %%rd2, %%rd13;\n",
+            sink, MSHR_OUT_BYTES);
+        if (!pass)
+            gd_ptx_printf(&p,
+                "    sub.s64 %%rd12, %%rd11, %%rd10;\n"
+                "    cvt.u32.u64 %%r14, %%rd12;\n"
+                "    @%%p3 st.global.u32 [%%rd13], %%r14;\n"
+                "    @%%p3 st.global.u32 [%%rd13+4], %%r11;\n");
+        gd_ptx_printf(&p,
+                "    sub.s64 %%rd12, %%rd14, %%rd10;\n"
+                "    cvt.u32.u64 %%r14, %%rd12;\n"
+                "    @%%p3 st.global.u32 [%%rd13+%d], %%r14;\n",
+                pass ? 12 : 8);
+    }
     gd_ptx_printf(&p,
         "    add.u32 %%r8, %%r8, 1;\n"
         "    setp.lt.u32 %%p2, %%r8, %%r2;\n"
@@ -203,6 +214,7 @@ static int mshr_plan(const gd_probe_opts *opts, const gd_device_info *dev, uint6
     st->rounds = o->samples;
     st->stride = o->stride_bytes;
     st->lines = merge ? 1 : point;
+    st->flush_bytes = gd_l2_flush_bytes(dev);
     out->state = st;
     out->point = point;
     out->ptx = mshr_ptx(dev, st);
@@ -218,16 +230,18 @@ static int mshr_plan(const gd_probe_opts *opts, const gd_device_info *dev, uint6
     out->buffers[0] = (gd_probe_buffer){.name = "lines",
                                         .bytes = (st->lines + 1) * st->rounds * st->stride,
                                         .host_fill = 1};
-    out->buffers[1] = (gd_probe_buffer){.name = "out", .bytes = 12 * (size_t)st->rounds,
+    out->buffers[1] = (gd_probe_buffer){.name = "out", .bytes = MSHR_OUT_BYTES * (size_t)st->rounds,
                                         .copy_out = 1};
-    out->buffer_count = 2;
+    out->buffers[2] = (gd_probe_buffer){.name = "flush", .bytes = st->flush_bytes};
+    out->buffer_count = 3;
     out->params[0] = (gd_probe_param){.kind = GD_PARAM_BUFFER, .buffer = 0};
     out->params[1] = (gd_probe_param){.kind = GD_PARAM_BUFFER, .buffer = 1};
     out->params[2] = (gd_probe_param){.kind = GD_PARAM_U32, .value = st->lines};
     out->params[3] = (gd_probe_param){.kind = GD_PARAM_U32, .value = st->rounds};
-    out->param_count = 4;
+    out->params[4] = (gd_probe_param){.kind = GD_PARAM_BUFFER, .buffer = 2};
+    out->param_count = 5;
     /* the loads the probe intends, all of them in the machine code */
-    out->intended_instructions = (merge ? st->count : (st->count + 31) / 32) + 1;
+    out->intended_instructions = 2 * ((merge ? st->count : (st->count + 31) / 32) + 1);
     return 0;
 }
 
@@ -251,16 +265,20 @@ static int mshr_decode(const gd_probe_plan *plan, const gd_devptr *addresses, vo
     gd_series *cycles = gd_probe_result_add(out, "cycles", st->rounds);
     gd_series *excess = gd_probe_result_add(out, "excess_cycles", st->rounds);
     gd_series *follower = gd_probe_result_add(out, "follower_cycles", st->rounds);
-    if (!cycles || !excess || !follower)
+    gd_series *hit = gd_probe_result_add(out, "follower_hit_cycles", st->rounds);
+    gd_series *window = gd_probe_result_add(out, "window_cycles", st->rounds);
+    if (!cycles || !excess || !follower || !hit || !window)
         return gd_fail(err, "mshr: out of memory");
     /* lane 0's sum: its loads of 0x01010101 words, or of 0x01 bytes */
     uint32_t lane0_loads = st->merge ? st->count : (st->count + 31) / 32;
     uint32_t expect = st->merge ? lane0_loads : lane0_loads * 0x01010101u;
     for (uint32_t r = 0; r < st->rounds; r++) {
-        uint32_t t, sum, f;
-        memcpy(&t, buf + 12 * r, 4);
-        memcpy(&sum, buf + 12 * r + 4, 4);
-        memcpy(&f, buf + 12 * r + 8, 4);
+        uint32_t t, sum, f, h;
+        const uint8_t *o = buf + MSHR_OUT_BYTES * r;
+        memcpy(&t, o, 4);
+        memcpy(&sum, o + 4, 4);
+        memcpy(&f, o + 8, 4);
+        memcpy(&h, o + 12, 4);
         if (sum != expect)
             return gd_fail(err, "mshr: round %u read a sum of %u, expected %u: the loads did not "
                                 "all happen",
@@ -268,6 +286,8 @@ static int mshr_decode(const gd_probe_plan *plan, const gd_devptr *addresses, vo
         cycles->samples[r] = t;
         excess->samples[r] = (double)t - (double)st->count;
         follower->samples[r] = f;
+        hit->samples[r] = h;
+        window->samples[r] = (double)f - (double)h;
     }
     return 0;
 }

@@ -1,26 +1,30 @@
 /* resv_stall.c -- does a reservation-failed L1 miss block the requests behind
  * it?  (CN110457238A; the reservation fails of GPGPU-Sim.)
  *
- * One warp, per round on fresh lines already in the L2 (ld.global.cg first):
+ * One warp.  The kernel first evicts the L2 (kernels/l2_flush.h), so that
+ * every line is a miss DRAM serves -- the longest round trip, and so the most
+ * ways of a set one warp can reserve before the first fill returns (V100: 256
+ * ways, more than its 193-cycle L2 hit leaves time for, fewer than its DRAM
+ * round trip).  Then, per round on fresh lines:
  *
  *   load A   k lanes read k distinct lines of one L1 set (the sweep value;
  *            lines --stride apart: the set count times the line size), and
  *            M_OTHER lanes read lines of another set;
- *   load B   an independent load of a line in the L2 (another set): an L1
+ *   load B   an independent load of a line in another set: an L1
  *            miss, so that no replacement policy can turn it into a miss by
  *            evicting it;
  *
  * timed as clock; A; B; B consumed (a shared store) -> clock (B's
  * completion); A consumed -> clock (A's).  While k is at most the set's
  * ways every line of A takes a way, reserved until its fill, and B misses
- * behind them: an L2 round trip.  With k > ways the (ways+1)-th line finds every
+ * behind them: one round trip.  With k > ways the (ways+1)-th line finds every
  * way reserved: a reservation fail.  An L1 that keeps the failed request at the
  * head of its miss FIFO (today's GPUs, GPGPU-Sim) holds B until a fill frees a
  * way -- B takes two round trips, and so does A; one that moves the failed
  * request to the back and lets B in (CN110457238A's reorder with a free tail)
  * keeps B at one.  (Held up for the rest of the round trip, that is: the
  * refusal comes `ways` requests after the set's first miss, so the wait is the
- * L2 latency less the ways' issue time.)  The knee of A's completion is the
+ * round trip less the ways' issue time.)  The knee of A's completion is the
  * associativity.  Series: "a_cycles" (primary: its step pins the knee) and
  * "b_cycles", from the first clock read.
  */
@@ -28,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/l2_flush.h"
 #include "kernels/probe.h"
 #include "kernels/ptx_emit.h"
 
@@ -40,6 +45,7 @@
 typedef struct rs_state {
     uint32_t k, rounds;
     uint64_t stride;
+    uint64_t flush_bytes;
     uint64_t round_bytes;   /* each round's lines: [k in set 0 | others + B in set sets/2] */
 } rs_state;
 
@@ -54,7 +60,8 @@ static char *rs_ptx(const gd_device_info *dev, const rs_state *st)
         "    .param .u64 gd_rs_buf,\n"
         "    .param .u64 gd_rs_out,\n"
         "    .param .u32 gd_rs_k,\n"
-        "    .param .u32 gd_rs_rounds\n"
+        "    .param .u32 gd_rs_rounds,\n"
+        "    .param .u64 gd_rs_flush\n"
         ")\n"
         ".maxntid 32, 1, 1\n"
         "{\n"
@@ -64,7 +71,10 @@ static char *rs_ptx(const gd_device_info *dev, const rs_state *st)
         "    .reg .b32 %%v<%u>;\n"
         "    .reg .b64 %%rd<20>;\n"
         "    .reg .b64 %%a<%u>;\n"
-        "    .shared .align 4 .b8 gd_sink[384];   // three words per lane: every consuming store lives\n"
+        "    .shared .align 4 .b8 gd_sink[384];   // three words per lane: every consuming store lives\n",
+        ninstr, ninstr, ninstr);
+    gd_l2_flush_decls(&p);
+    gd_ptx_printf(&p,
         "\n"
         "    ld.param.u64 %%rd1, [gd_rs_buf];\n"
         "    ld.param.u64 %%rd2, [gd_rs_out];\n"
@@ -75,13 +85,16 @@ static char *rs_ptx(const gd_device_info *dev, const rs_state *st)
         "    mov.u32 %%r12, gd_sink;\n"
         "    shl.b32 %%r13, %%r3, 2;\n"
         "    add.s32 %%r12, %%r12, %%r13;\n"
+        "    ld.param.u64 %%rd8, [gd_rs_flush];\n");
+    gd_l2_flush_emit(&p, "%rd8", st->flush_bytes, "[%r12+256]");
+    gd_ptx_printf(&p,
         "    add.u32 %%r4, %%r1, %u;            // lanes of A\n"
         "    mov.u32 %%r8, 0;\n"
         "$L_round:\n"
         "    .pragma \"nounroll\";\n"
         "    mul.wide.u32 %%rd4, %%r8, %llu;\n"
         "    add.s64 %%rd4, %%rd1, %%rd4;        // this round's lines\n",
-        ninstr, ninstr, ninstr, RS_OTHER, (unsigned long long)st->round_bytes);
+        RS_OTHER, (unsigned long long)st->round_bytes);
     /* the addresses: element e < k at e*stride (one set), then the others and B
      * at stride/2 + i*stride (another set) */
     for (uint32_t j = 0; j < ninstr; j++) {
@@ -95,18 +108,12 @@ static char *rs_ptx(const gd_device_info *dev, const rs_state *st)
             "    add.s64 %%rd6, %%rd6, %llu;\n"
             "    selp.b64 %%rd5, %%rd5, %%rd6, %%p1;\n"
             "    add.s64 %%a%u, %%rd4, %%rd5;\n"
-            "    mov.u32 %%v%u, 0;\n"
-            "    // into the L2 only\n"
-            "    @%%q%u ld.global.cg.u32 %%r14, [%%a%u];\n"
-            "    @%%q%u st.shared.u32 [%%r12+256], %%r14;\n",
+            "    mov.u32 %%v%u, 0;\n",
             32 * j, j, (unsigned long long)st->stride, (unsigned long long)st->stride,
-            (unsigned long long)(st->stride / 2), j, j, j, j, j);
+            (unsigned long long)(st->stride / 2), j, j);
     }
     gd_ptx_printf(&p,
-        "    // B into the L2 only\n"
-        "    add.s64 %%rd7, %%rd4, %llu;\n"
-        "    ld.global.cg.u32 %%r15, [%%rd7];\n"
-        "    st.shared.u32 [%%r12+256], %%r15;\n"
+        "    add.s64 %%rd7, %%rd4, %llu;        // B\n"
         "    mov.u64 %%rd10, %%clock64;\n",
         (unsigned long long)(st->stride / 2 + (uint64_t)RS_OTHER * st->stride));
     for (uint32_t j = 0; j < ninstr; j++)
@@ -169,6 +176,7 @@ static int rs_plan(const gd_probe_opts *opts, const gd_device_info *dev, uint64_
     st->stride = o->stride_bytes;
     uint64_t span = (point > RS_OTHER + 1 ? point : RS_OTHER + 1) * st->stride;
     st->round_bytes = span + st->stride; /* fresh tags every round */
+    st->flush_bytes = gd_l2_flush_bytes(dev);
     out->state = st;
     out->point = point;
     out->ptx = rs_ptx(dev, st);
@@ -186,13 +194,15 @@ static int rs_plan(const gd_probe_opts *opts, const gd_device_info *dev, uint64_
                                         .host_fill = 1};
     out->buffers[1] = (gd_probe_buffer){.name = "out", .bytes = 12 * (size_t)st->rounds,
                                         .copy_out = 1};
-    out->buffer_count = 2;
+    out->buffers[2] = (gd_probe_buffer){.name = "flush", .bytes = st->flush_bytes};
+    out->buffer_count = 3;
     out->params[0] = (gd_probe_param){.kind = GD_PARAM_BUFFER, .buffer = 0};
     out->params[1] = (gd_probe_param){.kind = GD_PARAM_BUFFER, .buffer = 1};
     out->params[2] = (gd_probe_param){.kind = GD_PARAM_U32, .value = st->k};
     out->params[3] = (gd_probe_param){.kind = GD_PARAM_U32, .value = st->rounds};
-    out->param_count = 4;
-    /* A's load instructions and B (the warm-up loads are ld.cg, counted apart) */
+    out->params[4] = (gd_probe_param){.kind = GD_PARAM_BUFFER, .buffer = 2};
+    out->param_count = 5;
+    /* A's load instructions and B (the flush pass's loads are ld.cg, counted apart) */
     out->intended_instructions = (st->k + RS_OTHER + 31) / 32 + 1;
     return 0;
 }

@@ -1,0 +1,42 @@
+/* l2_flush.c -- the eviction pass of l2_flush.h. */
+#include "kernels/l2_flush.h"
+
+#define FLUSH_WARP_STRIDE 1024 /* 32 lanes x one 32-byte sector */
+#define FLUSH_MIN_BYTES (1u << 20)
+
+uint64_t gd_l2_flush_bytes(const gd_device_info *dev)
+{
+    uint64_t b = 2 * dev->l2_bytes;
+    if (b < FLUSH_MIN_BYTES)
+        b = FLUSH_MIN_BYTES;
+    return (b + FLUSH_WARP_STRIDE - 1) / FLUSH_WARP_STRIDE * FLUSH_WARP_STRIDE;
+}
+
+void gd_l2_flush_decls(gd_ptx *p)
+{
+    gd_ptx_printf(p,
+        "    .reg .pred %%gdfp;\n"
+        "    .reg .b32 %%gdfr<3>;\n"
+        "    .reg .b64 %%gdfa<3>;\n");
+}
+
+void gd_l2_flush_emit(gd_ptx *p, const char *base_reg, uint64_t bytes, const char *sink)
+{
+    gd_ptx_printf(p,
+        "    // evict the L2: read %llu bytes of the flush buffer (ld.cg, no L1)\n"
+        "    mov.u32 %%gdfr0, %%tid.x;\n"
+        "    mul.wide.u32 %%gdfa0, %%gdfr0, 32;\n"
+        "    add.s64 %%gdfa0, %s, %%gdfa0;\n"
+        "    add.s64 %%gdfa1, %s, %llu;\n"
+        "    mov.u32 %%gdfr1, 0;\n"
+        "$L_gd_flush:\n"
+        "    .pragma \"nounroll\";\n"
+        "    ld.global.cg.u32 %%gdfr2, [%%gdfa0];\n"
+        "    add.u32 %%gdfr1, %%gdfr1, %%gdfr2;\n"
+        "    add.s64 %%gdfa0, %%gdfa0, %d;\n"
+        "    setp.lt.u64 %%gdfp, %%gdfa0, %%gdfa1;\n"
+        "    @%%gdfp bra $L_gd_flush;\n"
+        "    st.shared.u32 %s, %%gdfr1;   // wait for the last of them\n",
+        (unsigned long long)bytes, base_reg, base_reg, (unsigned long long)bytes,
+        FLUSH_WARP_STRIDE, sink);
+}

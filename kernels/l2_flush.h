@@ -1,0 +1,32 @@
+/* l2_flush.h -- an eviction pass that leaves a probe's lines in DRAM only.
+ *
+ * The MSHR and reservation-stall probes want misses with the longest round
+ * trip one SM can see: the more cycles a miss is in flight, the more requests
+ * one SM issues meanwhile (one per cycle into the L1), and the more MSHRs or
+ * reserved ways it can fill.  Their lines were written by the host (through
+ * the L2 on a real card), so before the timed rounds the kernel reads a flush
+ * buffer of twice the L2 with ld.global.cg, one 32-byte sector per lane: on an
+ * LRU L2 nothing of the probe's lines survives it, and on a real card's
+ * adaptive policy twice the capacity is what the literature uses.
+ */
+#ifndef GD_L2_FLUSH_H
+#define GD_L2_FLUSH_H
+
+#include <stdint.h>
+
+#include "host/device.h"
+#include "kernels/ptx_emit.h"
+
+/* The flush buffer's size for this device: twice its L2, at least 1 MiB, a
+ * whole number of 1 KiB warp strides. */
+uint64_t gd_l2_flush_bytes(const gd_device_info *dev);
+
+/* Register declarations the pass uses (%gdf*): emit among the kernel's. */
+void gd_l2_flush_decls(gd_ptx *p);
+
+/* The pass: base_reg holds the buffer's address (u64), bytes its size;
+ * sink is a shared-memory operand ("[%r12+256]") the loaded sum is stored to,
+ * which keeps the loads alive and waits for the last of them. */
+void gd_l2_flush_emit(gd_ptx *p, const char *base_reg, uint64_t bytes, const char *sink);
+
+#endif
