@@ -9,6 +9,7 @@
 
 #include "host/cubin_elf.h"
 #include "host/results.h"
+#include "kernels/probe.h"
 
 static const int gd_test_targets[] = {75, 80, 86, 89, 90};
 #define GD_TEST_TARGET_COUNT (sizeof gd_test_targets / sizeof gd_test_targets[0])
@@ -55,6 +56,109 @@ static inline char *gd_test_sass(const char *nvdisasm, const char *dir, const ch
         return NULL;
     }
     return text;
+}
+
+/* The device the PTX checks plan for: a sim-like GPU of compute capability
+ * sm/10.sm%10 (the probes read only these fields when they plan). */
+static inline gd_device_info gd_test_device_info(int sm)
+{
+    gd_device_info info;
+    memset(&info, 0, sizeof info);
+    snprintf(info.backend, sizeof info.backend, "sim");
+    info.cc_major = sm / 10;
+    info.cc_minor = sm % 10;
+    info.sm_count = 40;
+    info.subpartitions_per_sm = 4;
+    info.clock_mhz = 1500;
+    info.shared_per_block_bytes = 48 * 1024;
+    info.l2_bytes = 4u << 20;
+    return info;
+}
+
+/* A SASS listing cut into lines (leading blanks dropped). */
+typedef struct gd_sass {
+    char *text;
+    char **line;
+    int n;
+} gd_sass;
+
+static inline void gd_sass_free(gd_sass *s)
+{
+    free(s->text);
+    free(s->line);
+}
+
+/* nvdisasm's lines of dir/<name>.cubin into s; fails the test if nvdisasm does. */
+static inline void gd_test_read_sass(const char *dir, const char *name, gd_sass *s)
+{
+    memset(s, 0, sizeof *s);
+    s->text = gd_test_sass(gd_test_nvdisasm(), dir, name);
+    if (!s->text)
+        fail_msg("%s: nvdisasm failed", name);
+    size_t cap = 1024;
+    s->line = malloc(cap * sizeof *s->line);
+    assert_non_null(s->line);
+    for (char *save = NULL, *l = strtok_r(s->text, "\n", &save); l;
+         l = strtok_r(NULL, "\n", &save)) {
+        while (*l == ' ' || *l == '\t')
+            l++;
+        if ((size_t)s->n == cap) {
+            cap *= 2;
+            s->line = realloc(s->line, cap * sizeof *s->line);
+            assert_non_null(s->line);
+        }
+        s->line[s->n++] = l;
+    }
+}
+
+/* Assembles a plan for sm_<sm> as dir/<name>.cubin, checks the entry's
+ * machine-code size against the plan's range (where it gives one) and reads
+ * the SASS: returns 0, or -1 when nvdisasm is missing (s left empty). */
+static inline int gd_test_build_plan(const gd_probe_plan *plan, const char *name, int sm,
+                                     const char *dir, gd_sass *s)
+{
+    memset(s, 0, sizeof *s);
+    size_t size;
+    void *cubin = gd_test_ptxas_compile(gd_test_ptxas(), dir, name, plan->ptx, sm, &size);
+    if (!cubin)
+        fail_msg("%s did not assemble", name);
+    uint64_t bytes;
+    gd_err err;
+    if (gd_cubin_text_size(cubin, size, plan->entry, &bytes, &err) != 0)
+        fail_msg("%s: %s", name, err.msg);
+    free(cubin);
+    uint64_t insns = bytes / 16;
+    if (plan->code_min_instructions &&
+        (insns < plan->code_min_instructions || insns > plan->code_max_instructions))
+        fail_msg("%s: %llu instructions, expected %u..%u", name, (unsigned long long)insns,
+                 plan->code_min_instructions, plan->code_max_instructions);
+    if (!gd_test_nvdisasm())
+        return -1;
+    gd_test_read_sass(dir, name, s);
+    return 0;
+}
+
+/* Whether a SASS line is opcode op (a guard "@!P0 " before it allowed). */
+static inline int gd_sass_is(const char *line, const char *op)
+{
+    size_t k = strlen(op);
+    if (line[0] == '@')
+        line = strchr(line, ' ') ? strchr(line, ' ') + 1 : line;
+    return !strncmp(line, op, k) && (line[k] == ' ' || line[k] == '.' || line[k] == 0);
+}
+
+static inline int gd_sass_count(const gd_sass *s, const char *op)
+{
+    int n = 0;
+    for (int i = 0; i < s->n; i++)
+        n += gd_sass_is(s->line[i], op);
+    return n;
+}
+
+/* A read of the clock (CS2R/S2UR/S2R of SR_CLOCKLO). */
+static inline int gd_sass_is_clock(const char *line)
+{
+    return strstr(line, "SR_CLOCKLO") != NULL;
 }
 
 #endif

@@ -452,97 +452,18 @@ static void test_coalesce_bad_points(void **state)
 }
 
 /* ------------------------------------------------------------------------- */
-/* Machine code                                                              */
-
-static gd_device_info info_for(int sm)
-{
-    gd_device_info info;
-    memset(&info, 0, sizeof info);
-    snprintf(info.backend, sizeof info.backend, "sim");
-    info.cc_major = sm / 10;
-    info.cc_minor = sm % 10;
-    info.sm_count = 40;
-    info.subpartitions_per_sm = 4;
-    info.shared_per_block_bytes = 48 * 1024;
-    return info;
-}
-
-typedef struct sass {
-    char *text;
-    char **line;
-    int n;
-} sass;
-
-static int is_op(const char *line, const char *op)
-{
-    size_t k = strlen(op);
-    if (line[0] == '@') /* a guard: "@!P0 LDG..." */
-        line = strchr(line, ' ') ? strchr(line, ' ') + 1 : line;
-    return !strncmp(line, op, k) && (line[k] == ' ' || line[k] == '.' || line[k] == 0);
-}
-
-static int is_clock(const char *line)
-{
-    return strstr(line, "SR_CLOCKLO") != NULL;
-}
-
-/* Assembles the plan for sm; checks the size against the plan's range; reads
- * the SASS when nvdisasm is there (returns 0), else returns -1. */
-static int build(const gd_probe_plan *plan, const char *name, int sm, const char *dir, sass *s)
-{
-    memset(s, 0, sizeof *s);
-    size_t size;
-    void *cubin = gd_test_ptxas_compile(gd_test_ptxas(), dir, name, plan->ptx, sm, &size);
-    if (!cubin)
-        fail_msg("%s did not assemble", name);
-    uint64_t bytes;
-    gd_err err;
-    if (gd_cubin_text_size(cubin, size, plan->entry, &bytes, &err) != 0)
-        fail_msg("%s: %s", name, err.msg);
-    free(cubin);
-    uint64_t insns = bytes / 16;
-    if (insns < plan->code_min_instructions || insns > plan->code_max_instructions)
-        fail_msg("%s: %llu instructions, expected %u..%u", name, (unsigned long long)insns,
-                 plan->code_min_instructions, plan->code_max_instructions);
-    const char *nvdisasm = gd_test_nvdisasm();
-    if (!nvdisasm)
-        return -1;
-    s->text = gd_test_sass(nvdisasm, dir, name);
-    if (!s->text)
-        fail_msg("%s: nvdisasm failed", name);
-    int cap = 1024;
-    s->line = malloc((size_t)cap * sizeof *s->line);
-    for (char *save = NULL, *l = strtok_r(s->text, "\n", &save); l;
-         l = strtok_r(NULL, "\n", &save)) {
-        while (*l == ' ' || *l == '\t')
-            l++;
-        if (s->n == cap) {
-            cap *= 2;
-            s->line = realloc(s->line, (size_t)cap * sizeof *s->line);
-        }
-        s->line[s->n++] = l;
-    }
-    return 0;
-}
-
-static void sass_free(sass *s)
-{
-    free(s->text);
-    free(s->line);
-}
-
 /* clock, (DEPBAR/NOP), LDS, STS, clock: how many times */
-static int smem_timed_sequences(const sass *s)
+static int smem_timed_sequences(const gd_sass *s)
 {
     int found = 0;
     for (int i = 0; i < s->n; i++) {
-        if (!is_clock(s->line[i]))
+        if (!gd_sass_is_clock(s->line[i]))
             continue;
         int j = i + 1;
-        while (j < s->n && (is_op(s->line[j], "DEPBAR") || is_op(s->line[j], "NOP")))
+        while (j < s->n && (gd_sass_is(s->line[j], "DEPBAR") || gd_sass_is(s->line[j], "NOP")))
             j++;
-        if (j + 2 < s->n && is_op(s->line[j], "LDS") && is_op(s->line[j + 1], "STS") &&
-            is_clock(s->line[j + 2]))
+        if (j + 2 < s->n && gd_sass_is(s->line[j], "LDS") && gd_sass_is(s->line[j + 1], "STS") &&
+            gd_sass_is_clock(s->line[j + 2]))
             found++;
     }
     return found;
@@ -550,21 +471,21 @@ static int smem_timed_sequences(const sass *s)
 
 /* Between consecutive clock reads: the LDG counts of the timed blocks (only
  * windows holding loads), each block's loads all before its first STS. */
-static int coalesce_blocks(const sass *s, const char *name, int *ldg_per_block, int max)
+static int coalesce_blocks(const gd_sass *s, const char *name, int *ldg_per_block, int max)
 {
     int blocks = 0, prev = -1;
     for (int i = 0; i < s->n; i++) {
-        if (!is_clock(s->line[i]))
+        if (!gd_sass_is_clock(s->line[i]))
             continue;
         if (prev >= 0) {
             int ldg = 0, sts = 0, sts_before_last_ldg = 0, others = 0;
             for (int j = prev + 1; j < i; j++) {
-                if (is_op(s->line[j], "LDG")) {
+                if (gd_sass_is(s->line[j], "LDG")) {
                     ldg++;
                     sts_before_last_ldg += sts > 0;
-                } else if (is_op(s->line[j], "STS")) {
+                } else if (gd_sass_is(s->line[j], "STS")) {
                     sts++;
-                } else if (!is_op(s->line[j], "DEPBAR") && !is_op(s->line[j], "NOP")) {
+                } else if (!gd_sass_is(s->line[j], "DEPBAR") && !gd_sass_is(s->line[j], "NOP")) {
                     others++;
                 }
             }
@@ -602,7 +523,7 @@ static void test_machine_code(void **state)
         assert_non_null(probe);
         for (size_t t = 0; t < GD_TEST_TARGET_COUNT; t++) {
             int sm = gd_test_targets[t];
-            gd_device_info info = info_for(sm);
+            gd_device_info info = gd_test_device_info(sm);
             gd_probe_opts opts = {0};
             snprintf(opts.variant, sizeof opts.variant, "%s", cases[k].variant);
             gd_probe_plan plan;
@@ -613,8 +534,8 @@ static void test_machine_code(void **state)
             char name[96];
             snprintf(name, sizeof name, "%s-%s-%llu-sm%d", cases[k].probe, cases[k].variant,
                      (unsigned long long)cases[k].point, sm);
-            sass s;
-            if (build(&plan, name, sm, dir, &s) == 0) {
+            gd_sass s;
+            if (gd_test_build_plan(&plan, name, sm, dir, &s) == 0) {
                 sass_read++;
                 if (!strcmp(cases[k].probe, "smem_bank")) {
                     /* the strided and the same-word loops */
@@ -631,7 +552,7 @@ static void test_machine_code(void **state)
                             fail_msg("%s: timed block %d has %d LDG, expected %d", name, b,
                                      ldg[b], b % 2 ? CO_LOADS : 1);
                 }
-                sass_free(&s);
+                gd_sass_free(&s);
             }
             gd_probe_plan_free(probe, &plan);
         }

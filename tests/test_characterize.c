@@ -5,6 +5,7 @@
  * pins the knees a dense sweep pins with a fraction of the points; plots and
  * report are produced; compare catches a wrong arch; bad input fails clearly. */
 #include "tests/testing.h"
+#include "tests/results_json.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -22,28 +23,6 @@ static const char *const noise_opts =
     "--set noise.jitter=3 --set noise.outlier_rate=0.005 --set noise.outlier_cycles=800 "
     "--set noise.seed=5";
 
-static json_t *load_json(const char *dir, const char *file)
-{
-    char path[1200];
-    snprintf(path, sizeof path, "%s/%s", dir, file);
-    json_error_t jerr;
-    json_t *j = json_load_file(path, 0, &jerr);
-    if (!j)
-        fail_msg("%s: %s", path, jerr.text);
-    return j;
-}
-
-static const json_t *level_of(const json_t *inferred, const char *name)
-{
-    size_t i;
-    const json_t *l;
-    json_array_foreach(json_object_get(inferred, "levels"), i, l) {
-        if (!strcmp(json_string_value(json_object_get(l, "name")), name))
-            return l;
-    }
-    return NULL;
-}
-
 /* Characterizes sim:ARCH and checks every size and latency against the file. */
 static void check_recovery(const char *arch_name, int noisy)
 {
@@ -59,13 +38,13 @@ static void check_recovery(const char *arch_name, int noisy)
     assert_int_equal(gd_arch_resolve(arch_name, path, sizeof path, &err), 0);
     assert_int_equal(gd_arch_load(path, NULL, 0, &a, &err), 0);
     snprintf(run, sizeof run, "%s/run", dir);
-    json_t *inf = load_json(run, "inferred.json");
+    json_t *inf = gd_test_load_json(run, "inferred.json");
     static const struct {
         const char *name;
         gd_level_id id;
     } levels[] = {{"L1D", GD_L1D}, {"L2", GD_L2}, {"DRAM", GD_DRAM}};
     for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++) {
-        const json_t *l = level_of(inf, levels[i].name);
+        const json_t *l = gd_test_level(inf, levels[i].name);
         if (!l)
             fail_msg("%s%s: no %s in inferred.json", arch_name, noisy ? " (noise)" : "",
                      levels[i].name);
@@ -89,7 +68,7 @@ static void check_recovery(const char *arch_name, int noisy)
     }
     json_decref(inf);
     /* compare.json agrees: every parameter matches */
-    json_t *cmp = load_json(run, "compare.json");
+    json_t *cmp = gd_test_load_json(run, "compare.json");
     json_t *summary = json_object_get(cmp, "summary");
     assert_int_equal(json_integer_value(json_object_get(summary, "mismatch")), 0);
     assert_int_equal(json_integer_value(json_object_get(summary, "not_measured")), 0);
@@ -175,7 +154,7 @@ static void test_t4_plots_and_report(void **state)
     size_t bytes;
     char *report = gd_read_file(path, &bytes, &err);
     assert_non_null(report);
-    json_t *inf = load_json(run, "inferred.json");
+    json_t *inf = gd_test_load_json(run, "inferred.json");
     size_t i;
     const json_t *l;
     json_array_foreach(json_object_get(inf, "levels"), i, l) {
@@ -290,7 +269,7 @@ static void test_compare_finds_a_wrong_arch(void **state)
     snprintf(cmd, sizeof cmd, "%s compare %s --arch nonpow2", gd_test_binary(), run);
     assert_int_equal(gd_test_run(cmd, out, sizeof out), 0);
     assert_non_null(strstr(out, "L1D.size_bytes"));
-    json_t *cmp = load_json(run, "compare.json");
+    json_t *cmp = gd_test_load_json(run, "compare.json");
     assert_string_equal(json_string_value(json_object_get(cmp, "arch")), "nonpow2");
     size_t i;
     const json_t *p;
@@ -307,7 +286,7 @@ static void test_compare_finds_a_wrong_arch(void **state)
     assert_true(mismatches >= 5);
     json_decref(cmp);
     /* and the residuals of the curve against that arch's model are no longer 0 */
-    cmp = load_json(run, "compare.json");
+    cmp = gd_test_load_json(run, "compare.json");
     double worst = 0;
     json_array_foreach(json_object_get(cmp, "residuals"), i, p) {
         double r = fabs(json_number_value(json_object_get(p, "mean_residual")));
@@ -378,7 +357,7 @@ static void test_bad_input(void **state)
     assert_non_null(strstr(out, "out of device memory"));
     snprintf(path, sizeof path, "%s/part/stride-l1d.csv", dir);
     assert_int_equal(access(path, R_OK), 0);
-    json_t *meta = load_json(dir, "part/meta.json");
+    json_t *meta = gd_test_load_json(dir, "part/meta.json");
     assert_non_null(json_string_value(json_object_get(meta, "error")));
     json_decref(meta);
     gd_test_rmrf(dir);

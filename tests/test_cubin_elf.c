@@ -10,6 +10,7 @@
  * (make test SAN=1) or valgrind turns any over-read into a failure.
  */
 #include "tests/testing.h"
+#include "tests/tiny_cubin.h"
 
 #include "host/cubin_elf.h"
 #include "tests/cuda_test_kernels.h"
@@ -60,43 +61,15 @@ static void check_every_byte_corruption(const unsigned char *elf, size_t size, c
     free(copy);
 }
 
-/* A minimal cubin-shaped ELF: null section, .shstrtab, .text.k (32 bytes). */
-#define TINY_TEXT_OFFSET 128
+/* A minimal cubin-shaped ELF (tests/tiny_cubin.h), .text.k 32 bytes of 0xAA. */
+#define TINY_TEXT_OFFSET GD_TINY_TEXT_OFFSET
 #define TINY_TEXT_BYTES 32
-#define TINY_SHOFF 192
+#define TINY_SHOFF (GD_TINY_TEXT_OFFSET + TINY_TEXT_BYTES)
 static size_t build_tiny_cubin(unsigned char *buf)
 {
-    static const char names[] = "\0.shstrtab\0.text.k";
-    memset(buf, 0, TINY_SHOFF + 3 * sizeof(Elf64_Shdr));
-    Elf64_Ehdr ehdr = {0};
-    memcpy(ehdr.e_ident, ELFMAG, SELFMAG);
-    ehdr.e_ident[EI_CLASS] = ELFCLASS64;
-    ehdr.e_ident[EI_DATA] = ELFDATA2LSB;
-    ehdr.e_ident[EI_VERSION] = EV_CURRENT;
-    ehdr.e_ident[EI_ABIVERSION] = 8;
-    ehdr.e_type = ET_EXEC;
-    ehdr.e_machine = EM_CUDA;
-    ehdr.e_version = EV_CURRENT;
-    ehdr.e_flags = 0x6004b04; /* sm_75, as CUDA 13 ptxas writes it */
-    ehdr.e_ehsize = sizeof ehdr;
-    ehdr.e_shoff = TINY_SHOFF;
-    ehdr.e_shentsize = sizeof(Elf64_Shdr);
-    ehdr.e_shnum = 3;
-    ehdr.e_shstrndx = 1;
-    memcpy(buf, &ehdr, sizeof ehdr);
-    memcpy(buf + sizeof ehdr, names, sizeof names);
-    memset(buf + TINY_TEXT_OFFSET, 0xAA, TINY_TEXT_BYTES);
-    Elf64_Shdr sections[3] = {{0}};
-    sections[1].sh_name = 1;
-    sections[1].sh_type = SHT_STRTAB;
-    sections[1].sh_offset = sizeof ehdr;
-    sections[1].sh_size = sizeof names;
-    sections[2].sh_name = 11;
-    sections[2].sh_type = SHT_PROGBITS;
-    sections[2].sh_offset = TINY_TEXT_OFFSET;
-    sections[2].sh_size = TINY_TEXT_BYTES;
-    memcpy(buf + TINY_SHOFF, sections, sizeof sections);
-    return TINY_SHOFF + sizeof sections;
+    unsigned char text[TINY_TEXT_BYTES];
+    memset(text, 0xAA, sizeof text);
+    return gd_test_tiny_cubin(buf, text, sizeof text);
 }
 
 static void expect_parse_error(const unsigned char *elf, size_t size, const char *why)

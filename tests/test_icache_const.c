@@ -6,6 +6,7 @@
  * drawn; and on an arch whose answers differ (an L0 per SM, an L1.5 constant
  * cache of its own, an LRU L1 constant cache) the inference follows. */
 #include "tests/testing.h"
+#include "tests/results_json.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -15,29 +16,6 @@
 #include "host/results.h"
 
 static char out[1 << 16];
-
-static json_t *load_json(const char *dir, const char *file)
-{
-    char path[1200];
-    snprintf(path, sizeof path, "%s/%s", dir, file);
-    json_error_t jerr;
-    json_t *j = json_load_file(path, 0, &jerr);
-    if (!j)
-        fail_msg("%s: %s", path, jerr.text);
-    return j;
-}
-
-static const json_t *level_of(const json_t *inferred, const char *name)
-{
-    size_t i;
-    const json_t *l;
-    json_array_foreach(json_object_get(inferred, "levels"), i, l) {
-        if (!strcmp(json_string_value(json_object_get(l, "name")), name))
-            return l;
-    }
-    fail_msg("no level %s in inferred.json", name);
-    return NULL;
-}
 
 static double num(const json_t *level, const char *key)
 {
@@ -67,7 +45,7 @@ static void run_characterize(const char *device, const char *suite, const char *
  * measurable (NULL-terminated). */
 static void check_compare(const char *run, const char *const *unmeasurable)
 {
-    json_t *cmp = load_json(run, "compare.json");
+    json_t *cmp = gd_test_load_json(run, "compare.json");
     size_t i;
     const json_t *p;
     size_t matched = 0;
@@ -95,7 +73,7 @@ static void check_compare(const char *run, const char *const *unmeasurable)
 
 static void check_size(const json_t *inf, const char *name, uint64_t bytes, uint32_t line)
 {
-    const json_t *l = level_of(inf, name);
+    const json_t *l = gd_test_need_level(inf, name);
     double size = num(l, "size_bytes");
     if (fabs(size - (double)bytes) > line)
         fail_msg("%s size %.0f, arch %llu (line %u)", name, size, (unsigned long long)bytes, line);
@@ -104,7 +82,7 @@ static void check_size(const json_t *inf, const char *name, uint64_t bytes, uint
 
 static void check_latency(const json_t *inf, const char *name, double cycles)
 {
-    double lat = num(level_of(inf, name), "latency_cycles");
+    double lat = num(gd_test_need_level(inf, name), "latency_cycles");
     if (fabs(lat - cycles) > 1.0)
         fail_msg("%s latency %.2f, arch %.0f", name, lat, cycles);
 }
@@ -121,23 +99,23 @@ static void test_full_suite_t4(void **state)
     char arch_path[1024];
     assert_int_equal(gd_arch_resolve("t4", arch_path, sizeof arch_path, &err), 0);
     assert_int_equal(gd_arch_load(arch_path, NULL, 0, &a, &err), 0);
-    json_t *inf = load_json(run, "inferred.json");
+    json_t *inf = gd_test_load_json(run, "inferred.json");
     check_size(inf, "L0I", a.level[GD_L0I].size_bytes, a.level[GD_L0I].line_bytes);
     check_size(inf, "L1I", a.level[GD_L1I].size_bytes, a.level[GD_L1I].line_bytes);
     check_size(inf, "L1C", a.level[GD_L1C].size_bytes, a.level[GD_L1C].line_bytes);
     check_size(inf, "L15C", a.level[GD_L1I].size_bytes, a.level[GD_L1I].line_bytes);
-    assert_int_equal(num(level_of(inf, "L1C"), "line_bytes"), a.level[GD_L1C].line_bytes);
-    assert_int_equal(num(level_of(inf, "L15C"), "line_bytes"), a.level[GD_L1I].line_bytes);
+    assert_int_equal(num(gd_test_need_level(inf, "L1C"), "line_bytes"), a.level[GD_L1C].line_bytes);
+    assert_int_equal(num(gd_test_need_level(inf, "L15C"), "line_bytes"), a.level[GD_L1I].line_bytes);
     check_latency(inf, "L1C", a.level[GD_L1C].latency_cycles);
     check_latency(inf, "L15C", a.level[GD_L15C].latency_cycles);
     check_latency(inf, "L2C", a.level[GD_L2C].latency_cycles);
-    assert_string_equal(str(level_of(inf, "L0I"), "scope"), "subpartition");
-    assert_string_equal(str(level_of(inf, "L1I"), "scope"), "sm");
-    assert_string_equal(str(level_of(inf, "L15C"), "scope"), "sm");
-    assert_string_equal(str(level_of(inf, "L2"), "scope"), "chip");
-    assert_string_equal(str(level_of(inf, "L15C"), "shared_with"), "L1I");
-    assert_string_equal(str(level_of(inf, "L1C"), "replacement"), "random");
-    const json_t *b = json_object_get(level_of(inf, "L1C"), "broadcast");
+    assert_string_equal(str(gd_test_need_level(inf, "L0I"), "scope"), "subpartition");
+    assert_string_equal(str(gd_test_need_level(inf, "L1I"), "scope"), "sm");
+    assert_string_equal(str(gd_test_need_level(inf, "L15C"), "scope"), "sm");
+    assert_string_equal(str(gd_test_need_level(inf, "L2"), "scope"), "chip");
+    assert_string_equal(str(gd_test_need_level(inf, "L15C"), "shared_with"), "L1I");
+    assert_string_equal(str(gd_test_need_level(inf, "L1C"), "replacement"), "random");
+    const json_t *b = json_object_get(gd_test_need_level(inf, "L1C"), "broadcast");
     assert_true(json_is_true(json_object_get(b, "uniform_broadcast")));
     assert_true(fabs(json_number_value(json_object_get(b, "per_address_cycles")) -
                      a.level[GD_L1C].latency_cycles) <= 1.0);
@@ -185,18 +163,18 @@ static void test_full_suite_v100(void **state)
     char arch_path[1024];
     assert_int_equal(gd_arch_resolve("v100", arch_path, sizeof arch_path, &err), 0);
     assert_int_equal(gd_arch_load(arch_path, NULL, 0, &a, &err), 0);
-    json_t *inf = load_json(run, "inferred.json");
+    json_t *inf = gd_test_load_json(run, "inferred.json");
     check_size(inf, "L0I", a.level[GD_L0I].size_bytes, a.level[GD_L0I].line_bytes);
     check_size(inf, "L1I", a.level[GD_L1I].size_bytes, a.level[GD_L1I].line_bytes);
     check_size(inf, "L1C", a.level[GD_L1C].size_bytes, a.level[GD_L1C].line_bytes);
     /* 128 KiB: more than one 64 KiB constant bank can fill; known from the L1I
      * it shares */
     check_size(inf, "L15C", a.level[GD_L1I].size_bytes, a.level[GD_L1I].line_bytes);
-    assert_string_equal(str(level_of(inf, "L15C"), "shared_with"), "L1I");
+    assert_string_equal(str(gd_test_need_level(inf, "L15C"), "shared_with"), "L1I");
     check_latency(inf, "L1C", a.level[GD_L1C].latency_cycles);
     check_latency(inf, "L15C", a.level[GD_L15C].latency_cycles);
-    assert_string_equal(str(level_of(inf, "L0I"), "scope"), "subpartition");
-    assert_string_equal(str(level_of(inf, "L1I"), "scope"), "sm");
+    assert_string_equal(str(gd_test_need_level(inf, "L0I"), "scope"), "subpartition");
+    assert_string_equal(str(gd_test_need_level(inf, "L1I"), "scope"), "sm");
     json_decref(inf);
     /* what one bank cannot reach past a 128 KiB L1.5: its line, the L2 behind it;
      * what one SM cannot fill within a ~430-cycle DRAM round trip at one request
@@ -261,15 +239,15 @@ static void test_inference_follows_the_arch(void **state)
     snprintf(device, sizeof device, "sim:%s", path);
     snprintf(run, sizeof run, "%s/run", dir);
     run_characterize(device, suite, run, 0);
-    json_t *inf = load_json(run, "inferred.json");
-    assert_string_equal(str(level_of(inf, "L0I"), "scope"), "sm");
-    assert_string_equal(str(level_of(inf, "L1C"), "replacement"), "lru-or-fifo");
-    const json_t *l15 = level_of(inf, "L15C");
+    json_t *inf = gd_test_load_json(run, "inferred.json");
+    assert_string_equal(str(gd_test_need_level(inf, "L0I"), "scope"), "sm");
+    assert_string_equal(str(gd_test_need_level(inf, "L1C"), "replacement"), "lru-or-fifo");
+    const json_t *l15 = gd_test_need_level(inf, "L15C");
     assert_true(json_is_null(json_object_get(l15, "shared_with")));
     check_size(inf, "L15C", 32 * 1024, 256);
     json_decref(inf);
     /* and compare, against this arch, agrees */
-    json_t *cmp = load_json(run, "compare.json");
+    json_t *cmp = gd_test_load_json(run, "compare.json");
     size_t i;
     const json_t *p;
     json_array_foreach(json_object_get(cmp, "parameters"), i, p) {

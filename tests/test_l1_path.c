@@ -6,6 +6,7 @@
  * reach a limit the result is a lower bound, never a wrong number; and the
  * probes' machine code has the loads they intend on every target. */
 #include "tests/testing.h"
+#include "tests/results_json.h"
 #include "tests/ptx_toolchain.h"
 
 #include <jansson.h>
@@ -22,27 +23,6 @@ static const char *const l1_steps =
     "l1-mshr   mshr --sweep 8:3*L1D/512:12 --adaptive --resolution 1\n"
     "l1-merge  mshr --variant merge --sweep 1:128:16 --adaptive --resolution 1\n";
 
-static json_t *l1d_of(const char *run)
-{
-    char path[1300];
-    snprintf(path, sizeof path, "%s/inferred.json", run);
-    json_error_t jerr;
-    json_t *inf = json_load_file(path, 0, &jerr);
-    if (!inf)
-        fail_msg("%s: %s", path, jerr.text);
-    size_t i;
-    json_t *l;
-    json_array_foreach(json_object_get(inf, "levels"), i, l) {
-        if (!strcmp(json_string_value(json_object_get(l, "name")), "L1D")) {
-            json_incref(l);
-            json_decref(inf);
-            return l;
-        }
-    }
-    fail_msg("%s: no L1D", path);
-    return NULL;
-}
-
 /* characterize DEVICE (with --set options) over the L1 steps; returns L1D */
 static json_t *characterize(const char *dir, const char *device, const char *sets)
 {
@@ -55,7 +35,11 @@ static json_t *characterize(const char *dir, const char *device, const char *set
              gd_test_binary(), device, sets, suite, run);
     if (gd_test_run(cmd, out, sizeof out) != 0)
         fail_msg("%s failed:\n%s", cmd, out);
-    return l1d_of(run);
+    json_t *inf = gd_test_load_json(run, "inferred.json");
+    json_t *l = (json_t *)gd_test_need_level(inf, "L1D");
+    json_incref(l);
+    json_decref(inf);
+    return l;
 }
 
 static long integer(const json_t *l, const char *key)
@@ -150,19 +134,6 @@ static void test_t4_v100_limits_and_bounds(void **state)
     free(dir);
 }
 
-static gd_device_info info_for(int sm)
-{
-    gd_device_info info;
-    memset(&info, 0, sizeof info);
-    snprintf(info.backend, sizeof info.backend, "sim");
-    info.cc_major = sm / 10;
-    info.cc_minor = sm % 10;
-    info.sm_count = 40;
-    info.subpartitions_per_sm = 4;
-    info.shared_per_block_bytes = 48 * 1024;
-    return info;
-}
-
 /* Loads through the L1 (ld.ca) in the SASS: LDG without the .STRONG.GPU of
  * ld.cg, which the probes use only to warm the L2. */
 static int l1_loads(const char *sass)
@@ -197,7 +168,7 @@ static void test_machine_code_has_the_intended_loads(void **state)
         assert_non_null(probe);
         for (size_t t = 0; t < GD_TEST_TARGET_COUNT; t++) {
             int sm = gd_test_targets[t];
-            gd_device_info info = info_for(sm);
+            gd_device_info info = gd_test_device_info(sm);
             gd_probe_opts opts = {0};
             snprintf(opts.variant, sizeof opts.variant, "%s", cases[c].variant);
             gd_probe_plan plan;

@@ -13,20 +13,6 @@
 #include "kernels/probe.h"
 #include "kernels/ptx_emit.h"
 
-static gd_device_info info_for(int sm)
-{
-    gd_device_info info;
-    memset(&info, 0, sizeof info);
-    snprintf(info.backend, sizeof info.backend, "sim");
-    info.cc_major = sm / 10;
-    info.cc_minor = sm % 10;
-    info.sm_count = 40;
-    info.subpartitions_per_sm = 4;
-    info.clock_mhz = 1500;
-    info.shared_per_block_bytes = 48 * 1024;
-    return info;
-}
-
 static void test_every_probe_assembles_for_every_target(void **state)
 {
     (void)state;
@@ -43,7 +29,7 @@ static void test_every_probe_assembles_for_every_target(void **state)
         for (const char *const *v = probe->variants; v && *v; v++) {
             for (size_t t = 0; t < GD_TEST_TARGET_COUNT; t++) {
                 int sm = gd_test_targets[t];
-                gd_device_info info = info_for(sm);
+                gd_device_info info = gd_test_device_info(sm);
                 gd_probe_opts opts = {0};
                 snprintf(opts.variant, sizeof opts.variant, "%s", *v);
                 gd_probe_plan plan;
@@ -111,7 +97,7 @@ static void test_pchase_timed_sequence_in_sass(void **state)
     for (size_t t = 0; t < GD_TEST_TARGET_COUNT; t++) {
         for (int cg = 0; cg < 2; cg++) {
             int sm = gd_test_targets[t];
-            gd_device_info info = info_for(sm);
+            gd_device_info info = gd_test_device_info(sm);
             gd_probe_opts opts = {0};
             snprintf(opts.variant, sizeof opts.variant, "%s", cg ? "cg" : "ca");
             gd_probe_plan plan;

@@ -20,98 +20,6 @@
 #include "kernels/probe.h"
 #include "kernels/sass_patch.h"
 
-static gd_device_info info_for(int sm)
-{
-    gd_device_info info;
-    memset(&info, 0, sizeof info);
-    snprintf(info.backend, sizeof info.backend, "sim");
-    info.cc_major = sm / 10;
-    info.cc_minor = sm % 10;
-    info.sm_count = 40;
-    info.subpartitions_per_sm = 4;
-    info.clock_mhz = 1500;
-    info.shared_per_block_bytes = 48 * 1024;
-    return info;
-}
-
-typedef struct sass {
-    char *text;
-    char **line;
-    int n;
-} sass;
-
-/* nvdisasm's lines of dir/name.cubin */
-static void read_sass(const char *dir, const char *name, sass *s)
-{
-    memset(s, 0, sizeof *s);
-    s->text = gd_test_sass(gd_test_nvdisasm(), dir, name);
-    if (!s->text)
-        fail_msg("%s: nvdisasm failed", name);
-    size_t cap = 4096;
-    s->line = malloc(cap * sizeof *s->line);
-    for (char *save = NULL, *l = strtok_r(s->text, "\n", &save); l;
-         l = strtok_r(NULL, "\n", &save)) {
-        while (*l == ' ' || *l == '\t')
-            l++;
-        if ((size_t)s->n == cap) {
-            cap *= 2;
-            s->line = realloc(s->line, cap * sizeof *s->line);
-        }
-        s->line[s->n++] = l;
-    }
-}
-
-/* Assembles a plan for sm and reads its SASS (lines without addresses);
- * returns 0, or -1 when nvdisasm is missing (the ELF size is checked anyway). */
-static int build(const gd_probe_plan *plan, const char *name, int sm, const char *dir,
-                 sass *out)
-{
-    memset(out, 0, sizeof *out);
-    size_t size;
-    void *cubin = gd_test_ptxas_compile(gd_test_ptxas(), dir, name, plan->ptx, sm, &size);
-    if (!cubin)
-        fail_msg("%s did not assemble", name);
-    uint64_t bytes;
-    gd_err err;
-    if (gd_cubin_text_size(cubin, size, plan->entry, &bytes, &err) != 0)
-        fail_msg("%s: %s", name, err.msg);
-    free(cubin);
-    uint64_t insns = bytes / 16;
-    if (plan->code_min_instructions &&
-        (insns < plan->code_min_instructions || insns > plan->code_max_instructions))
-        fail_msg("%s: %llu instructions, expected %u..%u", name, (unsigned long long)insns,
-                 plan->code_min_instructions, plan->code_max_instructions);
-    if (!gd_test_nvdisasm())
-        return -1;
-    read_sass(dir, name, out);
-    return 0;
-}
-
-static void sass_free(sass *s)
-{
-    free(s->text);
-    free(s->line);
-}
-
-static int is(const char *line, const char *op)
-{
-    return !strncmp(line, op, strlen(op)) && (line[strlen(op)] == ' ' || line[strlen(op)] == '.' ||
-                                              line[strlen(op)] == 0);
-}
-
-static int count_op(const sass *s, const char *op)
-{
-    int n = 0;
-    for (int i = 0; i < s->n; i++)
-        n += is(s->line[i], op);
-    return n;
-}
-
-static int is_clock(const char *line)
-{
-    return strstr(line, "SR_CLOCKLO") != NULL;
-}
-
 static void test_icache_seq_counts(void **state)
 {
     (void)state;
@@ -123,7 +31,7 @@ static void test_icache_seq_counts(void **state)
     int sass_checked = 0, built = 0;
     for (size_t t = 0; t < GD_TEST_TARGET_COUNT; t++) {
         int sm = gd_test_targets[t];
-        gd_device_info info = info_for(sm);
+        gd_device_info info = gd_test_device_info(sm);
         /* the suite's coarse grid, one point per octave: 1 KiB..64 KiB on every
          * target, on to 256 KiB on sm_75 (ptxas takes a second per 16 K
          * instructions) */
@@ -135,19 +43,19 @@ static void test_icache_seq_counts(void **state)
                 fail_msg("%s", err.msg);
             char name[64];
             snprintf(name, sizeof name, "icache-%llu-sm%d", (unsigned long long)bytes, sm);
-            sass s;
+            gd_sass s;
             built++;
-            if (build(&plan, name, sm, dir, &s) == 0) {
+            if (gd_test_build_plan(&plan, name, sm, dir, &s) == 0) {
                 /* the pass loop: the second pair of clock reads (the first is
                  * the calibration, with nothing between) */
                 int c[4], nc = 0;
                 for (int i = 0; i < s.n && nc < 4; i++)
-                    if (is_clock(s.line[i]))
+                    if (gd_sass_is_clock(s.line[i]))
                         c[nc++] = i;
                 assert_int_equal(nc, 4);
                 int ffma_inside = 0, first = -1, last = -1;
                 for (int i = c[2] + 1; i < c[3]; i++)
-                    if (is(s.line[i], "FFMA")) {
+                    if (gd_sass_is(s.line[i], "FFMA")) {
                         ffma_inside++;
                         if (first < 0)
                             first = i;
@@ -158,9 +66,9 @@ static void test_icache_seq_counts(void **state)
                              ffma_inside, plan.intended_instructions);
                 /* one unbroken run, and none elsewhere */
                 assert_int_equal(last - first + 1, ffma_inside);
-                assert_int_equal(count_op(&s, "FFMA"), ffma_inside);
+                assert_int_equal(gd_sass_count(&s, "FFMA"), ffma_inside);
                 sass_checked++;
-                sass_free(&s);
+                gd_sass_free(&s);
             }
             gd_probe_plan_free(probe, &plan);
         }
@@ -174,11 +82,11 @@ static void test_icache_seq_counts(void **state)
 }
 
 /* The four clock reads of icache_seq: calibration pair, then the timed pass. */
-static void timed_pass(const sass *s, int c[4])
+static void timed_pass(const gd_sass *s, int c[4])
 {
     int nc = 0;
     for (int i = 0; i < s->n && nc < 4; i++)
-        if (is_clock(s->line[i]))
+        if (gd_sass_is_clock(s->line[i]))
             c[nc++] = i;
     assert_int_equal(nc, 4);
 }
@@ -194,7 +102,7 @@ static void test_icache_nop_patch(void **state)
     const gd_probe *probe = gd_probe_find("icache_seq");
     for (size_t t = 0; t < GD_TEST_TARGET_COUNT; t++) {
         int sm = gd_test_targets[t];
-        gd_device_info info = info_for(sm);
+        gd_device_info info = gd_test_device_info(sm);
         gd_probe_opts opts = {0};
         snprintf(opts.variant, sizeof opts.variant, "nop");
         gd_probe_plan plan;
@@ -210,31 +118,31 @@ static void test_icache_nop_patch(void **state)
         assert_non_null(cubin);
         int before_nops = 0;
         {
-            sass b;
-            read_sass(dir, name, &b);
+            gd_sass b;
+            gd_test_read_sass(dir, name, &b);
             int c[4];
             timed_pass(&b, c);
             for (int i = c[2] + 1; i < c[3]; i++)
-                before_nops += is(b.line[i], "NOP"); /* ptxas' own issue-slot fillers */
-            sass_free(&b);
+                before_nops += gd_sass_is(b.line[i], "NOP"); /* ptxas' own issue-slot fillers */
+            gd_sass_free(&b);
         }
         if (gd_sass_ffma_to_nop(cubin, size, plan.entry, plan.load.patch_count, &err) != 0)
             fail_msg("%s: %s", name, err.msg);
         snprintf(path, sizeof path, "%s/%s.cubin", dir, patched_name);
         assert_int_equal(gd_write_atomic(path, cubin, size, &err), 0);
         free(cubin);
-        sass s;
-        read_sass(dir, patched_name, &s);
+        gd_sass s;
+        gd_test_read_sass(dir, patched_name, &s);
         int c[4];
         timed_pass(&s, c);
         int nops = 0;
         for (int i = c[2] + 1; i < c[3]; i++)
-            nops += is(s.line[i], "NOP");
+            nops += gd_sass_is(s.line[i], "NOP");
         if (nops != before_nops + (int)plan.intended_instructions)
             fail_msg("%s: %d NOPs in the timed pass, %d before the patch, intended %u more", name,
                      nops, before_nops, plan.intended_instructions);
-        assert_int_equal(count_op(&s, "FFMA"), 0);
-        sass_free(&s);
+        assert_int_equal(gd_sass_count(&s, "FFMA"), 0);
+        gd_sass_free(&s);
         gd_probe_plan_free(probe, &plan);
     }
     gd_test_rmrf(dir);
@@ -253,7 +161,7 @@ static void test_av_and_share_keep_their_blocks(void **state)
         for (const char *const *v = probe->variants; *v; v++) {
             for (size_t t = 0; t < GD_TEST_TARGET_COUNT; t++) {
                 int sm = gd_test_targets[t];
-                gd_device_info info = info_for(sm);
+                gd_device_info info = gd_test_device_info(sm);
                 gd_probe_opts opts = {0};
                 snprintf(opts.variant, sizeof opts.variant, "%s", *v);
                 opts.footprint_bytes = 8192;
@@ -263,13 +171,13 @@ static void test_av_and_share_keep_their_blocks(void **state)
                     fail_msg("%s", err.msg);
                 char name[96];
                 snprintf(name, sizeof name, "%s-%s-sm%d", probes[p], *v, sm);
-                sass s;
-                if (build(&plan, name, sm, dir, &s) == 0) {
-                    int ffma = count_op(&s, "FFMA");
+                gd_sass s;
+                if (gd_test_build_plan(&plan, name, sm, dir, &s) == 0) {
+                    int ffma = gd_sass_count(&s, "FFMA");
                     if (ffma != (int)plan.intended_instructions)
                         fail_msg("%s: %d FFMA, intended %u", name, ffma,
                                  plan.intended_instructions);
-                    sass_free(&s);
+                    gd_sass_free(&s);
                 }
                 gd_probe_plan_free(probe, &plan);
             }
@@ -293,29 +201,29 @@ static void test_constant_timed_sequences(void **state)
         const gd_probe *probe = gd_probe_find(probes[p]);
         for (size_t t = 0; t < GD_TEST_TARGET_COUNT; t++) {
             int sm = gd_test_targets[t];
-            gd_device_info info = info_for(sm);
+            gd_device_info info = gd_test_device_info(sm);
             gd_probe_opts opts = {0};
             gd_probe_plan plan;
             gd_err err;
             assert_int_equal(probe->plan(&opts, &info, probe->example_point, &plan, &err), 0);
             char name[96];
             snprintf(name, sizeof name, "%s-sm%d", probes[p], sm);
-            sass s;
-            assert_int_equal(build(&plan, name, sm, dir, &s), 0);
+            gd_sass s;
+            assert_int_equal(gd_test_build_plan(&plan, name, sm, dir, &s), 0);
             int found = 0;
             for (int i = 0; i + 3 < s.n && !found; i++) {
-                if (!is_clock(s.line[i]))
+                if (!gd_sass_is_clock(s.line[i]))
                     continue;
                 int j = i + 1;
-                while (j < s.n && (is(s.line[j], "DEPBAR") || is(s.line[j], "NOP")))
+                while (j < s.n && (gd_sass_is(s.line[j], "DEPBAR") || gd_sass_is(s.line[j], "NOP")))
                     j++;
-                if (j + 2 < s.n && is(s.line[j], "LDC") && is(s.line[j + 1], "STS") &&
-                    is_clock(s.line[j + 2]))
+                if (j + 2 < s.n && gd_sass_is(s.line[j], "LDC") && gd_sass_is(s.line[j + 1], "STS") &&
+                    gd_sass_is_clock(s.line[j + 2]))
                     found = 1;
             }
             if (!found)
                 fail_msg("%s: no clock / LDC / STS / clock sequence", name);
-            sass_free(&s);
+            gd_sass_free(&s);
             gd_probe_plan_free(probe, &plan);
         }
     }

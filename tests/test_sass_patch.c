@@ -21,6 +21,7 @@
  */
 #include "tests/testing.h"
 #include "tests/ptx_toolchain.h"
+#include "tests/tiny_cubin.h"
 
 #include "host/cubin_elf.h"
 #include "kernels/ptx_emit.h"
@@ -87,49 +88,7 @@ static void test_classify_known_words(void **unused)
 /* ---- a hand-built cubin --------------------------------------------------------- */
 
 #define TINY_MAX_WORDS 16
-#define TINY_TEXT_OFFSET 128
-#define TINY_SM75_FLAGS 0x6004b04u /* EF_CUDA_SM75 as CUDA 13 ptxas writes it (ABI 8) */
-
-/* A minimal cubin: null section, .shstrtab, .text.k holding `words` (lo, hi
- * pairs).  Returns its size; buf must hold TINY_TEXT_OFFSET + 16 * 16 + 3 headers. */
-static size_t build_tiny_cubin(unsigned char *buf, const uint64_t *words, size_t instructions)
-{
-    static const char names[] = "\0.shstrtab\0.text.k";
-    size_t text_bytes = instructions * 16;
-    size_t shoff = TINY_TEXT_OFFSET + text_bytes;
-    memset(buf, 0, shoff + 3 * sizeof(Elf64_Shdr));
-    Elf64_Ehdr ehdr = {0};
-    memcpy(ehdr.e_ident, ELFMAG, SELFMAG);
-    ehdr.e_ident[EI_CLASS] = ELFCLASS64;
-    ehdr.e_ident[EI_DATA] = ELFDATA2LSB;
-    ehdr.e_ident[EI_VERSION] = EV_CURRENT;
-    ehdr.e_ident[EI_ABIVERSION] = 8;
-    ehdr.e_type = ET_EXEC;
-    ehdr.e_machine = EM_CUDA;
-    ehdr.e_version = EV_CURRENT;
-    ehdr.e_flags = TINY_SM75_FLAGS;
-    ehdr.e_ehsize = sizeof ehdr;
-    ehdr.e_shoff = shoff;
-    ehdr.e_shentsize = sizeof(Elf64_Shdr);
-    ehdr.e_shnum = 3;
-    ehdr.e_shstrndx = 1;
-    memcpy(buf, &ehdr, sizeof ehdr);
-    memcpy(buf + sizeof ehdr, names, sizeof names);
-    memcpy(buf + TINY_TEXT_OFFSET, words, text_bytes);
-    Elf64_Shdr sections[3] = {{0}};
-    sections[1].sh_name = 1;
-    sections[1].sh_type = SHT_STRTAB;
-    sections[1].sh_offset = sizeof ehdr;
-    sections[1].sh_size = sizeof names;
-    sections[2].sh_name = 11;
-    sections[2].sh_type = SHT_PROGBITS;
-    sections[2].sh_offset = TINY_TEXT_OFFSET;
-    sections[2].sh_size = text_bytes;
-    memcpy(buf + shoff, sections, sizeof sections);
-    return shoff + sizeof sections;
-}
-
-#define TINY_BUF_BYTES (TINY_TEXT_OFFSET + TINY_MAX_WORDS * 16 + 3 * sizeof(Elf64_Shdr))
+#define TINY_BUF_BYTES GD_TINY_CUBIN_BYTES(TINY_MAX_WORDS * 16)
 
 static void set_e_flags(unsigned char *elf, unsigned abi_version, uint32_t flags)
 {
@@ -177,7 +136,7 @@ static void test_patch_built_cubin(void **unused)
     static const uint64_t patched_hi[] = {0x001fc80000000000, 0x000fe40000000000,
                                           0x000fd00000000000};
     unsigned char good[TINY_BUF_BYTES], buf[TINY_BUF_BYTES];
-    size_t size = build_tiny_cubin(good, words, INSTRUCTIONS);
+    size_t size = gd_test_tiny_cubin(good, words, 16 * INSTRUCTIONS);
     gd_err err = {{0}};
 
     memcpy(buf, good, size);
@@ -185,8 +144,8 @@ static void test_patch_built_cubin(void **unused)
         fail_msg("%s", err.msg);
     for (unsigned i = 0; i < INSTRUCTIONS; i++) {
         uint64_t lo, hi;
-        memcpy(&lo, buf + TINY_TEXT_OFFSET + 16 * i, 8);
-        memcpy(&hi, buf + TINY_TEXT_OFFSET + 16 * i + 8, 8);
+        memcpy(&lo, buf + GD_TINY_TEXT_OFFSET + 16 * i, 8);
+        memcpy(&hi, buf + GD_TINY_TEXT_OFFSET + 16 * i + 8, 8);
         if (i >= 1 && i <= 3) {
             assert_int_equal(lo, NOP_LO);
             assert_int_equal(hi, patched_hi[i - 1]);
@@ -196,20 +155,20 @@ static void test_patch_built_cubin(void **unused)
             assert_int_equal(hi, words[2 * i + 1]);
         }
     }
-    assert_memory_equal(buf, good, TINY_TEXT_OFFSET); /* headers untouched */
-    assert_memory_equal(buf + TINY_TEXT_OFFSET + 16 * INSTRUCTIONS,
-                        good + TINY_TEXT_OFFSET + 16 * INSTRUCTIONS,
-                        size - TINY_TEXT_OFFSET - 16 * INSTRUCTIONS);
+    assert_memory_equal(buf, good, GD_TINY_TEXT_OFFSET); /* headers untouched */
+    assert_memory_equal(buf + GD_TINY_TEXT_OFFSET + 16 * INSTRUCTIONS,
+                        good + GD_TINY_TEXT_OFFSET + 16 * INSTRUCTIONS,
+                        size - GD_TINY_TEXT_OFFSET - 16 * INSTRUCTIONS);
 
     /* Runs are maximal: a count of 1 is the lone FFMA at 5, not part of 1..3. */
     memcpy(buf, good, size);
     assert_int_equal(gd_sass_ffma_to_nop(buf, size, "k", 1, &err), 0);
-    assert_memory_equal(buf, good, TINY_TEXT_OFFSET + 16 * 5);
+    assert_memory_equal(buf, good, GD_TINY_TEXT_OFFSET + 16 * 5);
     uint64_t lo5;
-    memcpy(&lo5, buf + TINY_TEXT_OFFSET + 16 * 5, 8);
+    memcpy(&lo5, buf + GD_TINY_TEXT_OFFSET + 16 * 5, 8);
     assert_int_equal(lo5, NOP_LO);
-    assert_memory_equal(buf + TINY_TEXT_OFFSET + 16 * 6, good + TINY_TEXT_OFFSET + 16 * 6,
-                        size - TINY_TEXT_OFFSET - 16 * 6);
+    assert_memory_equal(buf + GD_TINY_TEXT_OFFSET + 16 * 6, good + GD_TINY_TEXT_OFFSET + 16 * 6,
+                        size - GD_TINY_TEXT_OFFSET - 16 * 6);
 
     EXPECT_PATCH_ERROR(good, size, "k", 2, "expected one run of exactly 2 consecutive FFMA",
                        ".text.k (sm_75, 7 instructions)", "2 runs of FFMA, of lengths 3, 1");
@@ -224,11 +183,11 @@ static void test_patch_built_cubin(void **unused)
         0x0000000300037223, 0x000fc80000000002,
     };
     unsigned char two[TINY_BUF_BYTES];
-    size_t two_size = build_tiny_cubin(two, twice, 5);
+    size_t two_size = gd_test_tiny_cubin(two, twice, 16 * 5);
     EXPECT_PATCH_ERROR(two, two_size, "k", 2,
                        "found 2 such runs among 2 runs of FFMA, of lengths 2, 2");
     static const uint64_t none[] = {0x0000000000007918, 0x000fc00000000000};
-    size_t none_size = build_tiny_cubin(two, none, 1);
+    size_t none_size = gd_test_tiny_cubin(two, none, 16 * 1);
     EXPECT_PATCH_ERROR(two, none_size, "k", 4, "found no FFMA at all");
 
     /* Not a cubin, or not one for a 128-bit encoding. */
@@ -236,7 +195,7 @@ static void test_patch_built_cubin(void **unused)
     EXPECT_PATCH_ERROR(text, sizeof text, "k", 3, "sass patch of k", "not an ELF");
     EXPECT_PATCH_ERROR(good, 20, "k", 3, "too short");
     memcpy(buf, good, size);
-    set_e_flags(buf, 8, (TINY_SM75_FLAGS & ~0xff00u) | 61u << 8); /* sm_61, CUDA 13 layout */
+    set_e_flags(buf, 8, (GD_TINY_SM75_FLAGS & ~0xff00u) | 61u << 8); /* sm_61, CUDA 13 layout */
     EXPECT_PATCH_ERROR(buf, size, "k", 3, "for sm_61", "sm_70 and later");
     set_e_flags(buf, 7, 0x3d0000u | 61u); /* sm_61 as older toolkits wrote it */
     EXPECT_PATCH_ERROR(buf, size, "k", 3, "for sm_61");
@@ -250,7 +209,7 @@ static void test_patch_built_cubin(void **unused)
     /* A code section that is not whole instructions. */
     memcpy(buf, good, size);
     Elf64_Shdr text_header;
-    size_t text_header_at = TINY_TEXT_OFFSET + 16 * INSTRUCTIONS + 2 * sizeof(Elf64_Shdr);
+    size_t text_header_at = GD_TINY_TEXT_OFFSET + 16 * INSTRUCTIONS + 2 * sizeof(Elf64_Shdr);
     memcpy(&text_header, buf + text_header_at, sizeof text_header);
     text_header.sh_size -= 8;
     memcpy(buf + text_header_at, &text_header, sizeof text_header);
