@@ -10,6 +10,7 @@
 #include "analysis/arch.h"
 #include "host/adaptive.h"
 #include "host/commands.h"
+#include "host/lsu_trace.h"
 #include "host/meta.h"
 #include "host/results.h"
 #include "host/runner.h"
@@ -29,6 +30,8 @@ typedef struct run_args {
     int quiet;
     int adaptive;
     uint64_t resolution;
+    int trace;
+    uint64_t trace_limit;
 } run_args;
 
 static const char run_help[] =
@@ -54,6 +57,10 @@ static const char run_help[] =
     "  --set S.key=VALUE   override an arch-file value of a sim device (repeatable),\n"
     "                      e.g. --set L1D.ways=8 --set L1D.reorder=true\n"
     "  --out DIR           results directory (default results/DATE-TIME-DEVICE)\n"
+    "  --trace             sim devices: every load/store-unit event of the run (request\n"
+    "                      accepted, enqueued, hit/miss/merge, reservation fail and why,\n"
+    "                      requeued, popped, filled) to RUN/lsu_trace.csv\n"
+    "  --trace-limit N     events kept by --trace (default 1000000; the rest counted)\n"
     "  --quiet             no progress lines on stderr\n";
 
 static const char emit_help[] =
@@ -67,7 +74,7 @@ static const char emit_help[] =
 static int parse_args(int argc, char **argv, run_args *a, const char *help, int is_emit)
 {
     enum { O_STRIDE = 256, O_PATTERN, O_SEED, O_VARIANT, O_SAMPLES, O_SET, O_OUT, O_QUIET, O_POINT,
-           O_FOOTPRINT, O_ADAPTIVE, O_RESOLUTION };
+           O_FOOTPRINT, O_ADAPTIVE, O_RESOLUTION, O_TRACE, O_TRACE_LIMIT };
     static const struct option opts[] = {
         {"device", required_argument, 0, 'd'},   {"probe", required_argument, 0, 'p'},
         {"sweep", required_argument, 0, 's'},    {"stride", required_argument, 0, O_STRIDE},
@@ -77,6 +84,7 @@ static int parse_args(int argc, char **argv, run_args *a, const char *help, int 
         {"quiet", no_argument, 0, O_QUIET},      {"point", required_argument, 0, O_POINT},
         {"footprint", required_argument, 0, O_FOOTPRINT},
         {"adaptive", no_argument, 0, O_ADAPTIVE}, {"resolution", required_argument, 0, O_RESOLUTION},
+        {"trace", no_argument, 0, O_TRACE}, {"trace-limit", required_argument, 0, O_TRACE_LIMIT},
         {"help", no_argument, 0, 'h'},           {0, 0, 0, 0},
     };
     memset(a, 0, sizeof *a);
@@ -151,6 +159,18 @@ static int parse_args(int argc, char **argv, run_args *a, const char *help, int 
             break;
         case O_OUT: a->out = optarg; break;
         case O_QUIET: a->quiet = 1; break;
+        case O_TRACE: a->trace = 1; break;
+        case O_TRACE_LIMIT: {
+            char *end;
+            errno = 0;
+            a->trace_limit = strtoull(optarg, &end, 10);
+            if (*end || errno || a->trace_limit == 0 || optarg[0] == '-') {
+                fprintf(stderr, "gpudissect: --trace-limit must be a positive number, got '%s'\n",
+                        optarg);
+                return 2;
+            }
+            break;
+        }
         case O_POINT: a->point = optarg; break;
         case 'h': fputs(help, stdout); return 0;
         case ':':
@@ -175,6 +195,14 @@ static int parse_args(int argc, char **argv, run_args *a, const char *help, int 
     }
     if (is_emit && a->sweep) {
         fprintf(stderr, "gpudissect: emit takes --point, not --sweep\n");
+        return 2;
+    }
+    if (is_emit && (a->trace || a->trace_limit)) {
+        fprintf(stderr, "gpudissect: emit runs nothing to trace (--trace is a run option)\n");
+        return 2;
+    }
+    if (a->trace_limit && !a->trace) {
+        fprintf(stderr, "gpudissect: --trace-limit needs --trace\n");
         return 2;
     }
     if (!is_emit && (a->point)) {
@@ -232,15 +260,20 @@ int gd_cmd_run(int argc, char **argv)
         snprintf(out_dir, sizeof out_dir, "%s", a.out);
     else
         default_out_dir(a.device, out_dir, sizeof out_dir);
-    json_t *meta = NULL;
+    json_t *meta = NULL, *entry = NULL;
+    gd_lsu_trace *trace = NULL;
     gd_runner runner;
     gd_curve curve;
     gd_runner_init(&runner, dev, out_dir, a.quiet ? NULL : stderr);
     gd_curve_init(&curve, probe->name, probe, &a.opts);
     int status = 1;
+    if (a.trace && gd_lsu_trace_start(dev, a.trace_limit ? a.trace_limit
+                                                          : GD_LSU_TRACE_DEFAULT_LIMIT,
+                                      &trace, &err) != 0)
+        goto out;
     if (gd_mkdirs(out_dir, &err) != 0 || !(meta = gd_meta_new(dev, argc, argv, &err)))
         goto out;
-    json_t *entry = json_object();
+    entry = json_object();
     json_object_set_new(entry, "probe", json_string(probe->name));
     json_object_set_new(entry, "csv", json_string(curve.label));
     json_object_set_new(entry, "sweep", json_string(a.sweep));
@@ -264,6 +297,8 @@ int gd_cmd_run(int argc, char **argv)
                            : gd_runner_sweep(&runner, &curve, &sweep, &err);
     if (swept != 0) {
         gd_err ignored;
+        gd_lsu_trace_finish(trace, out_dir, entry, &ignored);
+        trace = NULL;
         json_object_set_new(meta, "error", json_string(err.msg));
         gd_meta_finish(meta, dev, out_dir, &ignored);
         goto out;
@@ -282,15 +317,25 @@ int gd_cmd_run(int argc, char **argv)
                     st.points, st.coarse_points, st.refine_points,
                     (unsigned long long)st.uniform_points);
     }
+    int traced = trace != NULL;
+    rc = gd_lsu_trace_finish(trace, out_dir, entry, &err);
+    trace = NULL;
+    if (rc != 0)
+        goto out;
     if (gd_meta_finish(meta, dev, out_dir, &err) != 0)
         goto out;
     if (!a.quiet)
-        fprintf(stderr, "wrote %s/%s.csv and %s/meta.json\n", out_dir, curve.label, out_dir);
+        fprintf(stderr, "wrote %s/%s.csv%s and %s/meta.json\n", out_dir, curve.label,
+                traced ? ", lsu_trace.csv" : "", out_dir);
     printf("%s\n", out_dir);
     status = 0;
 out:
     if (status)
         gd_report_error(err.msg);
+    if (trace) {
+        gd_err ignored;
+        gd_lsu_trace_finish(trace, out_dir, NULL, &ignored);
+    }
     json_decref(meta);
     gd_curve_free(&curve);
     gd_runner_close(&runner);

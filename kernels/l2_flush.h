@@ -18,7 +18,8 @@
 #include "kernels/ptx_emit.h"
 
 /* The flush buffer's size for this device: twice its L2, at least 1 MiB, a
- * whole number of 1 KiB warp strides. */
+ * whole number of 8 KiB iterations (eight independent 1 KiB warp loads, so
+ * that the pass is not one DRAM latency per kilobyte). */
 uint64_t gd_l2_flush_bytes(const gd_device_info *dev);
 
 /* Register declarations the pass uses (%gdf*): emit among the kernel's. */

@@ -181,23 +181,6 @@ typedef struct mock_driver {
     mock_cuda_global_fn global;
 } mock_driver;
 
-static const char *mock_library_path(void)
-{
-    static char path[4096];
-    const char *env = getenv("GD_MOCK_LIBCUDA");
-    if (env && *env)
-        return access(env, R_OK) == 0 ? env : NULL;
-    ssize_t n = readlink("/proc/self/exe", path, sizeof path - 32);
-    if (n <= 0)
-        return NULL;
-    path[n] = '\0';
-    char *slash = strrchr(path, '/');
-    if (!slash)
-        return NULL;
-    strcpy(slash + 1, "libmockcuda.so");
-    return access(path, R_OK) == 0 ? path : NULL;
-}
-
 /* Point the backend at the mock and open our own handle on the same library
  * (dlopen returns the one already loaded, so both see the same records). */
 static void use_mock_driver(mock_driver *mock)
@@ -205,7 +188,7 @@ static void use_mock_driver(mock_driver *mock)
 #ifndef GD_HAVE_CUDA
     GD_SKIP("built without CUDA headers; the mock driver needs them");
 #endif
-    const char *path = mock_library_path();
+    const char *path = gd_test_mock_libcuda();
     if (!path)
         GD_SKIP("mock driver libmockcuda.so not found next to the test (or GD_MOCK_LIBCUDA)");
     mock->library = dlopen(path, RTLD_NOW | RTLD_LOCAL);

@@ -65,6 +65,25 @@ static inline const char *gd_test_binary(void)
     return env ? env : GD_SOURCE_DIR "/gpudissect";
 }
 
+/* The mock CUDA driver (tests/mock_libcuda*.c): GD_MOCK_LIBCUDA, else
+ * libmockcuda.so next to the running test; NULL if neither is there. */
+static inline const char *gd_test_mock_libcuda(void)
+{
+    static char path[4096];
+    const char *env = getenv("GD_MOCK_LIBCUDA");
+    if (env && *env)
+        return access(env, R_OK) == 0 ? env : NULL;
+    ssize_t n = readlink("/proc/self/exe", path, sizeof path - 32);
+    if (n <= 0)
+        return NULL;
+    path[n] = '\0';
+    char *slash = strrchr(path, '/');
+    if (!slash)
+        return NULL;
+    strcpy(slash + 1, "libmockcuda.so");
+    return access(path, R_OK) == 0 ? path : NULL;
+}
+
 /* Prints "skipped: why" (picked up by run-all.sh) and skips the test. */
 #define GD_SKIP(...)                                                                           \
     do {                                                                                       \
