@@ -117,6 +117,10 @@ valgrind: deps
 	@valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
 	    ./$(BIN) run --device sim:tiny --probe pchase --sweep 1KiB:64KiB --out /tmp/gd-valgrind-run --quiet >/dev/null \
 	    && echo "ok    gpudissect run (valgrind)"
+	@valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
+	    ./$(BIN) run --device sim:cn110457238 --probe resv_stall --stride 4096 --sweep 6:6 --samples 1 \
+	    --trace --out /tmp/gd-valgrind-trace --quiet >/dev/null \
+	    && echo "ok    gpudissect run --trace (valgrind)"
 
 bench: deps
 	@$(MAKE) --no-print-directory $(BIN) $(BENCH_BIN)
