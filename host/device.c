@@ -179,3 +179,10 @@ int gd_device_counters(gd_device *dev, gd_counter_list *out, gd_err *err)
         return 0;
     return dev->ops->counters(dev, out, err);
 }
+
+int gd_device_trace(gd_device *dev, gd_trace_sink sink, void *user, gd_err *err)
+{
+    if (!dev->ops->trace)
+        return gd_fail(err, "this device has no load/store-unit trace (sim:ARCH devices do)");
+    return dev->ops->trace(dev, sink, user, err);
+}

@@ -106,6 +106,13 @@ void gd_counter_list_free(gd_counter_list *list);
 /* Value of a named counter, or `missing` when the list has none of that name. */
 double gd_counter_list_get(const gd_counter_list *list, const char *name, double missing);
 
+/* A device's event trace (sim: every step of every L1 request in the
+ * load/store unit -- accepted, enqueued, hit / miss / merge / sent, refused and
+ * why, requeued, popped, filled): one CSV row per event, without its newline,
+ * in the columns of GD_TRACE_COLUMNS. */
+#define GD_TRACE_COLUMNS "launch,cycle,sm,instr,request,line_addr,set,event,reason"
+typedef void (*gd_trace_sink)(void *user, const char *row);
+
 /* Options given when a device is opened.  `overrides` are "SECTION.key=value"
  * strings applied on top of a sim arch file (ignored, with an error, by CUDA). */
 typedef struct gd_device_opts {
@@ -133,6 +140,9 @@ struct gd_device_ops {
     int (*launch)(gd_device *dev, gd_kernel *kernel, const gd_launch *launch, gd_err *err);
     int (*synchronize)(gd_device *dev, gd_err *err);
     int (*counters)(gd_device *dev, gd_counter_list *out, gd_err *err); /* may be NULL */
+    /* Hands every event to sink from now on (sink NULL: stops).  May be NULL:
+     * the device has no trace. */
+    int (*trace)(gd_device *dev, gd_trace_sink sink, void *user, gd_err *err);
 };
 
 /* Backends allocate a larger struct that begins with this. */
@@ -161,6 +171,9 @@ int gd_kernel_launch(gd_device *dev, gd_kernel *kernel, const gd_launch *launch,
 int gd_device_synchronize(gd_device *dev, gd_err *err);
 /* Appends the device's counters to out; a device without counters appends none. */
 int gd_device_counters(gd_device *dev, gd_counter_list *out, gd_err *err);
+/* Starts (sink) or stops (NULL) the device's event trace; fails on a device
+ * without one. */
+int gd_device_trace(gd_device *dev, gd_trace_sink sink, void *user, gd_err *err);
 
 /* Backends.  cuda_device_open fails with a clear message when the binary was
  * built without CUDA headers. */

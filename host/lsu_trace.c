@@ -1,47 +1,41 @@
-/* lsu_trace.c -- `run --trace` (lsu_trace.h). */
+/* lsu_trace.c -- `run --trace` (lsu_trace.h): the device's trace rows,
+ * collected in memory and written atomically when the run ends. */
 #include "host/lsu_trace.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "host/results.h"
-#include "sim/engine.h"
 
 struct gd_lsu_trace {
-    sim_engine *engine;
+    gd_device *dev;
     uint64_t limit, seen;
     gd_text csv;
 };
 
-static void on_event(void *user, const sim_lsu_event *ev)
+static void on_row(void *user, const char *row)
 {
     gd_lsu_trace *t = user;
-    if (t->seen++ >= t->limit)
-        return;
-    gd_text_printf(&t->csv, "%llu,%llu,%u,%llu,%u,0x%llx,%u,%s,%s\n",
-                   (unsigned long long)t->engine->stats.launches, (unsigned long long)ev->cycle,
-                   ev->sm, (unsigned long long)ev->instr, ev->request,
-                   (unsigned long long)ev->line_addr, ev->set,
-                   sim_lsu_event_name((sim_lsu_event_kind)ev->kind),
-                   ev->kind == SIM_LSU_RESV_FAIL ? sim_resv_reason_name((sim_resv_reason)ev->reason)
-                                                 : "");
+    if (t->seen++ < t->limit)
+        gd_text_printf(&t->csv, "%s\n", row);
 }
 
 int gd_lsu_trace_start(gd_device *dev, uint64_t limit, gd_lsu_trace **out, gd_err *err)
 {
     *out = NULL;
-    sim_engine *e = sim_device_engine(dev);
-    if (!e)
-        return gd_fail(err, "--trace: only a sim device (sim:ARCH) has a load/store-unit trace");
     gd_lsu_trace *t = calloc(1, sizeof *t);
     if (!t)
         return gd_fail(err, "--trace: out of memory");
-    t->engine = e;
+    t->dev = dev;
     t->limit = limit;
     gd_text_init(&t->csv);
-    gd_text_printf(&t->csv, "launch,cycle,sm,instr,request,line_addr,set,event,reason\n");
-    e->lsu_trace = on_event;
-    e->lsu_trace_user = t;
+    gd_text_printf(&t->csv, "%s\n", GD_TRACE_COLUMNS);
+    gd_err why;
+    if (gd_device_trace(dev, on_row, t, &why) != 0) {
+        gd_text_free(&t->csv);
+        free(t);
+        return gd_fail(err, "--trace: %s", why.msg);
+    }
     *out = t;
     return 0;
 }
@@ -50,8 +44,8 @@ int gd_lsu_trace_finish(gd_lsu_trace *t, const char *dir, json_t *entry, gd_err 
 {
     if (!t)
         return 0;
-    t->engine->lsu_trace = NULL;
-    t->engine->lsu_trace_user = NULL;
+    gd_err ignored;
+    gd_device_trace(t->dev, NULL, NULL, &ignored);
     char path[1100];
     snprintf(path, sizeof path, "%s/lsu_trace.csv", dir);
     int rc = t->csv.failed ? gd_fail(err, "%s: out of memory while tracing", path)

@@ -1,9 +1,10 @@
 /* lsu_trace.h -- `run --trace`: the simulated load/store unit's events, one CSV
  * row each, in RUN/lsu_trace.csv.
  *
- * The sim reports every step of every L1 request (sim/engine.h: accepted by the
- * LSU, enqueued by the coalescer, hit / miss / merge / reservation fail and why,
- * requeued, popped, filled); this collects them for the whole run and writes
+ * A sim device reports every step of every L1 request through the device
+ * interface (gd_device_trace: accepted by the LSU, enqueued by the coalescer,
+ * hit / miss / merge / reservation fail and why, requeued, popped, filled);
+ * this collects them for the whole run and writes
  * them atomically when it finishes, so a run can be followed cycle by cycle as
  * the patent's Figure 2 is.  Only sim devices have it: on cuda:N the option is
  * an error.  At most `limit` events are kept; the rest are counted. */
@@ -19,7 +20,8 @@
 
 typedef struct gd_lsu_trace gd_lsu_trace;
 
-/* Hooks the trace onto an open sim device; fails (naming --trace) on others. */
+/* Starts the device's trace (gd_device_trace); fails, naming --trace, on a
+ * device without one (cuda:N). */
 int gd_lsu_trace_start(gd_device *dev, uint64_t limit, gd_lsu_trace **out, gd_err *err);
 
 /* Unhooks it, writes DIR/lsu_trace.csv atomically and records in `entry`

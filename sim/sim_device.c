@@ -22,6 +22,8 @@ typedef struct sim_device {
     sim_devmem mem;
     sim_engine *engine;
     uint64_t modules_loaded;  /* gives each module its own code and constant addresses */
+    gd_trace_sink trace_sink; /* gd_device_trace: the LSU's events, as CSV rows */
+    void *trace_user;
 } sim_device;
 
 typedef struct sim_kernel {
@@ -319,6 +321,29 @@ static int simdev_counters(gd_device *dev, gd_counter_list *out, gd_err *err)
     return 0;
 }
 
+static void simdev_on_lsu_event(void *user, const sim_lsu_event *ev)
+{
+    sim_device *d = user;
+    char row[192];
+    snprintf(row, sizeof row, "%llu,%llu,%u,%llu,%u,0x%llx,%u,%s,%s",
+             (unsigned long long)d->engine->stats.launches, (unsigned long long)ev->cycle, ev->sm,
+             (unsigned long long)ev->instr, ev->request, (unsigned long long)ev->line_addr, ev->set,
+             sim_lsu_event_name((sim_lsu_event_kind)ev->kind),
+             ev->kind == SIM_LSU_RESV_FAIL ? sim_resv_reason_name((sim_resv_reason)ev->reason) : "");
+    d->trace_sink(d->trace_user, row);
+}
+
+static int simdev_trace(gd_device *dev, gd_trace_sink sink, void *user, gd_err *err)
+{
+    (void)err;
+    sim_device *d = (sim_device *)dev;
+    d->trace_sink = sink;
+    d->trace_user = user;
+    d->engine->lsu_trace = sink ? simdev_on_lsu_event : NULL;
+    d->engine->lsu_trace_user = sink ? d : NULL;
+    return 0;
+}
+
 static const struct gd_device_ops sim_ops = {
     .close = simdev_close,
     .load = simdev_load,
@@ -332,6 +357,7 @@ static const struct gd_device_ops sim_ops = {
     .launch = simdev_launch,
     .synchronize = simdev_synchronize,
     .counters = simdev_counters,
+    .trace = simdev_trace,
 };
 
 sim_engine *sim_device_engine(gd_device *dev)
