@@ -24,8 +24,8 @@
  * free) and from K = merge limit + 1 on.  Without a jump no limit was reached:
  * one SM cannot keep more misses in flight than it issues within a round trip
  * (one request per cycle), so the count is only bounded from below: by the
- * probe's measured MSHR hold time less the smallest step the curve can show,
- * or by the largest n where that is smaller.
+ * requests issued within the probe's measured MSHR hold time less the
+ * smallest step the curve can show, or by the largest n where that is smaller.
  *
  * resv_stall: A's completion jumps from k = ways + 1 on (a second view of the
  * associativity); B, the independent miss issued behind A, is held up if its
@@ -48,6 +48,7 @@
 #include "host/adaptive.h"
 
 #define BLOCKED_SHARE 0.5     /* B's jump / A's jump that means "held up" */
+#define WINDOW_MARGIN_CYCLES 8.0 /* measured window minus a miss's MSHR hold, at most */
 
 int gd_infer_fine_ways(gd_inference *inf, const gd_curve *curve, const gd_segmentation *seg,
                        gd_err *err)
@@ -240,17 +241,23 @@ int gd_infer_mshr(gd_inference *inf, const gd_curve *curve, gd_err *err)
          * on; merge: K requests fit, the (K+1)-th is refused */
         value = (uint32_t)(merge ? curve->points[at].x : curve->points[at + 1].x);
     } else {
-        /* no limit reached.  A limit of N entries below the window W (how
-         * long a miss holds its MSHR, measured by the probe's hit replay)
-         * makes the (N+1)-th request wait W - N cycles, a step the curve
-         * shows once it clears the step threshold; so the entries are at
-         * least W less that threshold, and at least the largest point where
-         * that is smaller.  The merge limit: at least the largest point. */
+        /* no limit reached.  A miss holds its MSHR for about the window W
+         * the probe measures (miss minus replayed hit), and the requests
+         * probe the tags `slope` cycles apart (one a cycle, plus the issue
+         * bubble between instructions: the ramp's own slope).  A limit of N
+         * entries makes the (N+1)-th request wait W - slope * N cycles, a
+         * step the curve shows once it clears the step threshold; so the
+         * entries are at least (W - threshold - margin) / slope, the margin
+         * covering what W may exceed the hold by (the fill path's extra
+         * pipeline cycles: 2 on the sim), and at least the largest point
+         * where that is smaller.  The merge limit: at least the largest point. */
         double largest = curve->count ? (double)curve->points[curve->count - 1].x : 0;
         const gd_summary *w =
             curve->count ? gd_point_summary(&curve->points[0], "window_cycles") : NULL;
+        double slope = fmax(1.0, gd_curve_slope(curve, "follower_cycles"));
         double seen = w && w->count
-                          ? w->median - gd_curve_step_threshold(curve, "follower_cycles")
+                          ? (w->median - gd_curve_step_threshold(curve, "follower_cycles") -
+                             WINDOW_MARGIN_CYCLES) / slope
                           : 0;
         if (seen < 0)
             seen = 0;

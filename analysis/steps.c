@@ -28,6 +28,26 @@ double gd_curve_step_threshold(const gd_curve *c, const char *series)
     return fmax(STEP_MIN_CYCLES, STEP_MIN_SHARE * fabs(y0));
 }
 
+double gd_curve_slope(const gd_curve *c, const char *series)
+{
+    size_t n = c->count;
+    if (n < 2)
+        return 0;
+    double *slope = malloc((n - 1) * sizeof *slope);
+    if (!slope)
+        return 0;
+    size_t k = 0;
+    for (size_t i = 0; i + 1 < n; i++) {
+        const gd_summary *a = gd_point_summary(&c->points[i], series);
+        const gd_summary *b = gd_point_summary(&c->points[i + 1], series);
+        if (a && b && a->count && b->count)
+            slope[k++] = (b->median - a->median) / (double)(c->points[i + 1].x - c->points[i].x);
+    }
+    double typical = k ? gd_median(slope, k) : 0;
+    free(slope);
+    return typical > 0 ? typical : 0;
+}
+
 size_t gd_curve_steps(const gd_curve *c, const char *series, gd_step *steps, size_t max)
 {
     size_t n = c->count;

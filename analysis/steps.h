@@ -19,6 +19,9 @@ typedef struct gd_step {
  * returns how many there are (which may exceed max). */
 size_t gd_curve_steps(const gd_curve *curve, const char *series, gd_step *steps, size_t max);
 
+/* The curve's own slope: the median over neighbouring points (0 if it falls). */
+double gd_curve_slope(const gd_curve *curve, const char *series);
+
 /* The smallest rise beyond the slope that counts as a step in `series`: a
  * limit whose step would be smaller is one the curve cannot show. */
 double gd_curve_step_threshold(const gd_curve *curve, const char *series);

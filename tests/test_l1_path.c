@@ -23,13 +23,18 @@ static const char *const l1_steps =
     "l1-mshr   mshr --sweep 8:3*L1D/512:12 --adaptive --resolution 1\n"
     "l1-merge  mshr --variant merge --sweep 1:128:16 --adaptive --resolution 1\n";
 
-/* characterize DEVICE (with --set options) over the L1 steps; returns L1D */
-static json_t *characterize(const char *dir, const char *device, const char *sets)
+static const char *const mshr_steps =
+    "pchase    pchase --sweep 1KiB:4*L2 --adaptive --stride 128\n"
+    "l1-mshr   mshr --sweep 8:3*L1D/512:12 --adaptive --resolution 1\n";
+
+/* characterize DEVICE (with --set options) over `steps`; returns L1D */
+static json_t *characterize_steps(const char *dir, const char *device, const char *sets,
+                                  const char *steps)
 {
     char suite[1200], run[1200], cmd[4096];
     gd_err err;
-    snprintf(suite, sizeof suite, "%s/l1.suite", dir);
-    assert_int_equal(gd_write_atomic(suite, l1_steps, strlen(l1_steps), &err), 0);
+    snprintf(suite, sizeof suite, "%s/l1-%d.suite", dir, rand());
+    assert_int_equal(gd_write_atomic(suite, steps, strlen(steps), &err), 0);
     snprintf(run, sizeof run, "%s/run-%d", dir, rand());
     snprintf(cmd, sizeof cmd, "%s characterize --device %s %s --suite %s --out %s --quiet --no-plots",
              gd_test_binary(), device, sets, suite, run);
@@ -40,6 +45,12 @@ static json_t *characterize(const char *dir, const char *device, const char *set
     json_incref(l);
     json_decref(inf);
     return l;
+}
+
+/* ... over the L1 steps */
+static json_t *characterize(const char *dir, const char *device, const char *sets)
+{
+    return characterize_steps(dir, device, sets, l1_steps);
 }
 
 static long integer(const json_t *l, const char *key)
@@ -134,6 +145,30 @@ static void test_t4_v100_limits_and_bounds(void **state)
     free(dir);
 }
 
+/* Near the edge of what one SM can fill, an MSHR count is either found exactly
+ * or bounded from below by no more than itself: never over-claimed. */
+static void test_mshr_bound_is_sound(void **state)
+{
+    (void)state;
+    char *dir = gd_test_tmpdir();
+    static const int counts[] = {232, 244, 252};
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
+        char sets[64];
+        snprintf(sets, sizeof sets, "--set L1D.mshr_entries=%d", counts[i]);
+        json_t *l = characterize_steps(dir, "sim:t4", sets, mshr_steps);
+        long n = integer(l, "mshr_entries");
+        if (json_is_true(json_object_get(l, "mshr_entries_is_lower_bound"))) {
+            if (n > counts[i] || n < counts[i] - 40)
+                fail_msg("%d MSHRs: bound %ld", counts[i], n);
+        } else if (n != counts[i]) {
+            fail_msg("%d MSHRs: measured %ld", counts[i], n);
+        }
+        json_decref(l);
+    }
+    gd_test_rmrf(dir);
+    free(dir);
+}
+
 /* Loads through the L1 (ld.ca) in the SASS: LDG without the .STRONG.GPU of
  * ld.cg, which the probes use only to warm the L2. */
 static int l1_loads(const char *sass)
@@ -207,6 +242,7 @@ int main(void)
         cmocka_unit_test(test_patent_arch_exact),
         cmocka_unit_test(test_inference_follows_the_arch),
         cmocka_unit_test(test_t4_v100_limits_and_bounds),
+        cmocka_unit_test(test_mshr_bound_is_sound),
         cmocka_unit_test(test_machine_code_has_the_intended_loads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
