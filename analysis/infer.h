@@ -176,7 +176,9 @@ int gd_infer_resv_stall(gd_inference *inf, const gd_curve *curve, gd_err *err);
 /* const_bcast: uniform broadcast, and the cost of each further distinct address. */
 int gd_infer_const_bcast(gd_inference *inf, const gd_curve *curve, gd_err *err);
 /* const_icache_share: the victim's miss rate climbs to ~100% with the attacker
- * -> L15C shares L1I's storage; stays ~0 -> separate. */
+ * -> L15C shares L1I's storage; stays ~0 -> separate.  Shared and fully
+ * evicted, the victim's accesses give the L2 constant latency where no other
+ * step measured it (inf: the run's inference so far, for the L1.5 latency). */
 int gd_infer_const_share(gd_inference *inf, const gd_curve *curve, gd_err *err);
 
 /* {"levels": [...]} (+ whatever the caller adds, e.g. "curves") */

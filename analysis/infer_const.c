@@ -20,6 +20,11 @@
  * last miss brought in; from the line on, each access misses.  So the 5th
  * percentile of the samples steps from one level's latency to the next at each
  * overflowed level's line: the steps are the lines, nearest level first.
+ *
+ * const_icache_share: instructions that evict a constant victim from the L1.5
+ * say the two share storage -- and reach past one bank where the scans cannot:
+ * the evicted victim's accesses are L2 hits (the L2 constant latency), and a
+ * victim in 64-byte steps misses once per L1.5 line (its line).
  */
 #include "analysis/infer.h"
 
@@ -34,6 +39,8 @@
 #define LEVEL_GAP 0.25             /* p05 levels closer than this fraction are one level */
 #define SHARED_MISS 0.5            /* victim miss rate that means "evicted by code" */
 #define SEPARATE_MISS 0.1          /* ... that means "untouched" */
+#define EVICTED_MISS 0.9           /* ... that means (nearly) every victim access left the L1.5 */
+#define LINE_MAX_RATE 0.75         /* variant line: a rate above this is one miss per access */
 
 /* Fraction of a point's samples at or below `threshold`, from the samples if
  * the curve has them, else from its summary (p05 only says "5% or more"). */
@@ -206,6 +213,63 @@ int gd_infer_const_bcast(gd_inference *inf, const gd_curve *curve, gd_err *err)
     return 0;
 }
 
+/* Where the code evicted every victim line from the L1.5, each victim access
+ * is served by the L2: its latency there, measured against the same walk's
+ * reference (L1.5 hits) so that the probe's own per-access overhead cancels
+ * when const_seq measured the L1.5 latency.  Only where no const_seq scan
+ * reached the L2 itself (an L1.5 larger than one 64 KiB bank: V100). */
+static void share_l2_latency(gd_inference *inf, const gd_curve *curve)
+{
+    gd_inferred_level *l2 = &inf->level[GD_INF_L2C];
+    const gd_inferred_level *l15 = &inf->level[GD_INF_L15C];
+    if (l2->has_latency)
+        return;
+    double victim = 0, reference = 0;
+    size_t n = 0;
+    for (size_t i = 0; i < curve->count; i++) {
+        const gd_summary *m = gd_point_summary(&curve->points[i], "miss_rate");
+        const gd_summary *v = gd_point_summary(&curve->points[i], "victim_cycles");
+        const gd_summary *r = gd_point_summary(&curve->points[i], "reference_cycles");
+        if (!m || !v || !r || !m->count || m->mean < EVICTED_MISS)
+            continue;
+        victim += v->median;
+        reference += r->median;
+        n++;
+    }
+    if (!n)
+        return;
+    victim /= (double)n;
+    reference /= (double)n;
+    l2->present = 1;
+    l2->has_latency = 1;
+    l2->latency_cycles = l15->has_latency ? l15->latency_cycles + (victim - reference) : victim;
+    l2->latency_confidence = n >= 2 ? 1.0 : 0.5;
+    snprintf(l2->latency_from, sizeof l2->latency_from, "%s", curve->label);
+}
+
+/* Variant line: with the victim fully evicted, one access per L1.5 line goes
+ * to the L2 -- the miss rate is the stride over the line.  The line is that
+ * ratio snapped to a power of two (the L1 constant cache may hold a few whole
+ * L1.5 lines, which lowers the rate a little: see kernels/const_icache_share.c);
+ * a rate near 1 says only that the line is no longer than the stride. */
+static int share_line(gd_inference *inf, const gd_curve *curve, double top)
+{
+    gd_inferred_level *l = &inf->level[GD_INF_L15C];
+    if (!l->has_shared_with || l->shared_with != GD_INF_L1I || l->has_line)
+        return 0; /* code cannot evict the victim, or the line is known */
+    if (!(top > 0) || top > LINE_MAX_RATE)
+        return 0;
+    double stride = (double)curve->opts.stride_bytes;
+    double raw = stride / top;
+    double snapped = exp2(round(log2(raw)));
+    l->present = 1;
+    l->has_line = 1;
+    l->line_bytes = (uint64_t)snapped;
+    l->line_confidence = fmax(0.0, 1.0 - 2.0 * fabs(log2(raw / snapped)));
+    snprintf(l->line_from, sizeof l->line_from, "%s", curve->label);
+    return 0;
+}
+
 int gd_infer_const_share(gd_inference *inf, const gd_curve *curve, gd_err *err)
 {
     double lo = INFINITY, hi = -INFINITY;
@@ -220,12 +284,15 @@ int gd_infer_const_share(gd_inference *inf, const gd_curve *curve, gd_err *err)
     }
     if (!isfinite(lo))
         return gd_fail(err, "%s: no miss rate measured", curve->label);
+    if (!strcmp(curve->opts.variant, "line"))
+        return share_line(inf, curve, hi);
     gd_inferred_level *l = &inf->level[GD_INF_L15C];
     l->present = 1;
     if (lo <= SEPARATE_MISS && hi >= SHARED_MISS) {
         l->has_shared_with = 1;
         l->shared_with = GD_INF_L1I;
         l->shared_confidence = hi - lo;
+        share_l2_latency(inf, curve);
     } else if (hi <= SEPARATE_MISS) {
         l->has_shared_with = 1;
         l->shared_with = -1;

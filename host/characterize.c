@@ -223,7 +223,8 @@ static int run_step(gd_characterize_ctx *ctx, const gd_suite_step *st, json_t *m
 
     /* probes whose reading depends on what earlier steps found refine the
      * run's inference itself; the others start from nothing and are merged */
-    const char *const refining[] = {"const_seq", "pchase_fine", "mshr", "resv_stall"};
+    const char *const refining[] = {"const_seq", "pchase_fine", "mshr", "resv_stall",
+                                    "const_icache_share"};
     int refines = 0;
     for (size_t r = 0; r < sizeof refining / sizeof refining[0]; r++)
         refines |= !strcmp(st->probe->name, refining[r]);

@@ -175,13 +175,46 @@ static void test_full_suite_v100(void **state)
     check_latency(inf, "L15C", a.level[GD_L15C].latency_cycles);
     assert_string_equal(str(gd_test_need_level(inf, "L0I"), "scope"), "subpartition");
     assert_string_equal(str(gd_test_need_level(inf, "L1I"), "scope"), "sm");
+    /* past a 128 KiB L1.5 that one bank cannot overflow: the line and the L2
+     * behind it, from a victim the instruction stream evicts */
+    assert_int_equal(num(gd_test_need_level(inf, "L15C"), "line_bytes"), a.level[GD_L1I].line_bytes);
+    check_latency(inf, "L2C", a.level[GD_L2C].latency_cycles);
     json_decref(inf);
-    /* what one bank cannot reach past a 128 KiB L1.5: its line, the L2 behind it;
-     * what one SM cannot fill within a ~430-cycle DRAM round trip at one request
+    /* what one SM cannot fill within a ~430-cycle DRAM round trip at one request
      * a cycle: 512 MSHRs (a lower bound, tests/test_l1_path.c) */
-    static const char *const unreachable[] = {"L15C.line_bytes", "L2C.latency_cycles",
-                                              "L1D.mshr_entries", NULL};
+    static const char *const unreachable[] = {"L1D.mshr_entries", NULL};
     check_compare(run, unreachable);
+    gd_test_rmrf(dir);
+    free(dir);
+}
+
+/* The V100 route to the L1.5 line and the L2 constant latency follows the arch:
+ * 128-byte shared lines and a slower L2. */
+static void test_v100_line_and_l2_follow_the_arch(void **state)
+{
+    (void)state;
+    char *dir = gd_test_tmpdir();
+    char suite[1200], run[1200], cmd[4096];
+    static const char steps[] =
+        "icache     icache_seq --sweep 1KiB:512KiB --adaptive --resolution 128\n"
+        "const-l1   const_seq --sweep 256:32KiB --adaptive --stride 64\n"
+        "const-l15  const_seq --sweep 8KiB:64KiB:8 --adaptive --stride 256\n"
+        "const-share const_icache_share --sweep 1KiB:2*L1I:12 --footprint 8KiB\n"
+        "const-line const_icache_share --variant line --sweep 2*L1I:2*L1I --footprint 32KiB\n";
+    gd_err err;
+    snprintf(suite, sizeof suite, "%s/share.suite", dir);
+    assert_int_equal(gd_write_atomic(suite, steps, strlen(steps), &err), 0);
+    snprintf(run, sizeof run, "%s/run", dir);
+    snprintf(cmd, sizeof cmd,
+             "%s characterize --device sim:v100 --set L1I.line=128 --set L2C.latency=300 "
+             "--suite %s --out %s --quiet --no-plots",
+             gd_test_binary(), suite, run);
+    if (gd_test_run(cmd, out, sizeof out) != 0)
+        fail_msg("%s failed:\n%s", cmd, out);
+    json_t *inf = gd_test_load_json(run, "inferred.json");
+    assert_int_equal(num(gd_test_need_level(inf, "L15C"), "line_bytes"), 128);
+    check_latency(inf, "L2C", 300);
+    json_decref(inf);
     gd_test_rmrf(dir);
     free(dir);
 }
@@ -267,6 +300,7 @@ int main(void)
         cmocka_unit_test(test_inference_follows_the_arch),
         cmocka_unit_test(test_full_suite_t4),
         cmocka_unit_test(test_full_suite_v100),
+        cmocka_unit_test(test_v100_line_and_l2_follow_the_arch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
