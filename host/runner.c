@@ -163,6 +163,44 @@ static void point_free(gd_point *p)
     for (unsigned i = 0; i < p->series_count; i++)
         free(p->series[i].samples);
     p->series_count = 0;
+    gd_counter_list_free(&p->counters);
+}
+
+/* Counters that are not running totals (a mean, a maximum, a ratio) have no
+ * meaningful difference between two readings. */
+static int counter_is_total(const char *name)
+{
+    static const char *const not_totals[] = {"_mean", "_max", "_per_insn"};
+    size_t n = strlen(name);
+    for (size_t i = 0; i < sizeof not_totals / sizeof not_totals[0]; i++) {
+        size_t k = strlen(not_totals[i]);
+        if (n >= k && !strcmp(name + n - k, not_totals[i]))
+            return 0;
+    }
+    return 1;
+}
+
+/* out = after - before for every running total, plus the coalescer's requests
+ * and sectors per memory instruction over the point. */
+static int counters_delta(const gd_counter_list *before, const gd_counter_list *after,
+                          gd_counter_list *out)
+{
+    for (size_t i = 0; i < after->count; i++) {
+        const gd_counter *c = &after->items[i];
+        if (counter_is_total(c->name) &&
+            gd_counter_list_add(out, c->name, c->value - gd_counter_list_get(before, c->name, 0)) !=
+                0)
+            return -1;
+    }
+    double insns = gd_counter_list_get(out, "global.loads", 0) +
+                   gd_counter_list_get(out, "global.stores", 0);
+    double requests = gd_counter_list_get(out, "coalesce.requests", -1);
+    double sectors = gd_counter_list_get(out, "coalesce.sectors", -1);
+    if (insns > 0 && requests >= 0 && sectors >= 0 &&
+        (gd_counter_list_add(out, "coalesce.requests_per_insn", requests / insns) != 0 ||
+         gd_counter_list_add(out, "coalesce.sectors_per_insn", sectors / insns) != 0))
+        return -1;
+    return 0;
 }
 
 void gd_curve_free(gd_curve *curve)
@@ -232,6 +270,23 @@ int gd_curve_write_csv(const gd_curve *curve, const char *dir, gd_err *err)
     char path[1024];
     snprintf(path, sizeof path, "%s/%s.csv", dir, curve->label);
     int rc = gd_text_write_atomic(&t, path, err);
+    gd_text_free(&t);
+    if (rc != 0)
+        return rc;
+    size_t counted = 0;
+    gd_text_init(&t);
+    gd_text_printf(&t, "%s,counter,value\n", curve->probe ? curve->probe->sweep_name : "x");
+    for (size_t i = 0; i < curve->count; i++) {
+        const gd_point *p = &curve->points[i];
+        counted += p->counters.count;
+        for (size_t c = 0; c < p->counters.count; c++)
+            gd_text_printf(&t, "%llu,%s,%.10g\n", (unsigned long long)p->x,
+                           p->counters.items[c].name, p->counters.items[c].value);
+    }
+    if (counted) {
+        snprintf(path, sizeof path, "%s/%s.counters.csv", dir, curve->label);
+        rc = gd_text_write_atomic(&t, path, err);
+    }
     gd_text_free(&t);
     return rc;
 }
@@ -400,16 +455,26 @@ int gd_runner_measure(gd_runner *r, gd_curve *curve, uint64_t x, size_t index, s
     if (probe->plan(&curve->opts, gd_device_get_info(r->dev), x, &plan, err) != 0)
         return gd_fail_prefix(err, "%s %s=%llu", curve->label, probe->sweep_name,
                               (unsigned long long)x);
-    int rc = measure_plan(r, probe, &plan, &result, err);
+    gd_counter_list before = {0}, after = {0};
+    int rc = gd_device_counters(r->dev, &before, err);
+    if (rc == 0)
+        rc = measure_plan(r, probe, &plan, &result, err);
+    if (rc == 0)
+        rc = gd_device_counters(r->dev, &after, err);
     gd_probe_plan_free(probe, &plan);
+    gd_point point;
+    memset(&point, 0, sizeof point);
+    point.x = x;
+    if (rc == 0 && counters_delta(&before, &after, &point.counters) != 0)
+        rc = gd_fail(err, "out of memory");
+    gd_counter_list_free(&before);
+    gd_counter_list_free(&after);
     if (rc != 0) {
+        gd_counter_list_free(&point.counters);
         gd_probe_result_free(&result);
         return gd_fail_prefix(err, "%s %s=%llu", curve->label, probe->sweep_name,
                               (unsigned long long)x);
     }
-    gd_point point;
-    memset(&point, 0, sizeof point);
-    point.x = x;
     for (unsigned s = 0; s < result.series_count; s++) {
         gd_point_series *ps = &point.series[point.series_count++];
         snprintf(ps->name, sizeof ps->name, "%s", result.series[s].name);

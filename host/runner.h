@@ -40,6 +40,11 @@ typedef struct gd_point {
     uint64_t x;
     gd_point_series series[GD_PROBE_MAX_SERIES];
     unsigned series_count;
+    /* what the device counted over this point's launches (sim: reservation
+     * fails, replays, requests, sectors ...; none on a device without
+     * counters): each cumulative counter's increase, and per memory instruction
+     * the requests and sectors of the coalescer */
+    gd_counter_list counters;
 } gd_point;
 
 /* The measured curve of one probe configuration, points sorted by x. */
@@ -58,7 +63,8 @@ void gd_curve_free(gd_curve *curve);
 const gd_point *gd_curve_find(const gd_curve *curve, uint64_t x);
 /* Index of a series by name in a point, or -1. */
 int gd_point_series_index(const gd_point *point, const char *name);
-/* Writes <dir>/<label>.csv atomically. */
+/* Writes <dir>/<label>.csv atomically, and <dir>/<label>.counters.csv (x,
+ * counter, value) when the points have counters. */
 int gd_curve_write_csv(const gd_curve *curve, const char *dir, gd_err *err);
 
 typedef struct gd_runner {

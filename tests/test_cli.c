@@ -277,6 +277,41 @@ static void test_lsu_trace(void **state)
     free(dir);
 }
 
+/* Per point, what the device counted: an overfilled set's reservation fails
+ * appear at ways + 1 lines and not before (cn110457238: 4 ways). */
+static void test_counters_per_point(void **state)
+{
+    (void)state;
+    char *dir = gd_test_tmpdir();
+    assert_int_equal(run("run --device sim:cn110457238 --probe resv_stall --stride 4096 "
+                         "--sweep 3:6:+1 --samples 1 --out %s/c --quiet",
+                         dir),
+                     0);
+    char path[1200];
+    snprintf(path, sizeof path, "%s/c/resv_stall.counters.csv", dir);
+    size_t bytes;
+    gd_err err;
+    char *csv = gd_read_file(path, &bytes, &err);
+    if (!csv)
+        fail_msg("%s", err.msg);
+    assert_true(!strncmp(csv, "lines_in_set,counter,value\n", 27));
+    for (int k = 3; k <= 6; k++) {
+        char key[64];
+        snprintf(key, sizeof key, "\n%d,l1d.reservation_fails.set,", k);
+        const char *at = strstr(csv, key);
+        if (!at)
+            fail_msg("no %s in %s", key + 1, path);
+        double fails = strtod(at + strlen(key), NULL);
+        if (k <= 4 ? fails != 0 : fails <= 0)
+            fail_msg("%d lines in a 4-way set: %g reservation fails", k, fails);
+        snprintf(key, sizeof key, "\n%d,coalesce.sectors_per_insn,", k);
+        assert_non_null(strstr(csv, key));
+    }
+    free(csv);
+    gd_test_rmrf(dir);
+    free(dir);
+}
+
 static void test_help_and_listing(void **state)
 {
     (void)state;
@@ -332,6 +367,7 @@ int main(void)
         cmocka_unit_test(test_cuda_errors_are_one_line),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_lsu_trace),
+        cmocka_unit_test(test_counters_per_point),
         cmocka_unit_test(test_help_and_listing),
         cmocka_unit_test(test_sweep_specs),
     };
