@@ -62,6 +62,7 @@ int gd_counter_list_add(gd_counter_list *list, const char *name, double value)
     gd_counter *c = &list->items[list->count++];
     snprintf(c->name, sizeof c->name, "%s", name);
     c->value = value;
+    c->gauge = 0;
     return 0;
 }
 
@@ -70,6 +71,14 @@ void gd_counter_list_free(gd_counter_list *list)
     free(list->items);
     list->items = NULL;
     list->count = list->capacity = 0;
+}
+
+int gd_counter_list_add_gauge(gd_counter_list *list, const char *name, double value)
+{
+    if (gd_counter_list_add(list, name, value) != 0)
+        return -1;
+    list->items[list->count - 1].gauge = 1;
+    return 0;
 }
 
 double gd_counter_list_get(const gd_counter_list *list, const char *name, double missing)

@@ -88,11 +88,14 @@ typedef struct gd_launch {
 } gd_launch;
 
 /* Named counters a device can report after a run (sim: event counts; cuda: CUPTI
- * metrics where available).  Values are cumulative since open. */
+ * metrics where available).  Values are since open: running totals, whose
+ * increase over a stretch of work is what that work counted, or gauges (a
+ * mean, a maximum, a ratio), which have no such difference. */
 #define GD_COUNTER_NAME_BYTES 48
 typedef struct gd_counter {
     char name[GD_COUNTER_NAME_BYTES];
     double value;
+    int gauge;                  /* 0: a running total */
 } gd_counter;
 
 typedef struct gd_counter_list {
@@ -102,6 +105,7 @@ typedef struct gd_counter_list {
 } gd_counter_list;
 
 int gd_counter_list_add(gd_counter_list *list, const char *name, double value);
+int gd_counter_list_add_gauge(gd_counter_list *list, const char *name, double value);
 void gd_counter_list_free(gd_counter_list *list);
 /* Value of a named counter, or `missing` when the list has none of that name. */
 double gd_counter_list_get(const gd_counter_list *list, const char *name, double missing);

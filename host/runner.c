@@ -166,20 +166,6 @@ static void point_free(gd_point *p)
     gd_counter_list_free(&p->counters);
 }
 
-/* Counters that are not running totals (a mean, a maximum, a ratio) have no
- * meaningful difference between two readings. */
-static int counter_is_total(const char *name)
-{
-    static const char *const not_totals[] = {"_mean", "_max", "_per_insn"};
-    size_t n = strlen(name);
-    for (size_t i = 0; i < sizeof not_totals / sizeof not_totals[0]; i++) {
-        size_t k = strlen(not_totals[i]);
-        if (n >= k && !strcmp(name + n - k, not_totals[i]))
-            return 0;
-    }
-    return 1;
-}
-
 /* out = after - before for every running total, plus the coalescer's requests
  * and sectors per memory instruction over the point. */
 static int counters_delta(const gd_counter_list *before, const gd_counter_list *after,
@@ -187,7 +173,7 @@ static int counters_delta(const gd_counter_list *before, const gd_counter_list *
 {
     for (size_t i = 0; i < after->count; i++) {
         const gd_counter *c = &after->items[i];
-        if (counter_is_total(c->name) &&
+        if (!c->gauge &&
             gd_counter_list_add(out, c->name, c->value - gd_counter_list_get(before, c->name, 0)) !=
                 0)
             return -1;

@@ -99,13 +99,10 @@ typedef struct chase_asm {
     const char *final;      /* %rd3 = the final position (global: address; const: offset) */
 } chase_asm;
 
-static void chase_asm_for(gd_chase_space space, const char *cache_op, chase_asm *a, char *buf,
-                          size_t size)
+static void chase_asm_for(gd_chase_space space, const char *cache_op, chase_asm *a)
 {
     if (space == GD_CHASE_CONST) {
-        snprintf(buf, size, ".visible .const .align 4 .b8 %s[%d];\n\n", GD_CHASE_CONST_SYMBOL,
-                 GD_CHASE_CONST_BYTES);
-        a->decls = buf;
+        a->decls = GD_CHASE_CONST_DECL;
         a->start = "    mov.u32 %r16, " GD_CHASE_CONST_SYMBOL ";\n"
                    "    mov.u32 %r17, %r16;\n";
         a->step = "    ld.const.u32 %r18, [%r17];\n"
@@ -120,8 +117,7 @@ static void chase_asm_for(gd_chase_space space, const char *cache_op, chase_asm 
                    "    cvt.u64.u32 %rd3, %r19;\n";
         return;
     }
-    buf[0] = 0;
-    a->decls = buf;
+    a->decls = "";
     a->start = "    mov.u64 %rd3, %rd1;\n";
     /* the same line for warm-up and timed loads, with the cache operator */
     static char load[64];
@@ -138,9 +134,8 @@ static void chase_asm_for(gd_chase_space space, const char *cache_op, chase_asm 
 static char *chase_ptx(const gd_device_info *dev, gd_chase_space space, const char *cache_op,
                        uint32_t ring)
 {
-    char decls[128];
     chase_asm a;
-    chase_asm_for(space, cache_op, &a, decls, sizeof decls);
+    chase_asm_for(space, cache_op, &a);
     gd_ptx p;
     gd_ptx_init(&p);
     gd_ptx_header(&p, dev->cc_major, dev->cc_minor, 63);

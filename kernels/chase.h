@@ -23,6 +23,9 @@ typedef enum gd_chase_space {
  * (cuModuleGetGlobal on a GPU). */
 #define GD_CHASE_CONST_SYMBOL "gd_carr"
 #define GD_CHASE_CONST_BYTES (64 * 1024)
+/* Its declaration, for every kernel that reads it. */
+#define GD_CHASE_CONST_DECL ".visible .const .align 4 .b8 " GD_CHASE_CONST_SYMBOL "[65536];\n\n"
+_Static_assert(GD_CHASE_CONST_BYTES == 65536, "GD_CHASE_CONST_DECL spells the size out");
 
 /* Plans one chain: `footprint` bytes, opts->stride_bytes apart. */
 int gd_chase_plan(gd_chase_space space, const char *probe, const gd_probe_opts *opts,

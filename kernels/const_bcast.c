@@ -44,8 +44,7 @@ static char *bcast_ptx(const gd_device_info *dev, uint32_t reps)
     gd_ptx p;
     gd_ptx_init(&p);
     gd_ptx_header(&p, dev->cc_major, dev->cc_minor, 63);
-    gd_ptx_printf(&p, ".visible .const .align 4 .b8 %s[%d];\n\n", GD_CHASE_CONST_SYMBOL,
-                  GD_CHASE_CONST_BYTES);
+    gd_ptx_printf(&p, "%s", GD_CHASE_CONST_DECL);
     gd_ptx_printf(&p,
         ".visible .entry gd_const_bcast(\n"
         "    .param .u64 gd_bcast_out,\n"

@@ -14,6 +14,13 @@ uint64_t gd_l2_flush_bytes(const gd_device_info *dev)
     return (b + FLUSH_STEP - 1) / FLUSH_STEP * FLUSH_STEP;
 }
 
+void gd_l2_flush_attach(gd_probe_plan *plan, uint64_t bytes)
+{
+    unsigned b = plan->buffer_count++;
+    plan->buffers[b] = (gd_probe_buffer){.name = "flush", .bytes = bytes};
+    plan->params[plan->param_count++] = (gd_probe_param){.kind = GD_PARAM_BUFFER, .buffer = b};
+}
+
 void gd_l2_flush_decls(gd_ptx *p)
 {
     gd_ptx_printf(p,

@@ -15,12 +15,17 @@
 #include <stdint.h>
 
 #include "host/device.h"
+#include "kernels/probe.h"
 #include "kernels/ptx_emit.h"
 
 /* The flush buffer's size for this device: twice its L2, at least 1 MiB, a
  * whole number of 8 KiB iterations (eight independent 1 KiB warp loads, so
  * that the pass is not one DRAM latency per kilobyte). */
 uint64_t gd_l2_flush_bytes(const gd_device_info *dev);
+
+/* Appends the flush buffer (`bytes`, zeroed) and its address as the kernel's
+ * next parameter to a plan: the last parameter of the kernels that evict. */
+void gd_l2_flush_attach(gd_probe_plan *plan, uint64_t bytes);
 
 /* Register declarations the pass uses (%gdf*): emit among the kernel's. */
 void gd_l2_flush_decls(gd_ptx *p);

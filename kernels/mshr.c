@@ -232,14 +232,13 @@ static int mshr_plan(const gd_probe_opts *opts, const gd_device_info *dev, uint6
                                         .host_fill = 1};
     out->buffers[1] = (gd_probe_buffer){.name = "out", .bytes = MSHR_OUT_BYTES * (size_t)st->rounds,
                                         .copy_out = 1};
-    out->buffers[2] = (gd_probe_buffer){.name = "flush", .bytes = st->flush_bytes};
-    out->buffer_count = 3;
+    out->buffer_count = 2;
     out->params[0] = (gd_probe_param){.kind = GD_PARAM_BUFFER, .buffer = 0};
     out->params[1] = (gd_probe_param){.kind = GD_PARAM_BUFFER, .buffer = 1};
     out->params[2] = (gd_probe_param){.kind = GD_PARAM_U32, .value = st->lines};
     out->params[3] = (gd_probe_param){.kind = GD_PARAM_U32, .value = st->rounds};
-    out->params[4] = (gd_probe_param){.kind = GD_PARAM_BUFFER, .buffer = 2};
-    out->param_count = 5;
+    out->param_count = 4;
+    gd_l2_flush_attach(out, st->flush_bytes);
     /* the loads the probe intends, all of them in the machine code */
     out->intended_instructions = 2 * ((merge ? st->count : (st->count + 31) / 32) + 1);
     return 0;

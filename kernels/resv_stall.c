@@ -194,14 +194,13 @@ static int rs_plan(const gd_probe_opts *opts, const gd_device_info *dev, uint64_
                                         .host_fill = 1};
     out->buffers[1] = (gd_probe_buffer){.name = "out", .bytes = 12 * (size_t)st->rounds,
                                         .copy_out = 1};
-    out->buffers[2] = (gd_probe_buffer){.name = "flush", .bytes = st->flush_bytes};
-    out->buffer_count = 3;
+    out->buffer_count = 2;
     out->params[0] = (gd_probe_param){.kind = GD_PARAM_BUFFER, .buffer = 0};
     out->params[1] = (gd_probe_param){.kind = GD_PARAM_BUFFER, .buffer = 1};
     out->params[2] = (gd_probe_param){.kind = GD_PARAM_U32, .value = st->k};
     out->params[3] = (gd_probe_param){.kind = GD_PARAM_U32, .value = st->rounds};
-    out->params[4] = (gd_probe_param){.kind = GD_PARAM_BUFFER, .buffer = 2};
-    out->param_count = 5;
+    out->param_count = 4;
+    gd_l2_flush_attach(out, st->flush_bytes);
     /* A's load instructions and B (the flush pass's loads are ld.cg, counted apart) */
     out->intended_instructions = (st->k + RS_OTHER + 31) / 32 + 1;
     return 0;

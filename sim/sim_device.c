@@ -275,15 +275,10 @@ static int simdev_counters(gd_device *dev, gd_counter_list *out, gd_err *err)
         {"l1d.reservation_stall_cycles", (double)s->l1d_hol_cycles},
         {"l1d.requeues", (double)s->l1d_requeues},
         {"l1d.fifo_occupancy_cycles", (double)s->l1d_fifo_occupancy_sum},
-        {"l1d.fifo_occupancy_mean", s->sm_cycles ? (double)s->l1d_fifo_occupancy_sum /
-                                                       (double)s->sm_cycles : 0.0},
-        {"l1d.fifo_occupancy_max", (double)s->l1d_fifo_max},
         {"lsu.coalescer_stall_cycles", (double)s->lsu_coalescer_stall_cycles},
         {"lsu.issue_stall_cycles", (double)s->lsu_issue_stall_cycles},
         {"coalesce.requests", (double)s->coalesced_requests},
         {"coalesce.sectors", (double)s->coalesced_sectors},
-        {"coalesce.requests_per_insn", mem_insns ? (double)s->coalesced_requests / mem_insns : 0.0},
-        {"coalesce.sectors_per_insn", mem_insns ? (double)s->coalesced_sectors / mem_insns : 0.0},
         {"l2.hits", (double)s->l2_hits},
         {"l2.misses", (double)s->l2_misses},
         {"dram.reads", (double)s->dram_reads},
@@ -296,6 +291,20 @@ static int simdev_counters(gd_device *dev, gd_counter_list *out, gd_err *err)
     };
     for (size_t i = 0; i < sizeof items / sizeof items[0]; i++)
         if (gd_counter_list_add(out, items[i].name, items[i].value) != 0)
+            return gd_fail(err, "out of memory");
+    /* a mean, a maximum, ratios: no running totals */
+    const struct {
+        const char *name;
+        double value;
+    } gauges[] = {
+        {"l1d.fifo_occupancy_mean", s->sm_cycles ? (double)s->l1d_fifo_occupancy_sum /
+                                                       (double)s->sm_cycles : 0.0},
+        {"l1d.fifo_occupancy_max", (double)s->l1d_fifo_max},
+        {"coalesce.requests_per_insn", mem_insns ? (double)s->coalesced_requests / mem_insns : 0.0},
+        {"coalesce.sectors_per_insn", mem_insns ? (double)s->coalesced_sectors / mem_insns : 0.0},
+    };
+    for (size_t i = 0; i < sizeof gauges / sizeof gauges[0]; i++)
+        if (gd_counter_list_add_gauge(out, gauges[i].name, gauges[i].value) != 0)
             return gd_fail(err, "out of memory");
     /* per cache level of the instruction and constant paths */
     for (int id = 0; id < GD_LEVEL_COUNT; id++) {

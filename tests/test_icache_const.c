@@ -87,6 +87,25 @@ static void check_latency(const json_t *inf, const char *name, double cycles)
         fail_msg("%s latency %.2f, arch %.0f", name, lat, cycles);
 }
 
+/* What both bundled GPUs must show against their arch file: the instruction
+ * and constant levels' sizes (the L1.5's is the L1I it shares: on V100 more than
+ * one 64 KiB bank can fill), the L1.5 line, the constant latencies down to the
+ * L2, the instruction levels' scopes and the shared storage. */
+static void check_icache_const_levels(const json_t *inf, const gd_arch *a)
+{
+    check_size(inf, "L0I", a->level[GD_L0I].size_bytes, a->level[GD_L0I].line_bytes);
+    check_size(inf, "L1I", a->level[GD_L1I].size_bytes, a->level[GD_L1I].line_bytes);
+    check_size(inf, "L1C", a->level[GD_L1C].size_bytes, a->level[GD_L1C].line_bytes);
+    check_size(inf, "L15C", a->level[GD_L1I].size_bytes, a->level[GD_L1I].line_bytes);
+    assert_int_equal(num(gd_test_need_level(inf, "L15C"), "line_bytes"), a->level[GD_L1I].line_bytes);
+    check_latency(inf, "L1C", a->level[GD_L1C].latency_cycles);
+    check_latency(inf, "L15C", a->level[GD_L15C].latency_cycles);
+    check_latency(inf, "L2C", a->level[GD_L2C].latency_cycles);
+    assert_string_equal(str(gd_test_need_level(inf, "L0I"), "scope"), "subpartition");
+    assert_string_equal(str(gd_test_need_level(inf, "L1I"), "scope"), "sm");
+    assert_string_equal(str(gd_test_need_level(inf, "L15C"), "shared_with"), "L1I");
+}
+
 static void test_full_suite_t4(void **state)
 {
     (void)state;
@@ -100,28 +119,18 @@ static void test_full_suite_t4(void **state)
     assert_int_equal(gd_arch_resolve("t4", arch_path, sizeof arch_path, &err), 0);
     assert_int_equal(gd_arch_load(arch_path, NULL, 0, &a, &err), 0);
     json_t *inf = gd_test_load_json(run, "inferred.json");
-    check_size(inf, "L0I", a.level[GD_L0I].size_bytes, a.level[GD_L0I].line_bytes);
-    check_size(inf, "L1I", a.level[GD_L1I].size_bytes, a.level[GD_L1I].line_bytes);
-    check_size(inf, "L1C", a.level[GD_L1C].size_bytes, a.level[GD_L1C].line_bytes);
-    check_size(inf, "L15C", a.level[GD_L1I].size_bytes, a.level[GD_L1I].line_bytes);
+    check_icache_const_levels(inf, &a);
     assert_int_equal(num(gd_test_need_level(inf, "L1C"), "line_bytes"), a.level[GD_L1C].line_bytes);
-    assert_int_equal(num(gd_test_need_level(inf, "L15C"), "line_bytes"), a.level[GD_L1I].line_bytes);
-    check_latency(inf, "L1C", a.level[GD_L1C].latency_cycles);
-    check_latency(inf, "L15C", a.level[GD_L15C].latency_cycles);
-    check_latency(inf, "L2C", a.level[GD_L2C].latency_cycles);
-    assert_string_equal(str(gd_test_need_level(inf, "L0I"), "scope"), "subpartition");
-    assert_string_equal(str(gd_test_need_level(inf, "L1I"), "scope"), "sm");
     assert_string_equal(str(gd_test_need_level(inf, "L15C"), "scope"), "sm");
     assert_string_equal(str(gd_test_need_level(inf, "L2"), "scope"), "chip");
-    assert_string_equal(str(gd_test_need_level(inf, "L15C"), "shared_with"), "L1I");
     assert_string_equal(str(gd_test_need_level(inf, "L1C"), "replacement"), "random");
     const json_t *b = json_object_get(gd_test_need_level(inf, "L1C"), "broadcast");
     assert_true(json_is_true(json_object_get(b, "uniform_broadcast")));
     assert_true(fabs(json_number_value(json_object_get(b, "per_address_cycles")) -
                      a.level[GD_L1C].latency_cycles) <= 1.0);
     json_decref(inf);
-    /* one SM issues too few misses within an L2 round trip to fill 256 MSHRs:
-     * a lower bound (tests/test_l1_path.c) */
+    /* one SM issues too few misses while a DRAM miss holds its MSHR to fill
+     * 256: a lower bound (tests/test_l1_path.c) */
     static const char *const unreachable[] = {"L1D.mshr_entries", NULL};
     check_compare(run, unreachable);
     /* the figures of Jia et al.: CPI vs size (3.6), attacker/victim per placement
@@ -164,21 +173,9 @@ static void test_full_suite_v100(void **state)
     assert_int_equal(gd_arch_resolve("v100", arch_path, sizeof arch_path, &err), 0);
     assert_int_equal(gd_arch_load(arch_path, NULL, 0, &a, &err), 0);
     json_t *inf = gd_test_load_json(run, "inferred.json");
-    check_size(inf, "L0I", a.level[GD_L0I].size_bytes, a.level[GD_L0I].line_bytes);
-    check_size(inf, "L1I", a.level[GD_L1I].size_bytes, a.level[GD_L1I].line_bytes);
-    check_size(inf, "L1C", a.level[GD_L1C].size_bytes, a.level[GD_L1C].line_bytes);
-    /* 128 KiB: more than one 64 KiB constant bank can fill; known from the L1I
-     * it shares */
-    check_size(inf, "L15C", a.level[GD_L1I].size_bytes, a.level[GD_L1I].line_bytes);
-    assert_string_equal(str(gd_test_need_level(inf, "L15C"), "shared_with"), "L1I");
-    check_latency(inf, "L1C", a.level[GD_L1C].latency_cycles);
-    check_latency(inf, "L15C", a.level[GD_L15C].latency_cycles);
-    assert_string_equal(str(gd_test_need_level(inf, "L0I"), "scope"), "subpartition");
-    assert_string_equal(str(gd_test_need_level(inf, "L1I"), "scope"), "sm");
-    /* past a 128 KiB L1.5 that one bank cannot overflow: the line and the L2
-     * behind it, from a victim the instruction stream evicts */
-    assert_int_equal(num(gd_test_need_level(inf, "L15C"), "line_bytes"), a.level[GD_L1I].line_bytes);
-    check_latency(inf, "L2C", a.level[GD_L2C].latency_cycles);
+    /* past a 128 KiB L1.5 that one bank cannot overflow, the line and the L2
+     * behind it come from a victim the instruction stream evicts */
+    check_icache_const_levels(inf, &a);
     json_decref(inf);
     /* what one SM cannot fill within a ~430-cycle DRAM round trip at one request
      * a cycle: 512 MSHRs (a lower bound, tests/test_l1_path.c) */
