@@ -11,6 +11,7 @@
 #include "analysis/arch.h"
 #include "host/characterize.h"
 #include "host/commands.h"
+#include "host/device_registry.h"
 #include "host/meta.h"
 #include "host/results.h"
 

@@ -10,6 +10,7 @@
 #include "analysis/arch.h"
 #include "host/adaptive.h"
 #include "host/commands.h"
+#include "host/device_registry.h"
 #include "host/lsu_trace.h"
 #include "host/meta.h"
 #include "host/results.h"

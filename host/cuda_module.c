@@ -10,7 +10,7 @@
  *
  * The JIT goes through cuLink* rather than cuModuleLoadData(ptx) because only
  * the link step hands back the cubin, and the cubin is where the machine-code
- * size is (host/cubin_elf.c reads .text.<entry>) and what a SASS patch
+ * size is (kernels/cubin_elf.c reads .text.<entry>) and what a SASS patch
  * rewrites: PTX has no NOP, so an instruction-cache probe's FFMA block becomes
  * NOPs here, in the machine code, before the driver ever sees it.  The kernel
  * keeps the (patched) cubin it was loaded from, so tools can read it back.
@@ -24,7 +24,7 @@
  */
 #include "host/cuda_backend.h"
 
-#include "host/cubin_elf.h"
+#include "kernels/cubin_elf.h"
 #include "kernels/sass_patch.h"
 
 #include <stdio.h>

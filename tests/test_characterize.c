@@ -5,6 +5,7 @@
  * pins the knees a dense sweep pins with a fraction of the points; plots and
  * report are produced; compare catches a wrong arch; bad input fails clearly. */
 #include "tests/testing.h"
+#include "host/device_registry.h"
 #include "tests/results_json.h"
 
 #include <jansson.h>
