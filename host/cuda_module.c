@@ -23,6 +23,7 @@
  * cuGetErrorString (cuda_fail), or the patch with what it found.
  */
 #include "host/cuda_backend.h"
+#include "host/cuda_device.h"
 
 #include "kernels/cubin_elf.h"
 #include "kernels/sass_patch.h"
@@ -320,7 +321,7 @@ int cuda_kernel_load_cubin(gd_device *base, const void *cubin, size_t size, cons
                            gd_kernel **out, gd_err *err)
 {
     *out = NULL;
-    if (!base || base->ops != &cuda_device_ops)
+    if (!base || strcmp(base->info.backend, "cuda") != 0)
         return gd_fail(err, "loading a cubin needs a cuda:N device");
     if (check_entry_name(entry, err) != 0)
         return -1;

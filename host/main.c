@@ -25,12 +25,6 @@ static const command commands[] = {
     {"report", gd_cmd_report, "write a run's report.md"},
 };
 
-int gd_report_error(const char *msg)
-{
-    fprintf(stderr, "gpudissect: error: %s\n", msg);
-    return 1;
-}
-
 static void usage(FILE *out)
 {
     fprintf(out, "usage: gpudissect <command> [options]   (gpudissect <command> --help)\n\n"

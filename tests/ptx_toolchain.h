@@ -7,7 +7,7 @@
 #ifndef GD_PTX_TOOLCHAIN_H
 #define GD_PTX_TOOLCHAIN_H
 
-#include "host/results.h"
+#include "analysis/results.h"
 #include "kernels/cubin_elf.h"
 #include "kernels/probe.h"
 

@@ -15,7 +15,7 @@
 #include "analysis/arch.h"
 #include "analysis/plot.h"
 #include "host/adaptive.h"
-#include "host/results.h"
+#include "analysis/results.h"
 #include "host/runner.h"
 
 static char out[1 << 16];
