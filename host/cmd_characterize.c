@@ -226,7 +226,7 @@ int gd_cmd_characterize(int argc, char **argv)
         status = GD_EXIT_STEPS_FAILED;
     }
 out:
-    if (status)
+    if (status && status != GD_EXIT_STEPS_FAILED)
         gd_report_error(err.msg);
     json_decref(meta);
     free(arch);
