@@ -88,18 +88,22 @@ static int parse_atom(expr_ctx *c, uint64_t *v)
         while (isalnum((unsigned char)*c->p) || *c->p == '_')
             c->p++;
         size_t len = (size_t)(c->p - start);
-        if ((len == 3 && !strncmp(start, "min", 3)) || (len == 3 && !strncmp(start, "max", 3))) {
-            int is_min = start[1] == 'i';
+        int fn = len == 3 && !strncmp(start, "min", 3)       ? 'n'
+                 : len == 3 && !strncmp(start, "max", 3)     ? 'x'
+                 : len == 3 && !strncmp(start, "lcm", 3)     ? 'l'
+                 : len == 7 && !strncmp(start, "roundup", 7) ? 'r'
+                                                             : 0;
+        if (fn) {
             uint64_t a, b;
             skip_ws(c);
             if (*c->p != '(')
-                return expr_fail(c, "min/max need (a, b)");
+                return expr_fail(c, "min/max/lcm/roundup need (a, b)");
             c->p++;
             if (parse_sum(c, &a))
                 return -1;
             skip_ws(c);
             if (*c->p != ',')
-                return expr_fail(c, "min/max need two arguments");
+                return expr_fail(c, "min/max/lcm/roundup need two arguments");
             c->p++;
             if (parse_sum(c, &b))
                 return -1;
@@ -107,7 +111,32 @@ static int parse_atom(expr_ctx *c, uint64_t *v)
             if (*c->p != ')')
                 return expr_fail(c, "missing ')'");
             c->p++;
-            *v = is_min ? (a < b ? a : b) : (a > b ? a : b);
+            if (c->syntax_only || fn == 'n' || fn == 'x') {
+                *v = fn == 'n' ? (a < b ? a : b) : (a > b ? a : b);
+                return 0;
+            }
+            if (!a || !b)
+                return expr_fail(c, fn == 'l' ? "lcm of zero" : "roundup to a multiple of zero");
+            /* lcm(a, b): the smallest stride that is a multiple of both (a set
+             * stride a probe needs and a granule it requires); roundup(a, b): a
+             * rounded up to a multiple of b */
+            uint64_t m = b;
+            if (fn == 'l') {
+                uint64_t x = a, y = b;
+                while (y) {
+                    uint64_t r = x % y;
+                    x = y;
+                    y = r;
+                }
+                m = b / x; /* lcm = a * (b / gcd) */
+            } else if (a % b == 0) {
+                *v = a;
+                return 0;
+            }
+            uint64_t q = fn == 'l' ? a : a / b + 1;
+            if (q > UINT64_MAX / m)
+                return expr_fail(c, "overflow");
+            *v = q * m;
             return 0;
         }
         char name[32];
@@ -122,7 +151,7 @@ static int parse_atom(expr_ctx *c, uint64_t *v)
         int id = gd_inferred_level_from_name(name);
         if (id < 0)
             return expr_fail(c, "unknown name (use a level such as L2, L1D, L0I, L1C, NAME_LINE, "
-                                "min, max)");
+                                "NAME_WAYS, min, max, lcm, roundup)");
         if (c->syntax_only) {
             *v = 1;
             return 0;
@@ -141,7 +170,7 @@ static int parse_atom(expr_ctx *c, uint64_t *v)
         *v = value;
         return 0;
     }
-    return expr_fail(c, "expected a size, a level name, min() or max()");
+    return expr_fail(c, "expected a size, a level name, min(), max(), lcm() or roundup()");
 }
 
 static int parse_product(expr_ctx *c, uint64_t *v)
