@@ -77,6 +77,12 @@ $(BUILD)/tests/libmockcuda.so: $(MOCK_CUDA_SRC) tests/mock_libcuda.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -shared $(LDFLAGS) -o $@ $(MOCK_CUDA_SRC)
 
+# The fake NVML that tests/test_nvml loads through GPUDISSECT_LIBNVML.
+$(BUILD)/tests/libmocknvml.so: tests/mock_libnvml.c tests/mock_libnvml.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -shared $(LDFLAGS) -o $@ tests/mock_libnvml.c
+
+$(BUILD)/tests/test_nvml: $(BUILD)/tests/libmocknvml.so $(BUILD)/tests/libmockcuda.so tests/mock_libnvml.h
 $(BUILD)/tests/test_cuda_backend: $(BUILD)/tests/libmockcuda.so tests/mock_libcuda.h tests/cuda_test_kernels.h
 $(BUILD)/tests/test_cubin_elf: tests/cuda_test_kernels.h
 $(BUILD)/tests/test_sass_patch: tests/cuda_test_kernels.h tests/ptx_toolchain.h

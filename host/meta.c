@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "host/nvml.h"
 #include "host/results.h"
 #include "host/topology.h"
 
@@ -86,6 +87,16 @@ json_t *gd_meta_new(gd_device *dev, int argc, char **argv, gd_err *err)
 #else
     json_object_set_new(meta, "built_with_cuda_headers", json_false());
 #endif
+    /* NVML: the clocks, throttling and modes the numbers were measured under
+     * (a cuda device); a sim device has its clock in the arch file. */
+    if (strcmp(info->backend, "cuda") == 0) {
+        json_object_set_new(meta, "nvml", gd_nvml_describe(info->pci_bus_id));
+    } else {
+        json_t *none = json_object();
+        json_object_set_new(none, "available", json_false());
+        json_object_set_new(none, "reason", json_string("not applicable: a simulated device"));
+        json_object_set_new(meta, "nvml", none);
+    }
     json_t *topo = gd_topology_describe(info->pci_bus_id, err);
     json_object_set_new(meta, "host", topo ? topo : json_null());
     json_object_set_new(meta, "probes", json_array());
@@ -104,6 +115,10 @@ int gd_meta_finish(json_t *meta, gd_device *dev, const char *dir, gd_err *err)
     char now[32];
     gd_iso8601_now(now, sizeof now);
     json_object_set_new(meta, "end_time", json_string(now));
+    /* Read again: a clock that boosted or throttled during the run shows here. */
+    const gd_device_info *info = gd_device_get_info(dev);
+    if (strcmp(info->backend, "cuda") == 0)
+        json_object_set_new(meta, "nvml_at_end", gd_nvml_describe(info->pci_bus_id));
     gd_counter_list counters = {0};
     if (gd_device_counters(dev, &counters, err) != 0)
         return -1;
