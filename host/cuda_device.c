@@ -52,6 +52,13 @@ const gd_cuda_symbol *gd_cuda_symbol_table(size_t *count)
     return NULL;
 }
 
+int cuda_device_watchdog(const gd_device *dev, int *watchdog_on)
+{
+    (void)dev;
+    *watchdog_on = 0;
+    return -1;
+}
+
 #else /* GD_HAVE_CUDA */
 
 #include <dlfcn.h>
@@ -331,6 +338,12 @@ int cuda_device_open(int ordinal, const gd_device_opts *opts, gd_device **out, g
         cuda_query_info(drv, dev->device, ordinal, &dev->base.info, err) != 0)
         goto err;
 
+    /* A display-attached card kills long kernels; the runner splits long
+     * points when this is set (host/runner.c). */
+    if (CUDA_ATTRIBUTE(drv, dev->device, CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT,
+                       &dev->kernel_exec_timeout, err) != 0)
+        goto err;
+
     CUresult rc = drv->cuDevicePrimaryCtxRetain(&dev->context, dev->device);
     if (rc != CUDA_SUCCESS) {
         cuda_fail(drv, rc, err, CU_NAME(cuDevicePrimaryCtxRetain) "(device %d)", ordinal);
@@ -345,6 +358,15 @@ int cuda_device_open(int ordinal, const gd_device_opts *opts, gd_device **out, g
 err:
     cuda_close(&dev->base);
     return -1;
+}
+
+int cuda_device_watchdog(const gd_device *base, int *watchdog_on)
+{
+    *watchdog_on = 0;
+    if (!base || base->ops != &cuda_device_ops)
+        return -1;
+    *watchdog_on = ((const cuda_device *)base)->kernel_exec_timeout != 0;
+    return 0;
 }
 
 /* ---- memory, launch ------------------------------------------------------ */

@@ -13,6 +13,8 @@
 #include <string.h>
 
 #include "analysis/arch.h"
+#include "host/cuda_device.h"
+#include "host/jit_check.h"
 #include "host/results.h"
 
 /* ------------------------------------------------------------------------- */
@@ -298,7 +300,61 @@ void gd_runner_close(gd_runner *runner)
     runner->kernel_ptx = NULL;
 }
 
-static int runner_kernel(gd_runner *r, const gd_probe_plan *plan, gd_err *err)
+/* Before a freshly JIT-compiled kernel first runs on a cuda device: check the
+ * machine code the driver made (host/jit_check.c), record what was checked in
+ * meta.json, and refuse the probe on a mismatch.  Sim devices run the PTX
+ * itself: nothing to check. */
+static int check_jit_output(gd_runner *r, const gd_probe *probe, const gd_probe_plan *plan,
+                            gd_err *err)
+{
+    const gd_device_info *info = gd_device_get_info(r->dev);
+    if (strcmp(info->backend, "cuda") != 0)
+        return 0;
+    const void *jit = NULL, *loaded = NULL;
+    size_t jit_bytes = 0, loaded_bytes = 0;
+    if (cuda_kernel_jit_cubin(r->kernel, &jit, &jit_bytes) != 0 ||
+        cuda_kernel_cubin(r->kernel, &loaded, &loaded_bytes) != 0)
+        return gd_fail(err, "%s: the kernel %s has no cubin to check", probe->name, plan->entry);
+    char nvdisasm_buf[1024];
+    const char *nvdisasm = gd_jit_find_nvdisasm(nvdisasm_buf, sizeof nvdisasm_buf);
+    gd_jit_verdict v;
+    if (gd_jit_check(probe->name, plan, jit, jit_bytes, nvdisasm, &v, err) != 0)
+        return -1;
+    if (r->meta) {
+        char jit_hash[17], loaded_hash[17];
+        gd_jit_cubin_hash(jit, jit_bytes, jit_hash);
+        gd_jit_cubin_hash(loaded, loaded_bytes, loaded_hash);
+        json_t *k = json_object();
+        json_object_set_new(k, "probe", json_string(probe->name));
+        json_object_set_new(k, "entry", json_string(plan->entry));
+        json_object_set_new(k, "point", json_integer((json_int_t)plan->point));
+        json_object_set_new(k, "jit_cubin_fnv1a64", json_string(jit_hash));
+        json_object_set_new(k, "jit_cubin_bytes", json_integer((json_int_t)jit_bytes));
+        json_object_set_new(k, "loaded_cubin_fnv1a64", json_string(loaded_hash));
+        json_object_set_new(k, "sass_instructions", json_integer(v.instructions));
+        json_object_set_new(k, "jit_info_log", json_string(r->kernel->jit_info_log));
+        json_object_set_new(k, "machine_code", json_string(gd_jit_status_name(v.status)));
+        json_object_set_new(k, "code_range", json_string(v.code_range));
+        json_object_set_new(k, "intended_instructions", json_string(v.intended));
+        json_object_set_new(k, "timed_region_order", json_string(v.order));
+        json_object_set_new(k, "nvdisasm", nvdisasm ? json_string(nvdisasm) : json_null());
+        json_t *list = json_object_get(r->meta, "kernels");
+        if (!json_is_array(list)) {
+            list = json_array();
+            json_object_set_new(r->meta, "kernels", list);
+        }
+        json_array_append_new(list, k);
+    }
+    if (v.status == GD_JIT_MISMATCH)
+        return gd_fail(err, "%s: the driver's JIT made machine code that does not mean what the "
+                       "probe intends, refused before its first launch: %s",
+                       probe->name,
+                       strncmp(v.code_range, "mismatch", 8) == 0 ? v.code_range : v.intended);
+    return 0;
+}
+
+static int runner_kernel(gd_runner *r, const gd_probe *probe, const gd_probe_plan *plan,
+                         gd_err *err)
 {
     if (r->kernel && r->kernel_ptx && strcmp(r->kernel_ptx, plan->ptx) == 0 &&
         strcmp(r->kernel->entry, plan->entry) == 0 && r->kernel_load.patch == plan->load.patch &&
@@ -307,6 +363,10 @@ static int runner_kernel(gd_runner *r, const gd_probe_plan *plan, gd_err *err)
     gd_runner_close(r);
     if (gd_kernel_load(r->dev, plan->ptx, plan->entry, &plan->load, &r->kernel, err) != 0) {
         r->kernel = NULL;
+        return -1;
+    }
+    if (check_jit_output(r, probe, plan, err) != 0) {
+        gd_runner_close(r);
         return -1;
     }
     r->kernel_load = plan->load;
@@ -325,7 +385,7 @@ static int measure_plan(gd_runner *r, const gd_probe *probe, gd_probe_plan *plan
     int allocated[GD_PROBE_MAX_BUFFERS] = {0};
     int rc = -1;
 
-    if (runner_kernel(r, plan, err) != 0)
+    if (runner_kernel(r, probe, plan, err) != 0)
         goto out;
     for (unsigned i = 0; i < plan->buffer_count; i++) {
         if (plan->buffers[i].symbol)

@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <jansson.h>
+
 #include "analysis/stats.h"
 #include "host/device.h"
 #include "kernels/probe.h"
@@ -75,6 +77,10 @@ typedef struct gd_runner {
     char *kernel_ptx;
     gd_load_opts kernel_load; /* ... and the same patch */
     size_t points_measured;
+    /* meta.json of the run (borrowed; NULL: none).  On a cuda device each
+     * kernel's JIT check (host/jit_check.h: verdicts, info log, cubin hashes) is
+     * appended to its "kernels" array before the kernel's first launch. */
+    json_t *meta;
 } gd_runner;
 
 void gd_runner_init(gd_runner *runner, gd_device *dev, const char *out_dir, FILE *progress);
