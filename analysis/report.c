@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "analysis/report_conditions.h"
 #include "analysis/report_tables.h"
 #include "host/results.h"
 
@@ -316,6 +317,7 @@ int gd_report_write(const char *run_dir, gd_err *err)
     const json_t *curves = report_get_object(inferred, "curves");
     put_title(&t, meta, inferred, run_dir);
     put_provenance(&t, meta);
+    report_put_conditions(&t, meta);
     report_put_levels(&t, levels);
     if (compare) {
         report_put_comparison(&t, compare);

@@ -2,7 +2,8 @@
  *
  * meta.json lists the probes of the run (label, probe, options); each has a
  * LABEL.csv of per-point summaries (x, series, min, median, mean, max, count,
- * p05, p95, stddev).  Those summaries are what compare and plot need: the
+ * p05, p95, stddev, and the point's effective SM clock sm_clock_mhz, empty where
+ * not measured).  Those summaries are what compare and plot need: the
  * medians and bands to draw, the means the model predicts, the chain base the
  * model needs.  Raw samples are not stored; inference runs where they exist
  * (in `characterize`) and leaves its results in inferred.json.
@@ -10,6 +11,7 @@
 #include "analysis/run_load.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,8 +90,10 @@ int gd_curve_read_csv(const char *path, const char *label, const gd_probe *probe
         char series[32];
         gd_summary s;
         memset(&s, 0, sizeof s);
-        int got = sscanf(line, "%llu,%31[^,],%lf,%lf,%lf,%lf,%zu,%lf,%lf,%lf", &x, series, &s.min,
-                         &s.median, &s.mean, &s.max, &s.count, &s.p05, &s.p95, &s.stddev);
+        double clock_mhz = NAN; /* the sm_clock_mhz column: empty where not measured */
+        int got = sscanf(line, "%llu,%31[^,],%lf,%lf,%lf,%lf,%zu,%lf,%lf,%lf,%lf", &x, series,
+                         &s.min, &s.median, &s.mean, &s.max, &s.count, &s.p05, &s.p95, &s.stddev,
+                         &clock_mhz);
         if (got < 7) {
             gd_fail(err, "%s:%d: malformed row", path, lineno);
             goto out;
@@ -116,7 +120,10 @@ int gd_curve_read_csv(const char *path, const char *label, const gd_probe *probe
             p = &out->points[out->count++];
             memset(p, 0, sizeof *p);
             p->x = x;
+            p->sm_clock_mhz = NAN;
         }
+        if (got == 11)
+            p->sm_clock_mhz = clock_mhz;
         if (point_add_series(p, series, &s) != 0) {
             gd_fail(err, "%s:%d: too many series at one point", path, lineno);
             goto out;

@@ -16,6 +16,7 @@
 #include "host/cuda_device.h"
 #include "host/jit_check.h"
 #include "host/results.h"
+#include "kernels/timer.h"
 
 /* ------------------------------------------------------------------------- */
 /* Sweeps                                                                    */
@@ -244,15 +245,20 @@ int gd_curve_write_csv(const gd_curve *curve, const char *dir, gd_err *err)
 {
     gd_text t;
     gd_text_init(&t);
-    gd_text_printf(&t, "%s,series,min,median,mean,max,count,p05,p95,stddev\n",
+    gd_text_printf(&t, "%s,series,min,median,mean,max,count,p05,p95,stddev,sm_clock_mhz\n",
                    curve->probe ? curve->probe->sweep_name : "x");
     for (size_t i = 0; i < curve->count; i++) {
         const gd_point *p = &curve->points[i];
+        /* the point's effective SM clock on every row of the point; empty
+         * where the probe does not measure it */
+        char clock[32] = "";
+        if (isfinite(p->sm_clock_mhz) && p->sm_clock_mhz > 0)
+            snprintf(clock, sizeof clock, "%.6g", p->sm_clock_mhz);
         for (unsigned s = 0; s < p->series_count; s++) {
             const gd_summary *m = &p->series[s].summary;
-            gd_text_printf(&t, "%llu,%s,%.6g,%.6g,%.6g,%.6g,%zu,%.6g,%.6g,%.6g\n",
+            gd_text_printf(&t, "%llu,%s,%.6g,%.6g,%.6g,%.6g,%zu,%.6g,%.6g,%.6g,%s\n",
                            (unsigned long long)p->x, p->series[s].name, m->min, m->median, m->mean,
-                           m->max, m->count, m->p05, m->p95, m->stddev);
+                           m->max, m->count, m->p05, m->p95, m->stddev, clock);
         }
     }
     char path[1024];
@@ -489,6 +495,37 @@ out:
     return rc;
 }
 
+/* meta.json "sm_clock_mhz": per curve label, the lowest and highest effective
+ * SM clock of its points so far and how many points measured it -- what the
+ * report's "clock moved during a curve" warning reads. */
+static void record_clock(gd_runner *r, const gd_curve *curve)
+{
+    if (!r->meta)
+        return;
+    double lo = INFINITY, hi = -INFINITY;
+    size_t n = 0;
+    for (size_t i = 0; i < curve->count; i++) {
+        double mhz = curve->points[i].sm_clock_mhz;
+        if (!isfinite(mhz) || mhz <= 0)
+            continue;
+        lo = mhz < lo ? mhz : lo;
+        hi = mhz > hi ? mhz : hi;
+        n++;
+    }
+    if (!n)
+        return;
+    json_t *all = json_object_get(r->meta, "sm_clock_mhz");
+    if (!json_is_object(all)) {
+        all = json_object();
+        json_object_set_new(r->meta, "sm_clock_mhz", all);
+    }
+    json_t *c = json_object();
+    json_object_set_new(c, "min", json_real(lo));
+    json_object_set_new(c, "max", json_real(hi));
+    json_object_set_new(c, "points", json_integer((json_int_t)n));
+    json_object_set_new(all, curve->label, c);
+}
+
 int gd_runner_measure(gd_runner *r, gd_curve *curve, uint64_t x, size_t index, size_t total,
                       gd_err *err)
 {
@@ -511,6 +548,7 @@ int gd_runner_measure(gd_runner *r, gd_curve *curve, uint64_t x, size_t index, s
     gd_point point;
     memset(&point, 0, sizeof point);
     point.x = x;
+    point.sm_clock_mhz = NAN;
     if (rc == 0 && counters_delta(&before, &after, &point.counters) != 0)
         rc = gd_fail(err, "out of memory");
     gd_counter_list_free(&before);
@@ -522,6 +560,12 @@ int gd_runner_measure(gd_runner *r, gd_curve *curve, uint64_t x, size_t index, s
                               (unsigned long long)x);
     }
     for (unsigned s = 0; s < result.series_count; s++) {
+        if (strcmp(result.series[s].name, GD_TIMER_CLOCK_SERIES) == 0) {
+            /* a scalar of the point, not a distribution: the CSV's column */
+            if (result.series[s].count == 1)
+                point.sm_clock_mhz = result.series[s].samples[0];
+            continue;
+        }
         gd_point_series *ps = &point.series[point.series_count++];
         snprintf(ps->name, sizeof ps->name, "%s", result.series[s].name);
         if (gd_summarize(result.series[s].samples, result.series[s].count, &ps->summary) != 0) {
@@ -538,6 +582,7 @@ int gd_runner_measure(gd_runner *r, gd_curve *curve, uint64_t x, size_t index, s
         return gd_fail(err, "out of memory");
     }
     r->points_measured++;
+    record_clock(r, curve);
     if (r->progress) {
         const gd_point *p = gd_curve_find(curve, x);
         int k = p ? gd_point_series_index(p, gd_probe_primary_series(probe)) : -1;

@@ -35,7 +35,8 @@
  * elements and the histogram must hold one count per timed access -- proof that
  * every element was visited.  Series: "cycles" (every timed access),
  * "recent_cycles" (the last N accesses in order), "timer_overhead",
- * "chain_base" (global: the chain's address, for the model).
+ * "chain_base" (global: the chain's address, for the model), "sm_clock_mhz"
+ * (the timed laps' cycles against %globaltimer's nanoseconds, kernels/timer.h).
  */
 #include "kernels/chase.h"
 
@@ -58,7 +59,9 @@
  * has had this many, so that a randomly replacing cache has pushed out the lines
  * earlier kernels left (each miss evicts a random way, so it takes many). */
 #define CHASE_MIN_WARM 32768
-#define CHASE_HEADER_BYTES 16        /* final position, checksum */
+#define CHASE_HEADER_BYTES 32        /* final position, checksum, timed-lap cycles and ns */
+#define OUT_REGION_CYCLES 16
+#define OUT_REGION_NS 24
 /* Expected machine code: ptxas gives 70-100 instructions (with padding) from
  * sm_75 to sm_90; far outside that means it unrolled, merged or dropped code. */
 #define CHASE_MIN_SASS 48
@@ -136,6 +139,19 @@ static char *chase_ptx(const gd_device_info *dev, gd_chase_space space, const ch
 {
     chase_asm a;
     chase_asm_for(space, cache_op, &a);
+    /* the timed laps are also a clocked region: %clock64 against %globaltimer */
+    gd_ptx region_start, region_stop;
+    gd_ptx_init(&region_start);
+    gd_ptx_init(&region_stop);
+    gd_timer_ptx_region_start(&region_start, "%rd13", "%rd14");
+    gd_timer_ptx_region_stop(&region_stop, "%rd13", "%rd14", "%rd15");
+    char *start_ptx = gd_ptx_finish(&region_start);
+    char *stop_ptx = gd_ptx_finish(&region_stop);
+    if (!start_ptx || !stop_ptx) {
+        free(start_ptx);
+        free(stop_ptx);
+        return NULL;
+    }
     gd_ptx p;
     gd_ptx_init(&p);
     gd_ptx_header(&p, dev->cc_major, dev->cc_minor, 63);
@@ -206,6 +222,7 @@ static char *chase_ptx(const gd_device_info *dev, gd_chase_space space, const ch
         "    st.shared.u32 [gd_sink], %s;   // wait for the last warm-up load\n"
         "\n"
         "    // 3. timed laps\n"
+        "%s"
         "    mov.u32 %%r2, 0;\n"
         "    mov.u64 %%rd4, 0;\n"
         "    mov.u32 %%r6, gd_trace;\n"
@@ -234,11 +251,15 @@ static char *chase_ptx(const gd_device_info *dev, gd_chase_space space, const ch
         "    add.s32 %%r2, %%r2, 1;\n"
         "    setp.lt.u32 %%p1, %%r2, %%r14;\n"
         "    @%%p1 bra $L_timed;\n"
+        "%s"
         "\n"
-        "    // 4. results: final position, checksum, calibration, histogram, rings\n"
+        "    // 4. results: final position, checksum, clocked region, calibration,\n"
+        "    //    histogram, rings\n"
         "%s"
         "    st.global.u64 [%%rd2], %%rd3;\n"
         "    st.global.u64 [%%rd2+8], %%rd4;\n"
+        "    st.global.u64 [%%rd2+%u], %%rd13;\n"
+        "    st.global.u64 [%%rd2+%u], %%rd14;\n"
         "    mov.u32 %%r2, 0;\n"
         "    mov.u32 %%r6, gd_calib;\n"
         "$L_copy_calib:\n"
@@ -285,10 +306,13 @@ static char *chase_ptx(const gd_device_info *dev, gd_chase_space space, const ch
         "    ret;\n"
         "}\n",
         CHASE_HIST_BUCKETS * 4, ring * 4, ring * 4, CHASE_CALIBRATION_SAMPLES * 4, a.start,
-        CHASE_HIST_BUCKETS, a.pos, CHASE_CALIBRATION_SAMPLES, a.step, a.value, ring - 1, a.load,
-        a.value, CHASE_HIST_BUCKETS - 1, a.advance, a.sum, a.final, OUT_CALIB,
+        CHASE_HIST_BUCKETS, a.pos, CHASE_CALIBRATION_SAMPLES, a.step, a.value, start_ptx,
+        ring - 1, a.load, a.value, CHASE_HIST_BUCKETS - 1, a.advance, a.sum, stop_ptx, a.final,
+        OUT_REGION_CYCLES, OUT_REGION_NS, OUT_CALIB,
         CHASE_CALIBRATION_SAMPLES, OUT_HIST, CHASE_HIST_BUCKETS, ring, OUT_RING,
         OUT_RING + ring * 4);
+    free(start_ptx);
+    free(stop_ptx);
     return gd_ptx_finish(&p);
 }
 
@@ -551,6 +575,11 @@ int gd_chase_decode(const gd_probe_plan *plan, const gd_devptr *addresses, void 
     }
     overhead_series->samples[0] = overhead;
     base_series->samples[0] = (double)base; /* exact below 2^53: where the chain lived, for the model */
+    uint64_t region_cycles, region_ns;
+    memcpy(&region_cycles, buf + OUT_REGION_CYCLES, 8);
+    memcpy(&region_ns, buf + OUT_REGION_NS, 8);
+    if (gd_timer_add_clock_series(out, region_cycles, region_ns) != 0)
+        return gd_fail(err, "%s: out of memory", st->probe);
     return 0;
 }
 
