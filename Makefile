@@ -84,6 +84,7 @@ $(BUILD)/tests/libmocknvml.so: tests/mock_libnvml.c tests/mock_libnvml.h
 
 $(BUILD)/tests/test_nvml: $(BUILD)/tests/libmocknvml.so $(BUILD)/tests/libmockcuda.so tests/mock_libnvml.h
 $(BUILD)/tests/test_jit_check: $(BUILD)/tests/libmockcuda.so tests/mock_libcuda.h
+$(BUILD)/tests/test_watchdog: $(BUILD)/tests/libmockcuda.so tests/mock_libcuda.h
 $(BUILD)/tests/test_cuda_backend: $(BUILD)/tests/libmockcuda.so tests/mock_libcuda.h tests/cuda_test_kernels.h
 $(BUILD)/tests/test_cubin_elf: tests/cuda_test_kernels.h
 $(BUILD)/tests/test_sass_patch: tests/cuda_test_kernels.h tests/ptx_toolchain.h

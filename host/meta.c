@@ -4,7 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "host/cuda_device.h"
 #include "host/nvml.h"
+#include "host/runner.h"
 #include "host/results.h"
 #include "host/topology.h"
 
@@ -91,6 +93,15 @@ json_t *gd_meta_new(gd_device *dev, int argc, char **argv, gd_err *err)
      * (a cuda device); a sim device has its clock in the arch file. */
     if (strcmp(info->backend, "cuda") == 0) {
         json_object_set_new(meta, "nvml", gd_nvml_describe(info->pci_bus_id));
+        /* the display watchdog: long points are spread over launches (runner.c) */
+        int watchdog = 0;
+        json_t *w = json_object();
+        json_object_set_new(w, "kernel_exec_timeout",
+                            cuda_device_watchdog(dev, &watchdog) == 0 ? json_boolean(watchdog)
+                                                                      : json_null());
+        json_object_set_new(w, "launch_budget_s", json_real(GD_WATCHDOG_LAUNCH_BUDGET_S));
+        json_object_set_new(w, "worst_access_cycles", json_integer(GD_WATCHDOG_WORST_ACCESS_CYCLES));
+        json_object_set_new(meta, "watchdog", w);
     } else {
         json_t *none = json_object();
         json_object_set_new(none, "available", json_false());

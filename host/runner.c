@@ -371,6 +371,7 @@ static int runner_kernel(gd_runner *r, const gd_probe *probe, const gd_probe_pla
         r->kernel = NULL;
         return -1;
     }
+    r->kernel_warmed = 0;
     if (check_jit_output(r, probe, plan, err) != 0) {
         gd_runner_close(r);
         return -1;
@@ -382,63 +383,53 @@ static int runner_kernel(gd_runner *r, const gd_probe *probe, const gd_probe_pla
     return 0;
 }
 
-static int measure_plan(gd_runner *r, const gd_probe *probe, gd_probe_plan *plan,
-                        gd_probe_result *result, gd_err *err)
+/* Writes the initial contents of every buffer (host-filled ones from the probe,
+ * module variables by name, the rest zeroed); host[i] keeps what was filled. */
+static int fill_buffers(gd_runner *r, const gd_probe *probe, const gd_probe_plan *plan,
+                        const gd_devptr *addr, void **host, gd_err *err)
 {
     gd_device *dev = r->dev;
-    gd_devptr addr[GD_PROBE_MAX_BUFFERS] = {0};
-    void *host[GD_PROBE_MAX_BUFFERS] = {0};
-    int allocated[GD_PROBE_MAX_BUFFERS] = {0};
-    int rc = -1;
-
-    if (runner_kernel(r, probe, plan, err) != 0)
-        goto out;
-    for (unsigned i = 0; i < plan->buffer_count; i++) {
-        if (plan->buffers[i].symbol)
-            continue;
-        if (gd_mem_alloc(dev, plan->buffers[i].bytes, &addr[i], err) != 0)
-            goto out;
-        allocated[i] = 1;
-    }
     for (unsigned i = 0; i < plan->buffer_count; i++) {
         const gd_probe_buffer *b = &plan->buffers[i];
         if (b->host_fill) {
-            host[i] = calloc(1, b->bytes);
             if (!host[i]) {
-                gd_fail(err, "out of memory for buffer %s", b->name);
-                goto out;
+                host[i] = calloc(1, b->bytes);
+                if (!host[i])
+                    return gd_fail(err, "out of memory for buffer %s", b->name);
+                if (probe->fill(plan, i, addr, host[i], err) != 0)
+                    return -1;
             }
-            if (probe->fill(plan, i, addr, host[i], err) != 0)
-                goto out;
             if (b->symbol ? gd_symbol_write(dev, r->kernel, b->symbol, host[i], b->bytes, err)
                           : gd_mem_copy_in(dev, addr[i], host[i], b->bytes, err))
-                goto out;
+                return -1;
         } else if (b->symbol) {
-            gd_fail(err, "%s: buffer %s names module variable %s but is not host-filled",
-                    probe->name, b->name, b->symbol);
-            goto out;
+            return gd_fail(err, "%s: buffer %s names module variable %s but is not host-filled",
+                           probe->name, b->name, b->symbol);
         } else if (gd_mem_fill(dev, addr[i], 0, b->bytes, err) != 0) {
-            goto out;
+            return -1;
         }
     }
+    return 0;
+}
+
+/* One launch with these parameters, and its completion. */
+static int launch_once(gd_runner *r, const gd_probe *probe, const gd_probe_plan *plan,
+                       const gd_probe_param *params, const gd_devptr *addr, gd_err *err)
+{
     uint64_t values[GD_PROBE_MAX_PARAMS];
     const void *value_ptrs[GD_PROBE_MAX_PARAMS];
     size_t sizes[GD_PROBE_MAX_PARAMS];
     uint32_t u32s[GD_PROBE_MAX_PARAMS];
     for (unsigned i = 0; i < plan->param_count; i++) {
-        const gd_probe_param *p = &plan->params[i];
+        const gd_probe_param *p = &params[i];
         switch (p->kind) {
         case GD_PARAM_BUFFER:
-            if (p->buffer >= plan->buffer_count) {
-                gd_fail(err, "%s: parameter %u names buffer %u of %u", probe->name, i, p->buffer,
-                        plan->buffer_count);
-                goto out;
-            }
-            if (plan->buffers[p->buffer].symbol) {
-                gd_fail(err, "%s: parameter %u passes module variable %s", probe->name, i,
-                        plan->buffers[p->buffer].symbol);
-                goto out;
-            }
+            if (p->buffer >= plan->buffer_count)
+                return gd_fail(err, "%s: parameter %u names buffer %u of %u", probe->name, i,
+                               p->buffer, plan->buffer_count);
+            if (plan->buffers[p->buffer].symbol)
+                return gd_fail(err, "%s: parameter %u passes module variable %s", probe->name, i,
+                               plan->buffers[p->buffer].symbol);
             values[i] = addr[p->buffer];
             value_ptrs[i] = &values[i];
             sizes[i] = sizeof(uint64_t);
@@ -463,7 +454,66 @@ static int measure_plan(gd_runner *r, const gd_probe *probe, gd_probe_plan *plan
         .param_values = value_ptrs,
         .param_sizes = sizes,
     };
-    if (gd_kernel_launch(dev, r->kernel, &launch, err) != 0 || gd_device_synchronize(dev, err) != 0)
+    if (gd_kernel_launch(r->dev, r->kernel, &launch, err) != 0 ||
+        gd_device_synchronize(r->dev, err) != 0)
+        return -1;
+    r->launches++;
+    return 0;
+}
+
+/* The point's launches, in order: one with plan->params, or plan->launches
+ * with the parameters probe->split gives each. */
+static int launch_point(gd_runner *r, const gd_probe *probe, const gd_probe_plan *plan,
+                        const gd_devptr *addr, unsigned only_first, gd_err *err)
+{
+    if (plan->launches < 2)
+        return launch_once(r, probe, plan, plan->params, addr, err);
+    gd_probe_param params[GD_PROBE_MAX_PARAMS];
+    unsigned n = only_first ? 1 : plan->launches;
+    for (unsigned k = 0; k < n; k++)
+        if (probe->split(plan, k, params, err) != 0 ||
+            launch_once(r, probe, plan, params, addr, err) != 0)
+            return gd_fail_prefix(err, "launch %u of %u", k + 1, plan->launches);
+    return 0;
+}
+
+static int measure_plan(gd_runner *r, const gd_probe *probe, gd_probe_plan *plan,
+                        gd_probe_result *result, gd_err *err)
+{
+    gd_device *dev = r->dev;
+    gd_devptr addr[GD_PROBE_MAX_BUFFERS] = {0};
+    void *host[GD_PROBE_MAX_BUFFERS] = {0};
+    int allocated[GD_PROBE_MAX_BUFFERS] = {0};
+    int rc = -1;
+
+    if (runner_kernel(r, probe, plan, err) != 0)
+        goto out;
+    for (unsigned i = 0; i < plan->buffer_count; i++) {
+        if (plan->buffers[i].symbol)
+            continue;
+        if (gd_mem_alloc(dev, plan->buffers[i].bytes, &addr[i], err) != 0)
+            goto out;
+        allocated[i] = 1;
+    }
+    if (fill_buffers(r, probe, plan, addr, host, err) != 0)
+        goto out;
+    /* A card idles at a low clock and boosts under load: a kernel's first
+     * launch would be timed while the clock ramps.  So on a GPU the first
+     * launch of each kernel is a warm-up, untimed (the first share of a split
+     * point, so that it too stays under a watchdog), and the buffers are
+     * filled again before the launches that count.  The simulator's clock
+     * does not move: no warm-up there. */
+    if (!r->kernel_warmed && strcmp(gd_device_get_info(dev)->backend, "cuda") == 0) {
+        if (launch_point(r, probe, plan, addr, 1, err) != 0) {
+            gd_fail_prefix(err, "warm-up launch");
+            goto out;
+        }
+        r->warmup_launches++;
+        if (fill_buffers(r, probe, plan, addr, host, err) != 0)
+            goto out;
+    }
+    r->kernel_warmed = 1;
+    if (launch_point(r, probe, plan, addr, 0, err) != 0)
         goto out;
     for (unsigned i = 0; i < plan->buffer_count; i++) {
         if (!plan->buffers[i].copy_out || plan->buffers[i].symbol)
@@ -493,6 +543,45 @@ out:
     for (unsigned i = 0; i < plan->buffer_count; i++)
         free(host[i]);
     return rc;
+}
+
+/* The display watchdog: a display-attached card kills a launch that runs for
+ * more than a few seconds (CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT; about 2 s
+ * under Windows' TDR default, 5 s or more under X).  A point whose worst case
+ * -- every dependent access as slow as GD_WATCHDOG_WORST_ACCESS_CYCLES at the
+ * device's clock -- exceeds the launch budget is planned again, spread over
+ * enough launches.  Returns 0 with *launches 1 when no split is needed. */
+static int watchdog_launches(gd_runner *r, const gd_probe *probe, const gd_probe_plan *plan,
+                             unsigned *launches, double *expected_s, gd_err *err)
+{
+    *launches = 1;
+    *expected_s = 0;
+    int watchdog = r->assume_watchdog;
+    if (!watchdog && cuda_device_watchdog(r->dev, &watchdog) != 0)
+        watchdog = 0; /* a sim device: no watchdog */
+    if (!watchdog || !plan->dependent_accesses)
+        return 0;
+    const gd_device_info *info = gd_device_get_info(r->dev);
+    double clock_hz = (info->clock_mhz > 0 ? info->clock_mhz : GD_WATCHDOG_FALLBACK_CLOCK_MHZ) *
+                      1e6;
+    double budget_s = r->launch_budget_s > 0 ? r->launch_budget_s : GD_WATCHDOG_LAUNCH_BUDGET_S;
+    *expected_s = (double)plan->dependent_accesses * GD_WATCHDOG_WORST_ACCESS_CYCLES / clock_hz;
+    if (*expected_s <= budget_s)
+        return 0;
+    double n = ceil(*expected_s / budget_s);
+    if (!probe->split)
+        return gd_fail(err, "%s: one launch of this point may run %.1f s (%llu dependent accesses "
+                       "at up to %d cycles, %.0f MHz) and the display watchdog of %s kills "
+                       "launches after a few seconds; %s cannot spread a point over launches: "
+                       "use a GPU without a display",
+                       probe->name, *expected_s, (unsigned long long)plan->dependent_accesses,
+                       GD_WATCHDOG_WORST_ACCESS_CYCLES, clock_hz / 1e6, info->spec, probe->name);
+    if (n > GD_WATCHDOG_MAX_LAUNCHES)
+        return gd_fail(err, "%s: one launch of this point may run %.1f s; more than %d launches "
+                       "of %.2f s would be needed under the display watchdog",
+                       probe->name, *expected_s, GD_WATCHDOG_MAX_LAUNCHES, budget_s);
+    *launches = (unsigned)n;
+    return 0;
 }
 
 /* meta.json "sm_clock_mhz": per curve label, the lowest and highest effective
@@ -538,6 +627,29 @@ int gd_runner_measure(gd_runner *r, gd_curve *curve, uint64_t x, size_t index, s
     if (probe->plan(&curve->opts, gd_device_get_info(r->dev), x, &plan, err) != 0)
         return gd_fail_prefix(err, "%s %s=%llu", curve->label, probe->sweep_name,
                               (unsigned long long)x);
+    unsigned launches = 1;
+    double expected_s = 0;
+    if (watchdog_launches(r, probe, &plan, &launches, &expected_s, err) != 0) {
+        gd_probe_plan_free(probe, &plan);
+        return gd_fail_prefix(err, "%s %s=%llu", curve->label, probe->sweep_name,
+                              (unsigned long long)x);
+    }
+    if (launches > 1) {
+        /* the same point, spread over `launches` launches */
+        gd_probe_plan_free(probe, &plan);
+        gd_probe_opts split = curve->opts;
+        split.launch_split = launches;
+        if (probe->plan(&split, gd_device_get_info(r->dev), x, &plan, err) != 0)
+            return gd_fail_prefix(err, "%s %s=%llu", curve->label, probe->sweep_name,
+                                  (unsigned long long)x);
+        if (plan.launches != launches) {
+            gd_probe_plan_free(probe, &plan);
+            return gd_fail(err, "%s %s=%llu: %s planned %u launches, the watchdog needs %u",
+                           curve->label, probe->sweep_name, (unsigned long long)x, probe->name,
+                           plan.launches, launches);
+        }
+        r->split_points++;
+    }
     gd_counter_list before = {0}, after = {0};
     int rc = gd_device_counters(r->dev, &before, err);
     if (rc == 0)

@@ -28,6 +28,8 @@ typedef struct gd_probe_opts {
     char variant[32];         /* e.g. "ca" or "cg" for the p-chase */
     uint32_t samples;         /* samples recorded per point; 0: default */
     uint64_t footprint_bytes; /* sweeps of something else at a fixed footprint (stride sweep) */
+    uint32_t launch_split;    /* set by the runner, not the user: spread the point over this
+                               * many launches (a display watchdog); 0 or 1: one launch */
 } gd_probe_opts;
 
 typedef struct gd_probe_buffer {
@@ -64,6 +66,12 @@ typedef struct gd_probe_plan {
     uint32_t code_max_instructions; /* in 16-byte instructions (padding included); 0: unchecked */
     gd_probe_opts opts;       /* as resolved by plan (defaults filled in) */
     gd_load_opts load;        /* a machine-code patch the device applies on load */
+    /* What one launch costs, for the display watchdog (host/runner.c): the
+     * memory accesses of the longest dependent chain it makes (0: short, e.g.
+     * a fixed few thousand instructions).  With opts.launch_split = n > 1 a
+     * probe that has `split` plans n launches of about 1/n of it each. */
+    uint64_t dependent_accesses;
+    unsigned launches;        /* launches the point takes (0 or 1: one, with params) */
     void *state;              /* probe-private, freed by release */
 } gd_probe_plan;
 
@@ -105,6 +113,11 @@ typedef struct gd_probe {
     int (*decode)(const gd_probe_plan *plan, const gd_devptr *addresses, void *const *host,
                   gd_probe_result *out, gd_err *err);
     void (*release)(gd_probe_plan *plan);
+    /* May be NULL (the probe cannot spread a point over launches).  Writes the
+     * parameters of launch `launch` of plan->launches (param_count of them;
+     * buffers as in plan->params).  Launches run in order on the same buffers;
+     * decode sees the buffers after the last. */
+    int (*split)(const gd_probe_plan *plan, unsigned launch, gd_probe_param *params, gd_err *err);
 } gd_probe;
 
 /* What sweep values are rounded to: probe->sweep_granularity, else the stride

@@ -210,14 +210,14 @@ static void test_walk_is_verified(void **state)
     gd_probe_result_free(&res);
 
     /* the histogram must count one access per element (it sits after the
-     * 32-byte header -- position, checksum, the timed laps' cycles and
+     * 40-byte header -- position, checksum, the timed laps' cycles and
      * nanoseconds -- and 32 calibration deltas) */
     memcpy(out + 8, &sum, 8);
     assert_int_equal(p->decode(&plan, addr, bufs, &res, &err), -1);
     assert_non_null(strstr(err.msg, "the histogram counts 0 accesses, the timed laps have 4096"));
     gd_probe_result_free(&res);
     uint32_t count = (uint32_t)(n * laps);
-    memcpy(out + 32 + 32 * 4 + 4 * 20, &count, 4);
+    memcpy(out + 40 + 32 * 4 + 4 * 20, &count, 4);
     uint64_t region_cycles = 150000, region_ns = 100000; /* 1500 MHz */
     memcpy(out + 16, &region_cycles, 8);
     memcpy(out + 24, &region_ns, 8);
