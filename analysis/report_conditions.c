@@ -107,13 +107,19 @@ void report_put_conditions(gd_text *t, const json_t *meta)
     const json_t *nvml_end = report_get_object(meta, "nvml_at_end");
     const json_t *kernels = meta ? json_object_get(meta, "kernels") : NULL;
     int have_kernels = json_is_array(kernels) && json_array_size(kernels) > 0;
-    if (!clocks && !nvml && !nvml_end && !have_kernels)
+    const char *cupti = report_get_string(meta, "cupti");
+    if (!clocks && !nvml && !nvml_end && !have_kernels && !cupti)
         return;
     gd_text_printf(t, "## Run conditions\n\n");
     if (clocks)
         put_clock_lines(t, clocks);
     put_nvml_line(t, "at the start", nvml);
     put_nvml_line(t, "at the end", nvml_end);
+    if (cupti) {
+        gd_text_printf(t, "- Hardware counters: ");
+        report_md_text(t, cupti);
+        gd_text_printf(t, "\n");
+    }
     if (have_kernels)
         put_kernels(t, kernels);
     gd_text_printf(t, "\n");

@@ -46,6 +46,9 @@ typedef struct cuda_device {
     CUcontext context;
     int context_retained;
     int kernel_exec_timeout; /* CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT: a watchdog */
+    struct gd_cupti *cupti;  /* the counters (host/cupti.c), opened at the first read */
+    int cupti_tried;
+    char counters_note[GD_ERR_MSG_BYTES]; /* "counters unavailable: ..." or "" */
 } cuda_device;
 
 typedef struct cuda_kernel {

@@ -35,4 +35,9 @@ int cuda_kernel_load_cubin(gd_device *dev, const void *cubin, size_t size, const
  * success; -1 for a device that is not cuda:N. */
 int cuda_device_watchdog(const gd_device *dev, int *watchdog_on);
 
+/* Why this cuda device reports no counters ("counters unavailable: ..."), ""
+ * while they work or before they were first read, NULL for a device that is
+ * not cuda:N. */
+const char *cuda_device_counters_note(const gd_device *dev);
+
 #endif

@@ -138,5 +138,10 @@ int gd_meta_finish(json_t *meta, gd_device *dev, const char *dir, gd_err *err)
         json_object_set_new(c, counters.items[i].name, json_real(counters.items[i].value));
     gd_counter_list_free(&counters);
     json_object_set_new(meta, "counters", c);
+    /* a cuda device: whether CUPTI counted, or why not */
+    const char *note = cuda_device_counters_note(dev);
+    if (note)
+        json_object_set_new(meta, "cupti",
+                            json_string(note[0] ? note : "counters collected (CUPTI range profiler)"));
     return gd_meta_write(meta, dir, err);
 }
