@@ -82,6 +82,12 @@ $(BUILD)/tests/libmocknvml.so: tests/mock_libnvml.c tests/mock_libnvml.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -shared $(LDFLAGS) -o $@ tests/mock_libnvml.c
 
+# The fake CUPTI that tests/test_cupti loads through GPUDISSECT_LIBCUPTI.
+$(BUILD)/tests/libmockcupti.so: tests/mock_libcupti.c tests/mock_libcupti.h host/cupti_host_abi.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -shared $(LDFLAGS) -o $@ tests/mock_libcupti.c -ldl
+
+$(BUILD)/tests/test_cupti: $(BUILD)/tests/libmockcupti.so $(BUILD)/tests/libmockcuda.so tests/mock_libcupti.h
 $(BUILD)/tests/test_nvml: $(BUILD)/tests/libmocknvml.so $(BUILD)/tests/libmockcuda.so tests/mock_libnvml.h
 $(BUILD)/tests/test_jit_check: $(BUILD)/tests/libmockcuda.so tests/mock_libcuda.h
 $(BUILD)/tests/test_watchdog: $(BUILD)/tests/libmockcuda.so tests/mock_libcuda.h

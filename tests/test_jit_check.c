@@ -185,6 +185,8 @@ static void open_mock(mock_run *m)
     assert_non_null(m->state);
     assert_non_null(m->last_image);
     setenv("GPUDISSECT_LIBCUDA", path, 1);
+    /* counters are tested in test_cupti.c; keep the toolkit's real CUPTI out */
+    setenv("GPUDISSECT_LIBCUPTI", "/nonexistent/libcupti.so", 1);
     gd_err err = {{0}};
     if (gd_device_open("cuda:0", NULL, &m->dev, &err) != 0)
         fail_msg("%s", err.msg);
@@ -194,6 +196,7 @@ static void close_mock(mock_run *m)
 {
     gd_device_close(m->dev);
     unsetenv("GPUDISSECT_LIBCUDA");
+    unsetenv("GPUDISSECT_LIBCUPTI");
     unsetenv(MOCK_CUDA_JIT_DROP_ENV);
     unsetenv(GD_NVDISASM_ENV);
     dlclose(m->library);

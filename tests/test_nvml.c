@@ -242,6 +242,7 @@ static void test_meta_json(void **unused)
     use_mock_nvml(&mock);
     mock.state->sm_clock_mhz = 1410;
     setenv("GPUDISSECT_LIBCUDA", libcuda, 1);
+    setenv("GPUDISSECT_LIBCUPTI", "/nonexistent/libcupti.so", 1); /* test_cupti.c's job */
     if (gd_device_open("cuda:0", NULL, &dev, &err) != 0)
         fail_msg("%s", err.msg);
     meta = gd_meta_new(dev, 1, argv, &err);
@@ -265,12 +266,15 @@ static void test_meta_json(void **unused)
     json_t *written = json_load_file(path, 0, NULL);
     assert_non_null(written);
     assert_non_null(json_object_get(written, "nvml_at_end"));
+    assert_non_null(strstr(json_string_value(json_object_get(written, "cupti")),
+                           "counters unavailable: cannot load /nonexistent/libcupti.so"));
     json_decref(written);
     unlink(path);
     rmdir(dir);
     json_decref(meta);
     gd_device_close(dev);
     unsetenv("GPUDISSECT_LIBCUDA");
+    unsetenv("GPUDISSECT_LIBCUPTI");
     release_mock_nvml(&mock);
 #endif
 }

@@ -168,6 +168,8 @@ static void test_mock_watchdog_attribute(void **unused)
     mock_cuda_state_fn state = (mock_cuda_state_fn)dlsym(lib, MOCK_CUDA_STATE_SYMBOL);
     assert_non_null(state);
     setenv("GPUDISSECT_LIBCUDA", path, 1);
+    /* counters are tested in test_cupti.c; keep the toolkit's real CUPTI out */
+    setenv("GPUDISSECT_LIBCUPTI", "/nonexistent/libcupti.so", 1);
     const gd_probe *probe = gd_probe_find("pchase");
     /* 64 MiB of 32-byte elements: 2M warm-up and 2M timed dependent loads,
      * ~2.6 s at 2000 cycles and the mock's 1590 MHz */
@@ -204,6 +206,7 @@ static void test_mock_watchdog_attribute(void **unused)
     }
     unsetenv(MOCK_CUDA_EXEC_TIMEOUT_ENV);
     unsetenv("GPUDISSECT_LIBCUDA");
+    unsetenv("GPUDISSECT_LIBCUPTI");
     dlclose(lib);
 #endif
 }
