@@ -62,6 +62,30 @@ static json_t *device_json(const gd_device_info *d)
     return o;
 }
 
+void gd_meta_add_device_state(json_t *meta, gd_device *dev)
+{
+    const gd_device_info *info = gd_device_get_info(dev);
+    /* NVML: the clocks, throttling and modes the numbers were measured under
+     * (a cuda device); a sim device has its clock in the arch file. */
+    if (strcmp(info->backend, "cuda") == 0) {
+        json_object_set_new(meta, "nvml", gd_nvml_describe(info->pci_bus_id));
+        /* the display watchdog: long points are spread over launches (runner.c) */
+        int watchdog = 0;
+        json_t *w = json_object();
+        json_object_set_new(w, "kernel_exec_timeout",
+                            cuda_device_watchdog(dev, &watchdog) == 0 ? json_boolean(watchdog)
+                                                                      : json_null());
+        json_object_set_new(w, "launch_budget_s", json_real(GD_WATCHDOG_LAUNCH_BUDGET_S));
+        json_object_set_new(w, "worst_access_cycles", json_integer(GD_WATCHDOG_WORST_ACCESS_CYCLES));
+        json_object_set_new(meta, "watchdog", w);
+    } else {
+        json_t *none = json_object();
+        json_object_set_new(none, "available", json_false());
+        json_object_set_new(none, "reason", json_string("not applicable: a simulated device"));
+        json_object_set_new(meta, "nvml", none);
+    }
+}
+
 json_t *gd_meta_new(gd_device *dev, int argc, char **argv, gd_err *err)
 {
     const gd_device_info *info = gd_device_get_info(dev);
@@ -89,25 +113,7 @@ json_t *gd_meta_new(gd_device *dev, int argc, char **argv, gd_err *err)
 #else
     json_object_set_new(meta, "built_with_cuda_headers", json_false());
 #endif
-    /* NVML: the clocks, throttling and modes the numbers were measured under
-     * (a cuda device); a sim device has its clock in the arch file. */
-    if (strcmp(info->backend, "cuda") == 0) {
-        json_object_set_new(meta, "nvml", gd_nvml_describe(info->pci_bus_id));
-        /* the display watchdog: long points are spread over launches (runner.c) */
-        int watchdog = 0;
-        json_t *w = json_object();
-        json_object_set_new(w, "kernel_exec_timeout",
-                            cuda_device_watchdog(dev, &watchdog) == 0 ? json_boolean(watchdog)
-                                                                      : json_null());
-        json_object_set_new(w, "launch_budget_s", json_real(GD_WATCHDOG_LAUNCH_BUDGET_S));
-        json_object_set_new(w, "worst_access_cycles", json_integer(GD_WATCHDOG_WORST_ACCESS_CYCLES));
-        json_object_set_new(meta, "watchdog", w);
-    } else {
-        json_t *none = json_object();
-        json_object_set_new(none, "available", json_false());
-        json_object_set_new(none, "reason", json_string("not applicable: a simulated device"));
-        json_object_set_new(meta, "nvml", none);
-    }
+    gd_meta_add_device_state(meta, dev);
     json_t *topo = gd_topology_describe(info->pci_bus_id, err);
     json_object_set_new(meta, "host", topo ? topo : json_null());
     json_object_set_new(meta, "probes", json_array());
