@@ -81,6 +81,20 @@ $(BUILD)/tests/libmockcuda.so: $(MOCK_CUDA_SRC) tests/mock_libcuda.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -shared $(LDFLAGS) -o $@ $(MOCK_CUDA_SRC)
 
+# The fake NVML that tests/test_nvml loads through GPUDISSECT_LIBNVML.
+$(BUILD)/tests/libmocknvml.so: tests/mock_libnvml.c tests/mock_libnvml.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -shared $(LDFLAGS) -o $@ tests/mock_libnvml.c
+
+# The fake CUPTI that tests/test_cupti loads through GPUDISSECT_LIBCUPTI.
+$(BUILD)/tests/libmockcupti.so: tests/mock_libcupti.c tests/mock_libcupti.h host/cupti_host_abi.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -shared $(LDFLAGS) -o $@ tests/mock_libcupti.c -ldl
+
+$(BUILD)/tests/test_cupti: $(BUILD)/tests/libmockcupti.so $(BUILD)/tests/libmockcuda.so tests/mock_libcupti.h
+$(BUILD)/tests/test_nvml: $(BUILD)/tests/libmocknvml.so $(BUILD)/tests/libmockcuda.so tests/mock_libnvml.h
+$(BUILD)/tests/test_jit_check: $(BUILD)/tests/libmockcuda.so tests/mock_libcuda.h
+$(BUILD)/tests/test_watchdog: $(BUILD)/tests/libmockcuda.so tests/mock_libcuda.h
 $(BUILD)/tests/test_cuda_backend: $(BUILD)/tests/libmockcuda.so tests/mock_libcuda.h tests/cuda_test_kernels.h
 $(BUILD)/tests/test_cubin_elf: tests/cuda_test_kernels.h
 $(BUILD)/tests/test_sass_patch: tests/cuda_test_kernels.h tests/ptx_toolchain.h
@@ -128,7 +142,8 @@ valgrind: deps
 	@$(MAKE) --no-print-directory tests-build
 	@GD_VALGRIND=1 GD_BIN=./$(BIN) tests/run-all.sh $(BUILD)/tests/test_arch $(BUILD)/tests/test_sim_exec \
 	    $(BUILD)/tests/test_sim_pchase $(BUILD)/tests/test_cubin_elf $(BUILD)/tests/test_cuda_backend \
-	    $(BUILD)/tests/test_sass_patch $(BUILD)/tests/test_sim_lsu
+	    $(BUILD)/tests/test_sass_patch $(BUILD)/tests/test_sim_lsu $(BUILD)/tests/test_nvml \
+	    $(BUILD)/tests/test_cupti $(BUILD)/tests/test_jit_check
 	@valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
 	    ./$(BIN) run --device sim:tiny --probe pchase --sweep 1KiB:64KiB --out /tmp/gd-valgrind-run --quiet >/dev/null \
 	    && echo "ok    gpudissect run (valgrind)"

@@ -33,6 +33,10 @@ typedef struct gd_point {
      * counters): each cumulative counter's increase, and per memory instruction
      * the requests and sectors of the coalescer */
     gd_counter_list counters;
+    /* the SM clock the point really ran at (cycles over %globaltimer's
+     * nanoseconds across the timed region, kernels/timer.h); NAN where the
+     * probe does not measure it.  The CSV's sm_clock_mhz column. */
+    double sm_clock_mhz;
 } gd_point;
 
 /* The measured curve of one probe configuration, points sorted by x. */

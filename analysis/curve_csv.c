@@ -1,7 +1,8 @@
 /* curve_csv.c -- a curve as results/RUN/LABEL.csv, written and read back.
  *
  * LABEL.csv holds one row per point and series: the sweep value, the series
- * name and its summary (min, median, mean, max, count, p05, p95, stddev);
+ * name and its summary (min, median, mean, max, count, p05, p95, stddev), and
+ * the point's effective SM clock (sm_clock_mhz, empty where not measured);
  * LABEL.counters.csv what the device counted per point.  Both are written
  * atomically, and the reader gives a one-line error naming the file and line
  * of anything it cannot take.  Writer and reader live together so that they
@@ -10,6 +11,7 @@
 #include "analysis/curve.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,15 +22,20 @@ int gd_curve_write_csv(const gd_curve *curve, const char *dir, gd_err *err)
 {
     gd_text t;
     gd_text_init(&t);
-    gd_text_printf(&t, "%s,series,min,median,mean,max,count,p05,p95,stddev\n",
+    gd_text_printf(&t, "%s,series,min,median,mean,max,count,p05,p95,stddev,sm_clock_mhz\n",
                    curve->probe ? gd_probe_describe(curve->probe).sweep_name : "x");
     for (size_t i = 0; i < curve->count; i++) {
         const gd_point *p = &curve->points[i];
+        /* the point's effective SM clock on every row of the point; empty
+         * where the probe does not measure it */
+        char clock[32] = "";
+        if (isfinite(p->sm_clock_mhz) && p->sm_clock_mhz > 0)
+            snprintf(clock, sizeof clock, "%.6g", p->sm_clock_mhz);
         for (unsigned s = 0; s < p->series_count; s++) {
             const gd_summary *m = &p->series[s].summary;
-            gd_text_printf(&t, "%llu,%s,%.6g,%.6g,%.6g,%.6g,%zu,%.6g,%.6g,%.6g\n",
+            gd_text_printf(&t, "%llu,%s,%.6g,%.6g,%.6g,%.6g,%zu,%.6g,%.6g,%.6g,%s\n",
                            (unsigned long long)p->x, p->series[s].name, m->min, m->median, m->mean,
-                           m->max, m->count, m->p05, m->p95, m->stddev);
+                           m->max, m->count, m->p05, m->p95, m->stddev, clock);
         }
     }
     char path[1024];
@@ -90,8 +97,10 @@ int gd_curve_read_csv(const char *path, const char *label, const gd_probe *probe
         char series[32];
         gd_summary s;
         memset(&s, 0, sizeof s);
-        int got = sscanf(line, "%llu,%31[^,],%lf,%lf,%lf,%lf,%zu,%lf,%lf,%lf", &x, series, &s.min,
-                         &s.median, &s.mean, &s.max, &s.count, &s.p05, &s.p95, &s.stddev);
+        double clock_mhz = NAN; /* the sm_clock_mhz column: empty where not measured */
+        int got = sscanf(line, "%llu,%31[^,],%lf,%lf,%lf,%lf,%zu,%lf,%lf,%lf,%lf", &x, series,
+                         &s.min, &s.median, &s.mean, &s.max, &s.count, &s.p05, &s.p95, &s.stddev,
+                         &clock_mhz);
         if (got < 7) {
             gd_fail(err, "%s:%d: malformed row", path, lineno);
             goto out;
@@ -118,7 +127,10 @@ int gd_curve_read_csv(const char *path, const char *label, const gd_probe *probe
             p = &out->points[out->count++];
             memset(p, 0, sizeof *p);
             p->x = x;
+            p->sm_clock_mhz = NAN;
         }
+        if (got == 11)
+            p->sm_clock_mhz = clock_mhz;
         if (point_add_series(p, series, &s) != 0) {
             gd_fail(err, "%s:%d: too many series at one point", path, lineno);
             goto out;

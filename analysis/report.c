@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "analysis/report_conditions.h"
 #include "analysis/report_tables.h"
 #include "analysis/results.h"
 
@@ -348,6 +349,7 @@ int gd_report_write(const char *run_dir, gd_err *err)
     put_title(&t, meta, inferred, run_dir);
     put_provenance(&t, meta);
     put_steps_not_measured(&t, meta);
+    report_put_conditions(&t, meta);
     report_put_levels(&t, levels);
     if (compare) {
         report_put_comparison(&t, compare);

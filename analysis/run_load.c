@@ -2,7 +2,8 @@
  *
  * meta.json lists the probes of the run (label, probe, options); each has a
  * LABEL.csv of per-point summaries (x, series, min, median, mean, max, count,
- * p05, p95, stddev).  Those summaries are what compare and plot need: the
+ * p05, p95, stddev, and the point's effective SM clock sm_clock_mhz, empty where
+ * not measured).  Those summaries are what compare and plot need: the
  * medians and bands to draw, the means the model predicts, the chain base the
  * model needs.  Raw samples are not stored; inference runs where they exist
  * (in `characterize`) and leaves its results in inferred.json.

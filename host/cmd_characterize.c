@@ -193,6 +193,7 @@ int gd_cmd_characterize(int argc, char **argv)
 
     gd_runner runner;
     gd_runner_init(&runner, dev, out_dir, quiet ? NULL : stderr);
+    runner.meta = meta; /* the JIT checks of a cuda device land in meta.json */
     gd_characterize_ctx ctx = {
         .runner = &runner,
         .suite = suite,

@@ -274,6 +274,7 @@ int gd_cmd_run(int argc, char **argv)
         goto out;
     if (gd_mkdirs(out_dir, &err) != 0 || !(meta = gd_meta_new(dev, argc, argv, &err)))
         goto out;
+    runner.meta = meta; /* the JIT checks of a cuda device land in meta.json */
     entry = json_object();
     json_object_set_new(entry, "probe", json_string(probe->name));
     json_object_set_new(entry, "csv", json_string(curve.label));

@@ -45,12 +45,18 @@ typedef struct cuda_device {
     CUdevice device;
     CUcontext context;
     int context_retained;
+    int kernel_exec_timeout; /* CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT: a watchdog */
+    struct gd_cupti *cupti;  /* the counters (host/cupti.c), opened at the first read */
+    int cupti_tried;
+    char counters_note[GD_ERR_MSG_BYTES]; /* "counters unavailable: ..." or "" */
 } cuda_device;
 
 typedef struct cuda_kernel {
     gd_kernel base; /* first, so a gd_kernel* is a cuda_kernel* */
     void *cubin;    /* the image the module was loaded from (owned; patched if asked) */
     size_t cubin_bytes;
+    void *jit_cubin; /* the JIT's own output when a patch changed it (owned); else NULL */
+    size_t jit_cubin_bytes;
     CUmodule module;
     CUfunction function;
     unsigned dynamic_shared_optin_bytes; /* last CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES */

@@ -27,6 +27,8 @@
 
 #include "host/cuda_backend.h"
 
+#include "host/cupti.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +53,19 @@ int cuda_device_list(gd_device_info *infos, int max, int *count, gd_err *err)
 const gd_cuda_symbol *gd_cuda_symbol_table(size_t *count)
 {
     *count = 0;
+    return NULL;
+}
+
+int cuda_device_watchdog(const gd_device *dev, int *watchdog_on)
+{
+    (void)dev;
+    *watchdog_on = 0;
+    return -1;
+}
+
+const char *cuda_device_counters_note(const gd_device *dev)
+{
+    (void)dev;
     return NULL;
 }
 
@@ -272,6 +287,12 @@ err:
 static void cuda_close(gd_device *base)
 {
     cuda_device *dev = (cuda_device *)base;
+    if (dev->cupti) {
+        if (dev->context_retained)
+            cuda_make_current(dev, NULL); /* CUPTI tears down on this context */
+        gd_cupti_close(dev->cupti);
+        dev->cupti = NULL;
+    }
     if (dev->context_retained) {
         /* Leave no context of ours current on this thread, then drop our
          * reference; the driver destroys the primary context with the last one. */
@@ -298,6 +319,12 @@ int cuda_device_open(int ordinal, const gd_device_opts *opts, gd_device **out, g
         cuda_query_info(drv, dev->device, ordinal, &dev->base.info, err) != 0)
         goto err;
 
+    /* A display-attached card kills long kernels; the runner splits long
+     * points when this is set (host/runner.c). */
+    if (CUDA_ATTRIBUTE(drv, dev->device, CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT,
+                       &dev->kernel_exec_timeout, err) != 0)
+        goto err;
+
     CUresult rc = drv->cuDevicePrimaryCtxRetain(&dev->context, dev->device);
     if (rc != CUDA_SUCCESS) {
         cuda_fail(drv, rc, err, CU_NAME(cuDevicePrimaryCtxRetain) "(device %d)", ordinal);
@@ -312,6 +339,15 @@ int cuda_device_open(int ordinal, const gd_device_opts *opts, gd_device **out, g
 err:
     cuda_close(&dev->base);
     return -1;
+}
+
+int cuda_device_watchdog(const gd_device *base, int *watchdog_on)
+{
+    *watchdog_on = 0;
+    if (!base || base->ops != &cuda_device_ops)
+        return -1;
+    *watchdog_on = ((const cuda_device *)base)->kernel_exec_timeout != 0;
+    return 0;
 }
 
 /* ---- memory, launch ------------------------------------------------------ */
@@ -433,6 +469,37 @@ static int cuda_synchronize(gd_device *base, gd_err *err)
     return 0;
 }
 
+/* The counters: CUPTI's range profiler (host/cupti.c), opened at the first read
+ * -- before the first point's launches -- so that a run that never asks for
+ * counters never loads CUPTI.  When it cannot run, the device has no counters
+ * and says why once (cuda_device_counters_note, meta.json); the run goes on. */
+static int cuda_counters(gd_device *base, gd_counter_list *out, gd_err *err)
+{
+    cuda_device *dev = (cuda_device *)base;
+    if (cuda_make_current(dev, err) != 0)
+        return -1;
+    if (!dev->cupti_tried) {
+        dev->cupti_tried = 1;
+        gd_err why = {{0}};
+        if (gd_cupti_open(dev->context, (int)dev->device, &dev->cupti, &why) != 0) {
+            dev->cupti = NULL;
+            snprintf(dev->counters_note, sizeof dev->counters_note, "%s", why.msg);
+        }
+    }
+    if (!dev->cupti)
+        return 0;
+    if (gd_cupti_collect(dev->cupti, out, err) != 0)
+        return gd_fail_prefix(err, "%s: counters", dev->base.info.spec);
+    return 0;
+}
+
+const char *cuda_device_counters_note(const gd_device *base)
+{
+    if (!base || base->ops != &cuda_device_ops)
+        return NULL;
+    return ((const cuda_device *)base)->counters_note;
+}
+
 const struct gd_device_ops cuda_device_ops = {
     .close = cuda_close,
     .load = cuda_load,
@@ -445,7 +512,7 @@ const struct gd_device_ops cuda_device_ops = {
     .write_symbol = cuda_write_symbol,
     .launch = cuda_launch,
     .synchronize = cuda_synchronize,
-    .counters = NULL, /* CUPTI metrics are not wired up yet */
+    .counters = cuda_counters,
 };
 
 #endif /* GD_HAVE_CUDA */

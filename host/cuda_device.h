@@ -2,10 +2,12 @@
  * beyond the device interface.
  *
  * The registry (host/device_registry.c) opens it for "cuda:N"; after that
- * host/device.h is all the harness needs.  Two more calls exist for tools that
- * work on the machine code itself (a SASS patcher): read back the cubin a kernel
- * was loaded from, and load a (patched) cubin directly, skipping the PTX JIT.
- * Every call fails cleanly in a build without CUDA headers.
+ * host/device.h is all the harness needs.  The other calls exist for tools that
+ * work on the machine code itself (a SASS patcher, the run-time JIT check):
+ * read back the cubin a kernel was loaded from and the one the JIT made, load
+ * a (patched) cubin directly, skipping the PTX JIT, and ask whether the
+ * display watchdog limits a launch.  All fail cleanly in a build without CUDA
+ * headers.
  */
 #ifndef GD_CUDA_DEVICE_H
 #define GD_CUDA_DEVICE_H
@@ -27,10 +29,26 @@ int cuda_device_list(gd_device_info *infos, int max, int *count, gd_err *err);
  * unloaded).  `kernel` must come from a cuda:N device. */
 int cuda_kernel_cubin(const gd_kernel *kernel, const void **bytes, size_t *size);
 
+/* The cubin the driver's JIT returned for `kernel`, before any SASS patch
+ * (the same bytes as cuda_kernel_cubin when nothing was patched; a kernel
+ * loaded from a cubin: that cubin).  What host/jit_check.c checks. */
+int cuda_kernel_jit_cubin(const gd_kernel *kernel, const void **bytes, size_t *size);
+
 /* Load `entry` from a cubin (copied; the caller keeps its buffer).  code_bytes
  * and instruction_count are read from the cubin as for a PTX load; the JIT logs
  * are empty.  `dev` must be a cuda:N device. */
 int cuda_kernel_load_cubin(gd_device *dev, const void *cubin, size_t size, const char *entry,
                            gd_kernel **out, gd_err *err);
+
+/* Whether the driver limits how long one launch may run on this device
+ * (CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT: a display-attached card's
+ * watchdog, which kills a longer kernel with CUDA_ERROR_LAUNCH_TIMEOUT).  0 on
+ * success; -1 for a device that is not cuda:N. */
+int cuda_device_watchdog(const gd_device *dev, int *watchdog_on);
+
+/* Why this cuda device reports no counters ("counters unavailable: ..."), ""
+ * while they work or before they were first read, NULL for a device that is
+ * not cuda:N. */
+const char *cuda_device_counters_note(const gd_device *dev);
 
 #endif

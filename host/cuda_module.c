@@ -42,6 +42,11 @@ int cuda_kernel_cubin(const gd_kernel *kernel, const void **bytes, size_t *size)
     return -1;
 }
 
+int cuda_kernel_jit_cubin(const gd_kernel *kernel, const void **bytes, size_t *size)
+{
+    return cuda_kernel_cubin(kernel, bytes, size);
+}
+
 int cuda_kernel_load_cubin(gd_device *dev, const void *cubin, size_t size, const char *entry,
                            gd_kernel **out, gd_err *err)
 {
@@ -123,6 +128,7 @@ static void cuda_kernel_free(cuda_device *dev, cuda_kernel *kernel)
     if (kernel->module && dev->drv.cuCtxSetCurrent(dev->context) == CUDA_SUCCESS)
         dev->drv.cuModuleUnload(kernel->module);
     free(kernel->cubin);
+    free(kernel->jit_cubin);
     free(kernel->base.jit_info_log);
     free(kernel->base.jit_error_log);
     free(kernel);
@@ -210,6 +216,21 @@ static int apply_code_patch(const gd_load_opts *opts, void *cubin, size_t cubin_
     return 0;
 }
 
+/* A patch rewrites the cubin in place; the JIT's own output is what the
+ * run-time check (host/jit_check.c) reads, so keep a copy of it first. */
+static int keep_jit_output(const gd_load_opts *opts, const void *cubin, size_t cubin_bytes,
+                           void **jit_copy, const char *entry, gd_err *err)
+{
+    *jit_copy = NULL;
+    if (!opts || opts->patch == GD_PATCH_NONE)
+        return 0;
+    *jit_copy = malloc(cubin_bytes);
+    if (!*jit_copy)
+        return gd_fail(err, "%s: out of memory for a %zu-byte cubin", entry, cubin_bytes);
+    memcpy(*jit_copy, cubin, cubin_bytes);
+    return 0;
+}
+
 /* JIT the PTX, patch the cubin if asked, load it. */
 int cuda_load(gd_device *base, const char *ptx, const char *entry, const gd_load_opts *opts,
               gd_kernel **out, gd_err *err)
@@ -218,6 +239,7 @@ int cuda_load(gd_device *base, const char *ptx, const char *entry, const gd_load
     const cuda_driver *drv = &dev->drv;
     CUlinkState link = NULL;
     void *cubin_copy = NULL;
+    void *jit_copy = NULL;
     *out = NULL;
     if (check_entry_name(entry, err) != 0 || check_code_patch(opts, entry, err) != 0)
         return -1;
@@ -284,16 +306,25 @@ int cuda_load(gd_device *base, const char *ptx, const char *entry, const gd_load
     memcpy(cubin_copy, cubin, cubin_bytes);
     drv->cuLinkDestroy(link); /* a failure here leaves nothing for us to undo */
     link = NULL;
-    if (apply_code_patch(opts, cubin_copy, cubin_bytes, entry, err) != 0)
+    if (keep_jit_output(opts, cubin_copy, cubin_bytes, &jit_copy, entry, err) != 0 ||
+        apply_code_patch(opts, cubin_copy, cubin_bytes, entry, err) != 0)
         goto err;
     /* The logs were sized for the worst case; a kernel keeps only what was written. */
     info_log = shrink_to_fit(info_log);
     error_log = shrink_to_fit(error_log);
-    return cuda_kernel_create(dev, entry, cubin_copy, cubin_bytes, info_log, error_log, out, err);
+    if (cuda_kernel_create(dev, entry, cubin_copy, cubin_bytes, info_log, error_log, out,
+                           err) != 0) {
+        free(jit_copy);
+        return -1;
+    }
+    ((cuda_kernel *)*out)->jit_cubin = jit_copy;
+    ((cuda_kernel *)*out)->jit_cubin_bytes = jit_copy ? cubin_bytes : 0;
+    return 0;
 
 err:
     if (link)
         drv->cuLinkDestroy(link);
+    free(jit_copy);
     free(cubin_copy);
     free(info_log);
     free(error_log);
@@ -315,6 +346,17 @@ int cuda_kernel_cubin(const gd_kernel *kernel, const void **bytes, size_t *size)
     *bytes = cuda->cubin;
     *size = cuda->cubin_bytes;
     return 0;
+}
+
+int cuda_kernel_jit_cubin(const gd_kernel *kernel, const void **bytes, size_t *size)
+{
+    const cuda_kernel *cuda = (const cuda_kernel *)kernel;
+    if (cuda && cuda->jit_cubin) {
+        *bytes = cuda->jit_cubin;
+        *size = cuda->jit_cubin_bytes;
+        return 0;
+    }
+    return cuda_kernel_cubin(kernel, bytes, size);
 }
 
 int cuda_kernel_load_cubin(gd_device *base, const void *cubin, size_t size, const char *entry,

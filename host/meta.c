@@ -5,6 +5,9 @@
 #include <string.h>
 
 #include "analysis/results.h"
+#include "host/cuda_device.h"
+#include "host/nvml.h"
+#include "host/runner.h"
 #include "host/topology.h"
 
 static int run_line(const char *cmd, char *buf, size_t size)
@@ -59,6 +62,30 @@ static json_t *device_json(const gd_device_info *d)
     return o;
 }
 
+void gd_meta_add_device_state(json_t *meta, gd_device *dev)
+{
+    const gd_device_info *info = gd_device_get_info(dev);
+    /* NVML: the clocks, throttling and modes the numbers were measured under
+     * (a cuda device); a sim device has its clock in the arch file. */
+    if (strcmp(info->backend, "cuda") == 0) {
+        json_object_set_new(meta, "nvml", gd_nvml_describe(info->pci_bus_id));
+        /* the display watchdog: long points are spread over launches (runner.c) */
+        int watchdog = 0;
+        json_t *w = json_object();
+        json_object_set_new(w, "kernel_exec_timeout",
+                            cuda_device_watchdog(dev, &watchdog) == 0 ? json_boolean(watchdog)
+                                                                      : json_null());
+        json_object_set_new(w, "launch_budget_s", json_real(GD_WATCHDOG_LAUNCH_BUDGET_S));
+        json_object_set_new(w, "worst_access_cycles", json_integer(GD_WATCHDOG_WORST_ACCESS_CYCLES));
+        json_object_set_new(meta, "watchdog", w);
+    } else {
+        json_t *none = json_object();
+        json_object_set_new(none, "available", json_false());
+        json_object_set_new(none, "reason", json_string("not applicable: a simulated device"));
+        json_object_set_new(meta, "nvml", none);
+    }
+}
+
 json_t *gd_meta_new(gd_device *dev, int argc, char **argv, gd_err *err)
 {
     const gd_device_info *info = gd_device_get_info(dev);
@@ -86,6 +113,7 @@ json_t *gd_meta_new(gd_device *dev, int argc, char **argv, gd_err *err)
 #else
     json_object_set_new(meta, "built_with_cuda_headers", json_false());
 #endif
+    gd_meta_add_device_state(meta, dev);
     json_t *topo = gd_topology_describe(info->pci_bus_id, err);
     json_object_set_new(meta, "host", topo ? topo : json_null());
     json_object_set_new(meta, "probes", json_array());
@@ -104,6 +132,10 @@ int gd_meta_finish(json_t *meta, gd_device *dev, const char *dir, gd_err *err)
     char now[32];
     gd_iso8601_now(now, sizeof now);
     json_object_set_new(meta, "end_time", json_string(now));
+    /* Read again: a clock that boosted or throttled during the run shows here. */
+    const gd_device_info *info = gd_device_get_info(dev);
+    if (strcmp(info->backend, "cuda") == 0)
+        json_object_set_new(meta, "nvml_at_end", gd_nvml_describe(info->pci_bus_id));
     gd_counter_list counters = {0};
     if (gd_device_counters(dev, &counters, err) != 0)
         return -1;
@@ -112,5 +144,10 @@ int gd_meta_finish(json_t *meta, gd_device *dev, const char *dir, gd_err *err)
         json_object_set_new(c, counters.items[i].name, json_real(counters.items[i].value));
     gd_counter_list_free(&counters);
     json_object_set_new(meta, "counters", c);
+    /* a cuda device: whether CUPTI counted, or why not */
+    const char *note = cuda_device_counters_note(dev);
+    if (note)
+        json_object_set_new(meta, "cupti",
+                            json_string(note[0] ? note : "counters collected (CUPTI range profiler)"));
     return gd_meta_write(meta, dir, err);
 }

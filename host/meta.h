@@ -12,7 +12,13 @@
  * device description (arch, driver/toolkit versions, SM clock, ...) and host
  * topology.  Returns NULL with err. */
 json_t *gd_meta_new(gd_device *dev, int argc, char **argv, gd_err *err);
-/* Adds the end time and the device's counters, then writes DIR/meta.json. */
+/* What the device runs under, into meta (gd_meta_new calls it): for a cuda
+ * device NVML's state ("nvml", host/nvml.h) and the display watchdog
+ * ("watchdog"); for a sim device "nvml" says it does not apply. */
+void gd_meta_add_device_state(json_t *meta, gd_device *dev);
+/* Adds the end time, the device's counters (and for a cuda device NVML's state
+ * again, "nvml_at_end", and whether CUPTI counted, "cupti"), then writes
+ * DIR/meta.json. */
 int gd_meta_finish(json_t *meta, gd_device *dev, const char *dir, gd_err *err);
 /* Writes DIR/meta.json as it is now (called at the start too). */
 int gd_meta_write(const json_t *meta, const char *dir, gd_err *err);

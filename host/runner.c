@@ -14,6 +14,9 @@
 
 #include "analysis/arch.h"
 #include "analysis/results.h"
+#include "host/cuda_device.h"
+#include "host/jit_check.h"
+#include "kernels/timer.h"
 
 /* ------------------------------------------------------------------------- */
 /* Sweeps                                                                    */
@@ -166,7 +169,61 @@ void gd_runner_close(gd_runner *runner)
     runner->kernel_ptx = NULL;
 }
 
-static int runner_kernel(gd_runner *r, const gd_probe_plan *plan, gd_err *err)
+/* Before a freshly JIT-compiled kernel first runs on a cuda device: check the
+ * machine code the driver made (host/jit_check.c), record what was checked in
+ * meta.json, and refuse the probe on a mismatch.  Sim devices run the PTX
+ * itself: nothing to check. */
+static int check_jit_output(gd_runner *r, const gd_probe *probe, const gd_probe_plan *plan,
+                            gd_err *err)
+{
+    const gd_device_info *info = gd_device_get_info(r->dev);
+    if (strcmp(info->backend, "cuda") != 0)
+        return 0;
+    const void *jit = NULL, *loaded = NULL;
+    size_t jit_bytes = 0, loaded_bytes = 0;
+    if (cuda_kernel_jit_cubin(r->kernel, &jit, &jit_bytes) != 0 ||
+        cuda_kernel_cubin(r->kernel, &loaded, &loaded_bytes) != 0)
+        return gd_fail(err, "%s: the kernel %s has no cubin to check", probe->name, plan->entry);
+    char nvdisasm_buf[1024];
+    const char *nvdisasm = gd_jit_find_nvdisasm(nvdisasm_buf, sizeof nvdisasm_buf);
+    gd_jit_verdict v;
+    if (gd_jit_check(probe->name, plan, jit, jit_bytes, nvdisasm, &v, err) != 0)
+        return -1;
+    if (r->meta) {
+        char jit_hash[17], loaded_hash[17];
+        gd_jit_cubin_hash(jit, jit_bytes, jit_hash);
+        gd_jit_cubin_hash(loaded, loaded_bytes, loaded_hash);
+        json_t *k = json_object();
+        json_object_set_new(k, "probe", json_string(probe->name));
+        json_object_set_new(k, "entry", json_string(plan->entry));
+        json_object_set_new(k, "point", json_integer((json_int_t)plan->point));
+        json_object_set_new(k, "jit_cubin_fnv1a64", json_string(jit_hash));
+        json_object_set_new(k, "jit_cubin_bytes", json_integer((json_int_t)jit_bytes));
+        json_object_set_new(k, "loaded_cubin_fnv1a64", json_string(loaded_hash));
+        json_object_set_new(k, "sass_instructions", json_integer(v.instructions));
+        json_object_set_new(k, "jit_info_log", json_string(r->kernel->jit_info_log));
+        json_object_set_new(k, "machine_code", json_string(gd_jit_status_name(v.status)));
+        json_object_set_new(k, "code_range", json_string(v.code_range));
+        json_object_set_new(k, "intended_instructions", json_string(v.intended));
+        json_object_set_new(k, "timed_region_order", json_string(v.order));
+        json_object_set_new(k, "nvdisasm", nvdisasm ? json_string(nvdisasm) : json_null());
+        json_t *list = json_object_get(r->meta, "kernels");
+        if (!json_is_array(list)) {
+            list = json_array();
+            json_object_set_new(r->meta, "kernels", list);
+        }
+        json_array_append_new(list, k);
+    }
+    if (v.status == GD_JIT_MISMATCH)
+        return gd_fail(err, "%s: the driver's JIT made machine code that does not mean what the "
+                       "probe intends, refused before its first launch: %s",
+                       probe->name,
+                       strncmp(v.code_range, "mismatch", 8) == 0 ? v.code_range : v.intended);
+    return 0;
+}
+
+static int runner_kernel(gd_runner *r, const gd_probe *probe, const gd_probe_plan *plan,
+                         gd_err *err)
 {
     if (r->kernel && r->kernel_ptx && strcmp(r->kernel_ptx, plan->ptx) == 0 &&
         strcmp(r->kernel->entry, plan->entry) == 0 && r->kernel_load.patch == plan->load.patch &&
@@ -177,6 +234,11 @@ static int runner_kernel(gd_runner *r, const gd_probe_plan *plan, gd_err *err)
         r->kernel = NULL;
         return -1;
     }
+    r->kernel_warmed = 0;
+    if (check_jit_output(r, probe, plan, err) != 0) {
+        gd_runner_close(r);
+        return -1;
+    }
     r->kernel_load = plan->load;
     r->kernel_ptx = strdup(plan->ptx);
     if (!r->kernel_ptx)
@@ -184,63 +246,53 @@ static int runner_kernel(gd_runner *r, const gd_probe_plan *plan, gd_err *err)
     return 0;
 }
 
-static int measure_plan(gd_runner *r, const gd_probe *probe, gd_probe_plan *plan,
-                        gd_probe_result *result, gd_err *err)
+/* Writes the initial contents of every buffer (host-filled ones from the probe,
+ * module variables by name, the rest zeroed); host[i] keeps what was filled. */
+static int fill_buffers(gd_runner *r, const gd_probe *probe, const gd_probe_plan *plan,
+                        const gd_devptr *addr, void **host, gd_err *err)
 {
     gd_device *dev = r->dev;
-    gd_devptr addr[GD_PROBE_MAX_BUFFERS] = {0};
-    void *host[GD_PROBE_MAX_BUFFERS] = {0};
-    int allocated[GD_PROBE_MAX_BUFFERS] = {0};
-    int rc = -1;
-
-    if (runner_kernel(r, plan, err) != 0)
-        goto out;
-    for (unsigned i = 0; i < plan->buffer_count; i++) {
-        if (plan->buffers[i].symbol)
-            continue;
-        if (gd_mem_alloc(dev, plan->buffers[i].bytes, &addr[i], err) != 0)
-            goto out;
-        allocated[i] = 1;
-    }
     for (unsigned i = 0; i < plan->buffer_count; i++) {
         const gd_probe_buffer *b = &plan->buffers[i];
         if (b->host_fill) {
-            host[i] = calloc(1, b->bytes);
             if (!host[i]) {
-                gd_fail(err, "out of memory for buffer %s", b->name);
-                goto out;
+                host[i] = calloc(1, b->bytes);
+                if (!host[i])
+                    return gd_fail(err, "out of memory for buffer %s", b->name);
+                if (probe->fill(plan, i, addr, host[i], err) != 0)
+                    return -1;
             }
-            if (probe->fill(plan, i, addr, host[i], err) != 0)
-                goto out;
             if (b->symbol ? gd_symbol_write(dev, r->kernel, b->symbol, host[i], b->bytes, err)
                           : gd_mem_copy_in(dev, addr[i], host[i], b->bytes, err))
-                goto out;
+                return -1;
         } else if (b->symbol) {
-            gd_fail(err, "%s: buffer %s names module variable %s but is not host-filled",
-                    probe->name, b->name, b->symbol);
-            goto out;
+            return gd_fail(err, "%s: buffer %s names module variable %s but is not host-filled",
+                           probe->name, b->name, b->symbol);
         } else if (gd_mem_fill(dev, addr[i], 0, b->bytes, err) != 0) {
-            goto out;
+            return -1;
         }
     }
+    return 0;
+}
+
+/* One launch with these parameters, and its completion. */
+static int launch_once(gd_runner *r, const gd_probe *probe, const gd_probe_plan *plan,
+                       const gd_probe_param *params, const gd_devptr *addr, gd_err *err)
+{
     uint64_t values[GD_PROBE_MAX_PARAMS];
     const void *value_ptrs[GD_PROBE_MAX_PARAMS];
     size_t sizes[GD_PROBE_MAX_PARAMS];
     uint32_t u32s[GD_PROBE_MAX_PARAMS];
     for (unsigned i = 0; i < plan->param_count; i++) {
-        const gd_probe_param *p = &plan->params[i];
+        const gd_probe_param *p = &params[i];
         switch (p->kind) {
         case GD_PARAM_BUFFER:
-            if (p->buffer >= plan->buffer_count) {
-                gd_fail(err, "%s: parameter %u names buffer %u of %u", probe->name, i, p->buffer,
-                        plan->buffer_count);
-                goto out;
-            }
-            if (plan->buffers[p->buffer].symbol) {
-                gd_fail(err, "%s: parameter %u passes module variable %s", probe->name, i,
-                        plan->buffers[p->buffer].symbol);
-                goto out;
-            }
+            if (p->buffer >= plan->buffer_count)
+                return gd_fail(err, "%s: parameter %u names buffer %u of %u", probe->name, i,
+                               p->buffer, plan->buffer_count);
+            if (plan->buffers[p->buffer].symbol)
+                return gd_fail(err, "%s: parameter %u passes module variable %s", probe->name, i,
+                               plan->buffers[p->buffer].symbol);
             values[i] = addr[p->buffer];
             value_ptrs[i] = &values[i];
             sizes[i] = sizeof(uint64_t);
@@ -265,7 +317,66 @@ static int measure_plan(gd_runner *r, const gd_probe *probe, gd_probe_plan *plan
         .param_values = value_ptrs,
         .param_sizes = sizes,
     };
-    if (gd_kernel_launch(dev, r->kernel, &launch, err) != 0 || gd_device_synchronize(dev, err) != 0)
+    if (gd_kernel_launch(r->dev, r->kernel, &launch, err) != 0 ||
+        gd_device_synchronize(r->dev, err) != 0)
+        return -1;
+    r->launches++;
+    return 0;
+}
+
+/* The point's launches, in order: one with plan->params, or plan->launches
+ * with the parameters probe->split gives each. */
+static int launch_point(gd_runner *r, const gd_probe *probe, const gd_probe_plan *plan,
+                        const gd_devptr *addr, unsigned only_first, gd_err *err)
+{
+    if (plan->launches < 2)
+        return launch_once(r, probe, plan, plan->params, addr, err);
+    gd_probe_param params[GD_PROBE_MAX_PARAMS];
+    unsigned n = only_first ? 1 : plan->launches;
+    for (unsigned k = 0; k < n; k++)
+        if (probe->split(plan, k, params, err) != 0 ||
+            launch_once(r, probe, plan, params, addr, err) != 0)
+            return gd_fail_prefix(err, "launch %u of %u", k + 1, plan->launches);
+    return 0;
+}
+
+static int measure_plan(gd_runner *r, const gd_probe *probe, gd_probe_plan *plan,
+                        gd_probe_result *result, gd_err *err)
+{
+    gd_device *dev = r->dev;
+    gd_devptr addr[GD_PROBE_MAX_BUFFERS] = {0};
+    void *host[GD_PROBE_MAX_BUFFERS] = {0};
+    int allocated[GD_PROBE_MAX_BUFFERS] = {0};
+    int rc = -1;
+
+    if (runner_kernel(r, probe, plan, err) != 0)
+        goto out;
+    for (unsigned i = 0; i < plan->buffer_count; i++) {
+        if (plan->buffers[i].symbol)
+            continue;
+        if (gd_mem_alloc(dev, plan->buffers[i].bytes, &addr[i], err) != 0)
+            goto out;
+        allocated[i] = 1;
+    }
+    if (fill_buffers(r, probe, plan, addr, host, err) != 0)
+        goto out;
+    /* A card idles at a low clock and boosts under load: a kernel's first
+     * launch would be timed while the clock ramps.  So on a GPU the first
+     * launch of each kernel is a warm-up, untimed (the first share of a split
+     * point, so that it too stays under a watchdog), and the buffers are
+     * filled again before the launches that count.  The simulator's clock
+     * does not move: no warm-up there. */
+    if (!r->kernel_warmed && strcmp(gd_device_get_info(dev)->backend, "cuda") == 0) {
+        if (launch_point(r, probe, plan, addr, 1, err) != 0) {
+            gd_fail_prefix(err, "warm-up launch");
+            goto out;
+        }
+        r->warmup_launches++;
+        if (fill_buffers(r, probe, plan, addr, host, err) != 0)
+            goto out;
+    }
+    r->kernel_warmed = 1;
+    if (launch_point(r, probe, plan, addr, 0, err) != 0)
         goto out;
     for (unsigned i = 0; i < plan->buffer_count; i++) {
         if (!plan->buffers[i].copy_out || plan->buffers[i].symbol)
@@ -297,6 +408,76 @@ out:
     return rc;
 }
 
+/* The display watchdog: a display-attached card kills a launch that runs for
+ * more than a few seconds (CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT; about 2 s
+ * under Windows' TDR default, 5 s or more under X).  A point whose worst case
+ * -- every dependent access as slow as GD_WATCHDOG_WORST_ACCESS_CYCLES at the
+ * device's clock -- exceeds the launch budget is planned again, spread over
+ * enough launches.  Returns 0 with *launches 1 when no split is needed. */
+static int watchdog_launches(gd_runner *r, const gd_probe *probe, const gd_probe_plan *plan,
+                             unsigned *launches, double *expected_s, gd_err *err)
+{
+    *launches = 1;
+    *expected_s = 0;
+    int watchdog = r->assume_watchdog;
+    if (!watchdog && cuda_device_watchdog(r->dev, &watchdog) != 0)
+        watchdog = 0; /* a sim device: no watchdog */
+    if (!watchdog || !plan->dependent_accesses)
+        return 0;
+    const gd_device_info *info = gd_device_get_info(r->dev);
+    double clock_hz = (info->clock_mhz > 0 ? info->clock_mhz : GD_WATCHDOG_FALLBACK_CLOCK_MHZ) *
+                      1e6;
+    double budget_s = r->launch_budget_s > 0 ? r->launch_budget_s : GD_WATCHDOG_LAUNCH_BUDGET_S;
+    *expected_s = (double)plan->dependent_accesses * GD_WATCHDOG_WORST_ACCESS_CYCLES / clock_hz;
+    if (*expected_s <= budget_s)
+        return 0;
+    double n = ceil(*expected_s / budget_s);
+    if (!probe->split)
+        return gd_fail(err, "%s: one launch of this point may run %.1f s (%llu dependent accesses "
+                       "at up to %d cycles, %.0f MHz) and the display watchdog of %s kills "
+                       "launches after a few seconds; %s cannot spread a point over launches: "
+                       "use a GPU without a display",
+                       probe->name, *expected_s, (unsigned long long)plan->dependent_accesses,
+                       GD_WATCHDOG_WORST_ACCESS_CYCLES, clock_hz / 1e6, info->spec, probe->name);
+    if (n > GD_WATCHDOG_MAX_LAUNCHES)
+        return gd_fail(err, "%s: one launch of this point may run %.1f s; more than %d launches "
+                       "of %.2f s would be needed under the display watchdog",
+                       probe->name, *expected_s, GD_WATCHDOG_MAX_LAUNCHES, budget_s);
+    *launches = (unsigned)n;
+    return 0;
+}
+
+/* meta.json "sm_clock_mhz": per curve label, the lowest and highest effective
+ * SM clock of its points so far and how many points measured it -- what the
+ * report's "clock moved during a curve" warning reads. */
+static void record_clock(gd_runner *r, const gd_curve *curve)
+{
+    if (!r->meta)
+        return;
+    double lo = INFINITY, hi = -INFINITY;
+    size_t n = 0;
+    for (size_t i = 0; i < curve->count; i++) {
+        double mhz = curve->points[i].sm_clock_mhz;
+        if (!isfinite(mhz) || mhz <= 0)
+            continue;
+        lo = mhz < lo ? mhz : lo;
+        hi = mhz > hi ? mhz : hi;
+        n++;
+    }
+    if (!n)
+        return;
+    json_t *all = json_object_get(r->meta, "sm_clock_mhz");
+    if (!json_is_object(all)) {
+        all = json_object();
+        json_object_set_new(r->meta, "sm_clock_mhz", all);
+    }
+    json_t *c = json_object();
+    json_object_set_new(c, "min", json_real(lo));
+    json_object_set_new(c, "max", json_real(hi));
+    json_object_set_new(c, "points", json_integer((json_int_t)n));
+    json_object_set_new(all, curve->label, c);
+}
+
 int gd_runner_measure(gd_runner *r, gd_curve *curve, uint64_t x, size_t index, size_t total,
                       gd_err *err)
 {
@@ -309,6 +490,29 @@ int gd_runner_measure(gd_runner *r, gd_curve *curve, uint64_t x, size_t index, s
     if (probe->plan(&curve->opts, gd_device_get_info(r->dev), x, &plan, err) != 0)
         return gd_fail_prefix(err, "%s %s=%llu", curve->label, probe->sweep_name,
                               (unsigned long long)x);
+    unsigned launches = 1;
+    double expected_s = 0;
+    if (watchdog_launches(r, probe, &plan, &launches, &expected_s, err) != 0) {
+        gd_probe_plan_free(probe, &plan);
+        return gd_fail_prefix(err, "%s %s=%llu", curve->label, probe->sweep_name,
+                              (unsigned long long)x);
+    }
+    if (launches > 1) {
+        /* the same point, spread over `launches` launches */
+        gd_probe_plan_free(probe, &plan);
+        gd_probe_opts split = curve->opts;
+        split.launch_split = launches;
+        if (probe->plan(&split, gd_device_get_info(r->dev), x, &plan, err) != 0)
+            return gd_fail_prefix(err, "%s %s=%llu", curve->label, probe->sweep_name,
+                                  (unsigned long long)x);
+        if (plan.launches != launches) {
+            gd_probe_plan_free(probe, &plan);
+            return gd_fail(err, "%s %s=%llu: %s planned %u launches, the watchdog needs %u",
+                           curve->label, probe->sweep_name, (unsigned long long)x, probe->name,
+                           plan.launches, launches);
+        }
+        r->split_points++;
+    }
     gd_counter_list before = {0}, after = {0};
     int rc = gd_device_counters(r->dev, &before, err);
     if (rc == 0)
@@ -319,6 +523,7 @@ int gd_runner_measure(gd_runner *r, gd_curve *curve, uint64_t x, size_t index, s
     gd_point point;
     memset(&point, 0, sizeof point);
     point.x = x;
+    point.sm_clock_mhz = NAN;
     if (rc == 0 && counters_delta(&before, &after, &point.counters) != 0)
         rc = gd_fail(err, "out of memory");
     gd_counter_list_free(&before);
@@ -330,6 +535,12 @@ int gd_runner_measure(gd_runner *r, gd_curve *curve, uint64_t x, size_t index, s
                               (unsigned long long)x);
     }
     for (unsigned s = 0; s < result.series_count; s++) {
+        if (strcmp(result.series[s].name, GD_TIMER_CLOCK_SERIES) == 0) {
+            /* a scalar of the point, not a distribution: the CSV's column */
+            if (result.series[s].count == 1)
+                point.sm_clock_mhz = result.series[s].samples[0];
+            continue;
+        }
         gd_point_series *ps = &point.series[point.series_count++];
         snprintf(ps->name, sizeof ps->name, "%s", result.series[s].name);
         if (gd_summarize(result.series[s].samples, result.series[s].count, &ps->summary) != 0) {
@@ -346,6 +557,7 @@ int gd_runner_measure(gd_runner *r, gd_curve *curve, uint64_t x, size_t index, s
         return gd_fail(err, "out of memory");
     }
     r->points_measured++;
+    record_clock(r, curve);
     if (r->progress) {
         const gd_point *p = gd_curve_find(curve, x);
         int k = p ? gd_point_series_index(p, gd_probe_primary_series(probe)) : -1;

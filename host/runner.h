@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <jansson.h>
+
 #include "analysis/curve.h"
 #include "host/device.h"
 #include "kernels/probe.h"
@@ -38,7 +40,34 @@ typedef struct gd_runner {
     char *kernel_ptx;
     gd_load_opts kernel_load; /* ... and the same patch */
     size_t points_measured;
+    /* meta.json of the run (borrowed; NULL: none).  On a cuda device each
+     * kernel's JIT check (host/jit_check.h: verdicts, info log, cubin hashes) is
+     * appended to its "kernels" array before the kernel's first launch. */
+    json_t *meta;
+    /* The display watchdog (runner.c, watchdog_launches): on a device with
+     * CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT -- or any device when
+     * assume_watchdog is set -- a point whose worst-case time exceeds
+     * launch_budget_s (0: GD_WATCHDOG_LAUNCH_BUDGET_S) is spread over launches. */
+    int assume_watchdog;
+    double launch_budget_s;
+    int kernel_warmed;        /* the kernel has had its warm-up launch */
+    size_t launches;          /* kernel launches made, warm-ups included */
+    size_t warmup_launches;   /* untimed first launches of a kernel (cuda devices) */
+    size_t split_points;      /* points spread over launches for the watchdog */
 } gd_runner;
+
+/* A launch's budget under a display watchdog: a quarter of Windows' 2 s TDR
+ * default, a tenth of the 5 s an X server allows. */
+#define GD_WATCHDOG_LAUNCH_BUDGET_S 0.5
+/* The slowest dependent access a probe can meet, in SM cycles: a TLB miss that
+ * walks the page table in DRAM and then misses to DRAM, ~1000-1300 cycles on
+ * Volta/Turing (Jia et al. 2018 and 2019, the p-chase past the TLB's reach),
+ * with room for a slower card. */
+#define GD_WATCHDOG_WORST_ACCESS_CYCLES 2000
+/* When a device reports no clock. */
+#define GD_WATCHDOG_FALLBACK_CLOCK_MHZ 1000.0
+/* A point needing more launches than this is refused. */
+#define GD_WATCHDOG_MAX_LAUNCHES 4096
 
 void gd_runner_init(gd_runner *runner, gd_device *dev, const char *out_dir, FILE *progress);
 void gd_runner_close(gd_runner *runner);

@@ -35,7 +35,8 @@
  * elements and the histogram must hold one count per timed access -- proof that
  * every element was visited.  Series: "cycles" (every timed access),
  * "recent_cycles" (the last N accesses in order), "timer_overhead",
- * "chain_base" (global: the chain's address, for the model).
+ * "chain_base" (global: the chain's address, for the model), "sm_clock_mhz"
+ * (the timed laps' cycles against %globaltimer's nanoseconds, kernels/timer.h).
  */
 #include "kernels/chase.h"
 
@@ -58,11 +59,18 @@
  * has had this many, so that a randomly replacing cache has pushed out the lines
  * earlier kernels left (each miss evicts a random way, so it takes many). */
 #define CHASE_MIN_WARM 32768
-#define CHASE_HEADER_BYTES 16        /* final position, checksum */
+/* final position, checksum, timed-lap cycles and ns, timed steps done (a point
+ * spread over launches), padding */
+#define CHASE_HEADER_BYTES 40
+#define OUT_REGION_CYCLES 16
+#define OUT_REGION_NS 24
+#define OUT_STEPS_DONE 32
 /* Expected machine code: ptxas gives 70-100 instructions (with padding) from
  * sm_75 to sm_90; far outside that means it unrolled, merged or dropped code. */
 #define CHASE_MIN_SASS 48
 #define CHASE_MAX_SASS 160
+/* ... and the resumable kernel adds two copy loops and four loads */
+#define CHASE_MAX_SASS_RESUMABLE 224
 
 typedef struct chase_state {
     gd_chase_space space;
@@ -136,6 +144,19 @@ static char *chase_ptx(const gd_device_info *dev, gd_chase_space space, const ch
 {
     chase_asm a;
     chase_asm_for(space, cache_op, &a);
+    /* the timed laps are also a clocked region: %clock64 against %globaltimer */
+    gd_ptx region_start, region_stop;
+    gd_ptx_init(&region_start);
+    gd_ptx_init(&region_stop);
+    gd_timer_ptx_region_start(&region_start, "%rd13", "%rd14");
+    gd_timer_ptx_region_stop(&region_stop, "%rd13", "%rd14", "%rd15");
+    char *start_ptx = gd_ptx_finish(&region_start);
+    char *stop_ptx = gd_ptx_finish(&region_stop);
+    if (!start_ptx || !stop_ptx) {
+        free(start_ptx);
+        free(stop_ptx);
+        return NULL;
+    }
     gd_ptx p;
     gd_ptx_init(&p);
     gd_ptx_header(&p, dev->cc_major, dev->cc_minor, 63);
@@ -206,6 +227,7 @@ static char *chase_ptx(const gd_device_info *dev, gd_chase_space space, const ch
         "    st.shared.u32 [gd_sink], %s;   // wait for the last warm-up load\n"
         "\n"
         "    // 3. timed laps\n"
+        "%s"
         "    mov.u32 %%r2, 0;\n"
         "    mov.u64 %%rd4, 0;\n"
         "    mov.u32 %%r6, gd_trace;\n"
@@ -234,11 +256,15 @@ static char *chase_ptx(const gd_device_info *dev, gd_chase_space space, const ch
         "    add.s32 %%r2, %%r2, 1;\n"
         "    setp.lt.u32 %%p1, %%r2, %%r14;\n"
         "    @%%p1 bra $L_timed;\n"
+        "%s"
         "\n"
-        "    // 4. results: final position, checksum, calibration, histogram, rings\n"
+        "    // 4. results: final position, checksum, clocked region, calibration,\n"
+        "    //    histogram, rings\n"
         "%s"
         "    st.global.u64 [%%rd2], %%rd3;\n"
         "    st.global.u64 [%%rd2+8], %%rd4;\n"
+        "    st.global.u64 [%%rd2+%u], %%rd13;\n"
+        "    st.global.u64 [%%rd2+%u], %%rd14;\n"
         "    mov.u32 %%r2, 0;\n"
         "    mov.u32 %%r6, gd_calib;\n"
         "$L_copy_calib:\n"
@@ -285,11 +311,167 @@ static char *chase_ptx(const gd_device_info *dev, gd_chase_space space, const ch
         "    ret;\n"
         "}\n",
         CHASE_HIST_BUCKETS * 4, ring * 4, ring * 4, CHASE_CALIBRATION_SAMPLES * 4, a.start,
-        CHASE_HIST_BUCKETS, a.pos, CHASE_CALIBRATION_SAMPLES, a.step, a.value, ring - 1, a.load,
-        a.value, CHASE_HIST_BUCKETS - 1, a.advance, a.sum, a.final, OUT_CALIB,
+        CHASE_HIST_BUCKETS, a.pos, CHASE_CALIBRATION_SAMPLES, a.step, a.value, start_ptx,
+        ring - 1, a.load, a.value, CHASE_HIST_BUCKETS - 1, a.advance, a.sum, stop_ptx, a.final,
+        OUT_REGION_CYCLES, OUT_REGION_NS, OUT_CALIB,
         CHASE_CALIBRATION_SAMPLES, OUT_HIST, CHASE_HIST_BUCKETS, ring, OUT_RING,
         OUT_RING + ring * 4);
+    free(start_ptx);
+    free(stop_ptx);
     return gd_ptx_finish(&p);
+}
+
+/* ---- a point spread over launches (the display watchdog) ----------------------
+ *
+ * On a display-attached card the driver kills a launch after a few seconds, and
+ * a chase over 4x a 72 MiB L2 is ~10 s of dependent loads.  The runner then asks
+ * for opts.launch_split launches (host/runner.c) and the kernel becomes
+ * resumable: a fifth parameter gd_chase_resume (0 in the first launch) makes it
+ * read back, from its own output buffer, where the walk stands, the checksum,
+ * the clocked region so far, the timed steps done and the histogram and rings,
+ * instead of starting afresh; the warm-up and timed loops skip a zero count; the
+ * ring is indexed by the step of the whole point; and everything is stored again
+ * at the end.  gd_chase_split gives each launch its share of the warm-up and
+ * timed steps, in order, so the decoded point is the one a single launch would
+ * have measured (less the L1 contents, which no launch boundary keeps).  The
+ * one-launch PTX is left exactly as it was: the resumable one is made from it by
+ * anchored edits, each of which must find its place. */
+
+typedef struct ptx_edit {
+    const char *anchor;
+    const char *before; /* inserted before the anchor (may be "") */
+    const char *after;  /* inserted after it */
+    const char *replace; /* non-NULL: the anchor itself becomes this */
+} ptx_edit;
+
+static char *apply_edit(char *ptx, const ptx_edit *e)
+{
+    char *at = strstr(ptx, e->anchor);
+    if (!at || strstr(at + 1, e->anchor)) {
+        free(ptx);
+        return NULL; /* the one-launch PTX changed: the edit must be revisited */
+    }
+    const char *mid = e->replace ? e->replace : e->anchor;
+    size_t head = (size_t)(at - ptx), tail = strlen(at + strlen(e->anchor));
+    size_t bytes = head + strlen(e->before) + strlen(mid) + strlen(e->after) + tail + 1;
+    char *out = malloc(bytes);
+    if (out)
+        snprintf(out, bytes, "%.*s%s%s%s%s", (int)head, ptx, e->before, mid, e->after,
+                 at + strlen(e->anchor));
+    free(ptx);
+    return out;
+}
+
+static char *chase_make_resumable(char *ptx, gd_chase_space space, uint32_t ring)
+{
+    char resume[4096];
+    snprintf(resume, sizeof resume,
+             "    // resuming a point spread over launches: the walk so far, from out\n"
+             "    mov.u32 %%qr1, 0;\n"
+             "    mov.u64 %%qd0, 0;\n"
+             "    mov.u64 %%qd1, 0;\n"
+             "    mov.u64 %%qd2, 0;\n"
+             "    setp.eq.u32 %%q0, %%qr0, 0;\n"
+             "    @%%q0 bra $L_fresh;\n"
+             "%s"
+             "    ld.global.cg.u64 %%qd2, [%%rd2+8];\n"
+             "    ld.global.cg.u64 %%qd0, [%%rd2+%u];\n"
+             "    ld.global.cg.u64 %%qd1, [%%rd2+%u];\n"
+             "    ld.global.cg.u32 %%qr1, [%%rd2+%u];\n"
+             "    mov.u32 %%r2, 0;\n"
+             "$L_load_hist:\n"
+             "    .pragma \"nounroll\";\n"
+             "    shl.b32 %%r4, %%r2, 2;\n"
+             "    cvt.u64.u32 %%rd5, %%r4;\n"
+             "    add.s64 %%rd6, %%rd2, %%rd5;\n"
+             "    ld.global.cg.u32 %%r3, [%%rd6+%u];\n"
+             "    add.s32 %%r5, %%r13, %%r4;\n"
+             "    st.shared.u32 [%%r5], %%r3;\n"
+             "    add.s32 %%r2, %%r2, 1;\n"
+             "    setp.lt.u32 %%p1, %%r2, %u;\n"
+             "    @%%p1 bra $L_load_hist;\n"
+             "    mov.u32 %%r2, 0;\n"
+             "    mov.u32 %%r6, gd_trace;\n"
+             "    mov.u32 %%r7, gd_delta;\n"
+             "$L_load_ring:\n"
+             "    .pragma \"nounroll\";\n"
+             "    shl.b32 %%r4, %%r2, 2;\n"
+             "    cvt.u64.u32 %%rd5, %%r4;\n"
+             "    add.s64 %%rd6, %%rd2, %%rd5;\n"
+             "    ld.global.cg.u32 %%r3, [%%rd6+%u];\n"
+             "    add.s32 %%r5, %%r7, %%r4;\n"
+             "    st.shared.u32 [%%r5], %%r3;\n"
+             "    ld.global.cg.u32 %%r3, [%%rd6+%u];\n"
+             "    add.s32 %%r5, %%r6, %%r4;\n"
+             "    st.shared.u32 [%%r5], %%r3;\n"
+             "    add.s32 %%r2, %%r2, 1;\n"
+             "    setp.lt.u32 %%p1, %%r2, %u;\n"
+             "    @%%p1 bra $L_load_ring;\n"
+             "    bra.uni $L_loaded;\n"
+             "$L_fresh:\n",
+             space == GD_CHASE_GLOBAL ? "    ld.global.cg.u64 %rd3, [%rd2];\n"
+                                      : "    ld.global.cg.u32 %qr2, [%rd2];\n"
+                                        "    add.s32 %r17, %qr2, %r16;\n",
+             OUT_REGION_CYCLES, OUT_REGION_NS, OUT_STEPS_DONE, OUT_HIST, CHASE_HIST_BUCKETS,
+             OUT_RING, OUT_RING + ring * 4, ring);
+    char region_store[256], steps_store[128];
+    snprintf(region_store, sizeof region_store, "    st.global.u64 [%%rd2+%u], %%rd13;\n",
+             OUT_REGION_CYCLES);
+    snprintf(steps_store, sizeof steps_store,
+             "    st.global.u64 [%%rd2+%u], %%rd14;\n    st.global.u32 [%%rd2+%u], %%qr3;\n",
+             OUT_REGION_NS, OUT_STEPS_DONE);
+    char ns_store[128];
+    snprintf(ns_store, sizeof ns_store, "    st.global.u64 [%%rd2+%u], %%rd14;\n", OUT_REGION_NS);
+    const ptx_edit edits[] = {
+        {"    .param .u32 gd_chase_warm_steps\n)", "", "",
+         "    .param .u32 gd_chase_warm_steps,\n    .param .u32 gd_chase_resume\n)"},
+        {"    .reg .b64 %rd<16>;\n", "",
+         "    .reg .pred %q<2>;\n    .reg .b32 %qr<4>;\n    .reg .b64 %qd<4>;\n", NULL},
+        {"    ld.param.u32 %r15, [gd_chase_warm_steps];\n", "",
+         "    ld.param.u32 %qr0, [gd_chase_resume];\n", NULL},
+        {"    // 0. an empty histogram", resume, "", NULL},
+        {"    @%p1 bra $L_zero;\n", "", "$L_loaded:\n", NULL},
+        {"$L_warm:\n", "    setp.eq.u32 %q0, %r15, 0;\n    @%q0 bra $L_warm_done;\n", "", NULL},
+        {"    @%p1 bra $L_warm;\n", "", "$L_warm_done:\n", NULL},
+        {"    mov.u64 %rd4, 0;\n", "", "", "    mov.u64 %rd4, %qd2;\n"},
+        {"$L_timed:\n", "    setp.eq.u32 %q0, %r14, 0;\n    @%q0 bra $L_timed_done;\n", "", NULL},
+        {"    and.b32 %r8, %r2, ", "    add.s32 %qr2, %r2, %qr1;\n", "", "    and.b32 %r8, %qr2, "},
+        {"    @%p1 bra $L_timed;\n", "", "$L_timed_done:\n", NULL},
+        {region_store,
+         "    add.s64 %rd13, %rd13, %qd0;\n    add.s64 %rd14, %rd14, %qd1;\n"
+         "    add.s32 %qr3, %qr1, %r14;\n",
+         "", NULL},
+        {ns_store, "", "", steps_store},
+        {"    min.u32 %r11, %r14, ", "", "", "    min.u32 %r11, %qr3, "},
+    };
+    for (size_t i = 0; ptx && i < sizeof edits / sizeof edits[0]; i++)
+        ptx = apply_edit(ptx, &edits[i]);
+    return ptx;
+}
+
+int gd_chase_split(const gd_probe_plan *plan, unsigned launch, gd_probe_param *params,
+                   gd_err *err)
+{
+    const chase_state *st = plan->state;
+    if (plan->launches < 2 || launch >= plan->launches || plan->param_count != 6)
+        return gd_fail(err, "%s: launch %u of %u: not a point spread over launches", st->probe,
+                       launch, plan->launches);
+    /* the point's steps in order -- warm-up, then timed -- cut into equal shares */
+    uint64_t warm = st->elements * st->warm_laps, timed = st->elements * st->laps;
+    uint64_t share = (warm + timed + plan->launches - 1) / plan->launches;
+    uint64_t from = (uint64_t)launch * share, to = from + share;
+    if (to > warm + timed)
+        to = warm + timed;
+    if (from > to)
+        from = to;
+    uint64_t warm_here = from < warm ? (to < warm ? to : warm) - from : 0;
+    uint64_t timed_from = from > warm ? from : warm;
+    uint64_t timed_here = to > timed_from ? to - timed_from : 0;
+    memcpy(params, plan->params, plan->param_count * sizeof *params);
+    params[3].value = timed_here;
+    params[4].value = warm_here;
+    params[5].value = launch > 0;
+    return 0;
 }
 
 static int chase_plan(gd_chase_space space, const char *probe, const gd_probe_opts *opts,
@@ -362,6 +544,8 @@ static int chase_plan(gd_chase_space space, const char *probe, const gd_probe_op
     out->state = st;
     out->point = footprint;
     out->ptx = chase_ptx(dev, space, o->variant, st->ring);
+    if (out->ptx && o->launch_split > 1)
+        out->ptx = chase_make_resumable(out->ptx, space, st->ring);
     if (!out->ptx) {
         free(st->order);
         free(st);
@@ -393,6 +577,14 @@ static int chase_plan(gd_chase_space space, const char *probe, const gd_probe_op
     out->param_count = 5;
     out->code_min_instructions = CHASE_MIN_SASS;
     out->code_max_instructions = CHASE_MAX_SASS;
+    /* one dependent load per step, warm-up and timed */
+    out->dependent_accesses = elements * (st->laps + st->warm_laps);
+    if (o->launch_split > 1) {
+        out->launches = o->launch_split;
+        out->params[5] = (gd_probe_param){.kind = GD_PARAM_U32, .value = 0};
+        out->param_count = 6;
+        out->code_max_instructions = CHASE_MAX_SASS_RESUMABLE;
+    }
     return 0;
 }
 
@@ -551,6 +743,11 @@ int gd_chase_decode(const gd_probe_plan *plan, const gd_devptr *addresses, void 
     }
     overhead_series->samples[0] = overhead;
     base_series->samples[0] = (double)base; /* exact below 2^53: where the chain lived, for the model */
+    uint64_t region_cycles, region_ns;
+    memcpy(&region_cycles, buf + OUT_REGION_CYCLES, 8);
+    memcpy(&region_ns, buf + OUT_REGION_NS, 8);
+    if (gd_timer_add_clock_series(out, region_cycles, region_ns) != 0)
+        return gd_fail(err, "%s: out of memory", st->probe);
     return 0;
 }
 

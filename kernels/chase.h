@@ -44,6 +44,10 @@ int gd_chase_fill(const gd_probe_plan *plan, unsigned index, const gd_devptr *ad
 int gd_chase_decode(const gd_probe_plan *plan, const gd_devptr *addresses, void *const *host,
                     gd_probe_result *out, gd_err *err);
 void gd_chase_release(gd_probe_plan *plan);
+/* The parameters of launch `launch` of a point spread over plan->launches
+ * (opts.launch_split > 1): its share of the warm-up and timed steps. */
+int gd_chase_split(const gd_probe_plan *plan, unsigned launch, gd_probe_param *params,
+                   gd_err *err);
 
 /* Accesses of the timed laps kept in order ("recent_cycles"); every access is in
  * "cycles" through a histogram. */

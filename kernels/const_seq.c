@@ -40,5 +40,6 @@ const gd_probe gd_probe_const_seq = {
     .plan = const_seq_plan,
     .fill = gd_chase_fill,
     .decode = gd_chase_decode,
+    .split = gd_chase_split,
     .release = gd_chase_release,
 };

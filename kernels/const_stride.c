@@ -45,5 +45,6 @@ const gd_probe gd_probe_const_stride = {
     .plan = const_stride_plan,
     .fill = gd_chase_fill,
     .decode = gd_chase_decode,
+    .split = gd_chase_split,
     .release = gd_chase_release,
 };

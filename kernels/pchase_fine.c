@@ -84,5 +84,6 @@ const gd_probe gd_probe_pchase_fine = {
     .plan = fine_plan,
     .fill = gd_chase_fill,
     .decode = gd_chase_decode,
+    .split = gd_chase_split,
     .release = gd_chase_release,
 };

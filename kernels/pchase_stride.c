@@ -52,5 +52,6 @@ const gd_probe gd_probe_pchase_stride = {
     .plan = stride_plan,
     .fill = gd_chase_fill,
     .decode = gd_chase_decode,
+    .split = gd_chase_split,
     .release = gd_chase_release,
 };

@@ -57,6 +57,12 @@ typedef struct gd_probe_plan {
     uint32_t code_max_instructions; /* in 16-byte instructions (padding included); 0: unchecked */
     gd_probe_opts opts;       /* as resolved by plan (defaults filled in) */
     gd_load_opts load;        /* a machine-code patch the device applies on load */
+    /* What one launch costs, for the display watchdog (host/runner.c): the
+     * memory accesses of the longest dependent chain it makes (0: short, e.g.
+     * a fixed few thousand instructions).  With opts.launch_split = n > 1 a
+     * probe that has `split` plans n launches of about 1/n of it each. */
+    uint64_t dependent_accesses;
+    unsigned launches;        /* launches the point takes (0 or 1: one, with params) */
     void *state;              /* probe-private, freed by release */
 } gd_probe_plan;
 
@@ -98,6 +104,11 @@ struct gd_probe {            /* typedef gd_probe: kernels/probe_layout.h */
     int (*decode)(const gd_probe_plan *plan, const gd_devptr *addresses, void *const *host,
                   gd_probe_result *out, gd_err *err);
     void (*release)(gd_probe_plan *plan);
+    /* May be NULL (the probe cannot spread a point over launches).  Writes the
+     * parameters of launch `launch` of plan->launches (param_count of them;
+     * buffers as in plan->params).  Launches run in order on the same buffers;
+     * decode sees the buffers after the last. */
+    int (*split)(const gd_probe_plan *plan, unsigned launch, gd_probe_param *params, gd_err *err);
 };
 
 /* What sweep values are rounded to: probe->sweep_granularity, else the stride

@@ -1,14 +1,44 @@
-/* timer.h -- the cost of reading %clock64, measured in the kernel.
+/* timer.h -- the cost of reading %clock64, and the SM clock it counts at.
  *
  * Every timed probe brackets what it measures with two clock reads and also
  * runs the same bracket around nothing (or around the same sequence without
  * its load) a few times; decode subtracts that calibration.  The kernels store
- * the calibration deltas as 32-bit words. */
+ * the calibration deltas as 32-bit words.
+ *
+ * %clock64 counts SM cycles, and the SM clock moves (boost, throttling): an L2
+ * or DRAM latency that is fixed in nanoseconds reads as more cycles at a higher
+ * clock.  So a timed region also reads %globaltimer (nanoseconds) at both ends;
+ * cycles / nanoseconds is the clock the SM really ran at over the region.  The
+ * probe reports it as the one-sample series GD_TIMER_CLOCK_SERIES, which the
+ * runner moves into the CSV's sm_clock_mhz column (host/runner.c).  A card's
+ * %globaltimer ticks in steps of up to a microsecond (PTX ISA: "a 64-bit global
+ * nanosecond timer"; its update interval is implementation-defined), so the
+ * region must last well over that for the value to mean much: a chase's timed
+ * laps last 0.1 ms or more. */
 #ifndef GD_TIMER_H
 #define GD_TIMER_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "kernels/probe.h"
+#include "kernels/ptx_emit.h"
+
+/* The series that carries the effective SM clock of a point (one sample). */
+#define GD_TIMER_CLOCK_SERIES "sm_clock_mhz"
+
+/* PTX opening a clocked region: clock_reg = %clock64, ns_reg = %globaltimer
+ * (both .u64 registers of the caller). */
+void gd_timer_ptx_region_start(gd_ptx *p, const char *clock_reg, const char *ns_reg);
+/* PTX closing it: clock_reg and ns_reg become the region's deltas (tmp_reg: a
+ * scratch .u64). */
+void gd_timer_ptx_region_stop(gd_ptx *p, const char *clock_reg, const char *ns_reg,
+                              const char *tmp_reg);
+/* Cycles per microsecond over a region: the effective SM clock in MHz (NAN
+ * when no time passed on the timer). */
+double gd_timer_effective_mhz(uint64_t cycles, uint64_t ns);
+/* Adds GD_TIMER_CLOCK_SERIES with that one sample; -1 when out of memory. */
+int gd_timer_add_clock_series(gd_probe_result *out, uint64_t cycles, uint64_t ns);
 
 /* The median of n little-endian u32 deltas at buf (n <= 256). */
 double gd_timer_median_u32(const uint8_t *buf, size_t n);

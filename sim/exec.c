@@ -57,6 +57,8 @@ static inline uint64_t from_f64(double d)
     return b;
 }
 
+#define SIM_NS_PER_US 1000.0 /* %globaltimer counts ns; clock_mhz is cycles per us */
+
 uint64_t sim_sreg_value(const sim_engine *e, const sim_sm *sm, const sim_warp *w, unsigned lane,
                         ptx_sreg sreg)
 {
@@ -81,6 +83,10 @@ uint64_t sim_sreg_value(const sim_engine *e, const sim_sm *sm, const sim_warp *w
     case SR_NSMID: return e->sm_count;
     case SR_CLOCK: return (uint32_t)e->cycle;
     case SR_CLOCK64: return e->cycle;
+    case SR_GLOBALTIMER:
+        /* nanoseconds: the cycle count at the arch's SM clock, so the clock a
+         * probe measures (%clock64 against %globaltimer) is the arch's */
+        return (uint64_t)((double)e->cycle * SIM_NS_PER_US / e->arch->gpu.clock_mhz);
     case SR_COUNT: break;
     }
     return 0;

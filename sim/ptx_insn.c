@@ -353,9 +353,11 @@ int ptx_parse_instruction(lexer *lx, kparse *kp)
         return lex_fail(lx, line, "'%s': fma needs .f32 or .f64", full);
     if ((op == OP_DIV || op == OP_REM) && ptx_type_is_float((ptx_type)in->type) && op == OP_REM)
         return lex_fail(lx, line, "'%s': rem needs an integer type", full);
-    if (op == OP_MOV && in->src[0].kind == OK_SREG && in->src[0].sreg == SR_CLOCK64 &&
+    if (op == OP_MOV && in->src[0].kind == OK_SREG &&
+        (in->src[0].sreg == SR_CLOCK64 || in->src[0].sreg == SR_GLOBALTIMER) &&
         ptx_type_bits((ptx_type)in->type) != 64)
-        return lex_fail(lx, line, "'%s': %%clock64 needs a 64-bit move", full);
+        return lex_fail(lx, line, "'%s': %s needs a 64-bit move", full,
+                        in->src[0].sreg == SR_CLOCK64 ? "%clock64" : "%globaltimer");
 
     /* what the scoreboard must check: guard, sources (and address bases), destination */
     in->bits = (uint8_t)ptx_type_bits((ptx_type)in->type);

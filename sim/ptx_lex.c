@@ -179,7 +179,7 @@ const ptx_sreg_name ptx_sreg_names[] = {
     {"%nctaid.x", SR_NCTAID_X}, {"%nctaid.y", SR_NCTAID_Y}, {"%nctaid.z", SR_NCTAID_Z},
     {"%laneid", SR_LANEID},     {"%warpid", SR_WARPID},     {"%nwarpid", SR_NWARPID},
     {"%smid", SR_SMID},         {"%nsmid", SR_NSMID},       {"%clock", SR_CLOCK},
-    {"%clock64", SR_CLOCK64},
+    {"%clock64", SR_CLOCK64},   {"%globaltimer", SR_GLOBALTIMER},
 };
 
 int ptx_parse_number(const char *text, int negative, ptx_type type, int64_t *out)

@@ -203,6 +203,11 @@ CUresult CUDAAPI cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevi
     case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN:
         *pi = MOCK_CUDA_SHARED_PER_BLOCK_OPTIN_BYTES;
         break;
+    case CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT: {
+        const char *on = getenv(MOCK_CUDA_EXEC_TIMEOUT_ENV);
+        *pi = on && on[0] == '1';
+        break;
+    }
     default: return CUDA_ERROR_INVALID_VALUE;
     }
     return CUDA_SUCCESS;

@@ -40,6 +40,14 @@
 #define MOCK_CUDA_UNNAMED_ERROR_ALLOC_BYTES 12345
 #define MOCK_CUDA_UNNAMED_ERROR 9999
 
+/* Environment knobs a test sets before the backend calls in:
+ *   MOCK_CUDA_JIT_DROP_ENV=TEXT  the JIT leaves out the first PTX line holding
+ *                                TEXT (a driver JIT that differs from ptxas);
+ *   MOCK_CUDA_EXEC_TIMEOUT_ENV=1 CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT is 1
+ *                                (a display-attached card with a watchdog). */
+#define MOCK_CUDA_JIT_DROP_ENV "GD_MOCK_CUDA_JIT_DROP"
+#define MOCK_CUDA_EXEC_TIMEOUT_ENV "GD_MOCK_CUDA_EXEC_TIMEOUT"
+
 #define MOCK_CUDA_MAX_PARAMS 32
 #define MOCK_CUDA_MAX_PARAM_BYTES 4096
 #define MOCK_CUDA_ENTRY_BYTES 128

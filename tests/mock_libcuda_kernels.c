@@ -277,6 +277,30 @@ const unsigned char *mock_jit_output(size_t index, size_t *bytes, const char **p
     return slot->cubin;
 }
 
+/* A JIT that compiles differently from the toolkit's ptxas: with
+ * MOCK_CUDA_JIT_DROP_ENV set, the first PTX line containing its value is
+ * left out before compiling (say, one FFMA of a block the driver merged away),
+ * so the backend gets machine code that no longer means what the PTX did. */
+static char *jit_input(const char *ptx)
+{
+    char *copy = strdup(ptx);
+    const char *drop = getenv(MOCK_CUDA_JIT_DROP_ENV);
+    if (!copy || !drop || !*drop)
+        return copy;
+    char *hit = strstr(copy, drop);
+    if (!hit)
+        return copy;
+    char *line = hit;
+    while (line > copy && line[-1] != '\n')
+        line--;
+    char *next = strchr(hit, '\n');
+    if (next)
+        memmove(line, next + 1, strlen(next + 1) + 1);
+    else
+        *line = '\0';
+    return copy;
+}
+
 CUresult CUDAAPI cuLinkComplete(CUlinkState link, void **cubinOut, size_t *sizeOut)
 {
     if (!link || !cubinOut || !sizeOut || !link->ptx)
@@ -284,7 +308,11 @@ CUresult CUDAAPI cuLinkComplete(CUlinkState link, void **cubinOut, size_t *sizeO
     char *log = NULL;
     free(link->cubin);
     link->cubin = NULL;
-    CUresult rc = run_ptxas(link->ptx, link->verbose, &link->cubin, &link->cubin_bytes, &log);
+    char *ptx = jit_input(link->ptx);
+    if (!ptx)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    CUresult rc = run_ptxas(ptx, link->verbose, &link->cubin, &link->cubin_bytes, &log);
+    free(ptx);
     if (rc == CUDA_SUCCESS) {
         deliver_log(log ? log : "", link->info_log, link->info_capacity, link->info_size_slot);
         remember_jit_output(link->cubin, link->cubin_bytes, link->ptx);

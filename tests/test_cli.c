@@ -50,7 +50,8 @@ static void test_run_writes_results(void **state)
     assert_non_null(f);
     char line[512];
     assert_non_null(fgets(line, sizeof line, f));
-    assert_string_equal(line, "footprint_bytes,series,min,median,mean,max,count,p05,p95,stddev\n");
+    assert_string_equal(line, "footprint_bytes,series,min,median,mean,max,count,p05,p95,stddev,"
+                              "sm_clock_mhz\n");
     int rows = 0, l1_rows = 0;
     while (fgets(line, sizeof line, f)) {
         unsigned long long x;

@@ -211,16 +211,27 @@ static void test_walk_is_verified(void **state)
     gd_probe_result_free(&res);
 
     /* the histogram must count one access per element (it sits after the
-     * 16-byte header and 32 calibration deltas) */
+     * 40-byte header -- position, checksum, the timed laps' cycles and
+     * nanoseconds -- and 32 calibration deltas) */
     memcpy(out + 8, &sum, 8);
     assert_int_equal(p->decode(&plan, addr, bufs, &res, &err), -1);
     assert_non_null(strstr(err.msg, "the histogram counts 0 accesses, the timed laps have 4096"));
     gd_probe_result_free(&res);
     uint32_t count = (uint32_t)(n * laps);
-    memcpy(out + 16 + 32 * 4 + 4 * 20, &count, 4);
+    memcpy(out + 40 + 32 * 4 + 4 * 20, &count, 4);
+    uint64_t region_cycles = 150000, region_ns = 100000; /* 1500 MHz */
+    memcpy(out + 16, &region_cycles, 8);
+    memcpy(out + 24, &region_ns, 8);
     assert_int_equal(p->decode(&plan, addr, bufs, &res, &err), 0);
     assert_int_equal(res.series[0].count, n * laps);
     assert_true(res.series[0].samples[0] == 20);
+    const gd_series *clock = NULL;
+    for (unsigned i = 0; i < res.series_count; i++)
+        if (!strcmp(res.series[i].name, "sm_clock_mhz"))
+            clock = &res.series[i];
+    assert_non_null(clock);
+    assert_int_equal(clock->count, 1);
+    assert_true(clock->samples[0] == 1500.0);
     gd_probe_result_free(&res);
     free(out);
     gd_probe_plan_free(p, &plan);
