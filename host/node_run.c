@@ -121,6 +121,9 @@ int gd_node_expand(const char *spec, gd_node_device *devices, size_t max, size_t
     gd_device_info infos[GD_NODE_MAX_DEVICES];
     int cuda_count = -1; /* not asked yet */
     gd_err cuda_err = {{0}};
+    size_t spec_len = strlen(spec);
+    if (spec_len == 0 || spec[spec_len - 1] == ',')
+        return gd_fail(err, "--device '%s': an empty item", spec);
     const char *p = spec;
     while (*p) {
         size_t len = strcspn(p, ",");
