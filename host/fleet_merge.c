@@ -11,7 +11,8 @@
  *      (a plain `characterize` directory without one counts as ok when it has
  *      inferred.json); `.partial-JOB-TASK` directories are array tasks that
  *      never finished, and tasks fleet-job.json expects but nobody wrote are
- *      reported missing;
+ *      reported missing; NAME.replaced-JOB-TASK (a card's earlier results,
+ *      moved aside by a resubmitted task) are left out;
  *   2. every numeric field of inferred.json's levels becomes a parameter
  *      "LEVEL.field" (confidences left out), plus "device.sm_count",
  *      "device.sm_clock_mhz" and "device.l2_bytes" from meta.json;
@@ -454,7 +455,9 @@ int gd_fleet_merge(const char *dir, int plots, gd_fleet_summary *sum, gd_err *er
             sum->failed++;
             continue;
         }
-        if (names[i][0] == '.')
+        /* hidden entries, and a card's earlier results that a resubmitted
+         * task moved aside (fleet_slurm.c's NAME.replaced-JOB-TASK), are not cards */
+        if (names[i][0] == '.' || strstr(names[i], ".replaced-"))
             continue;
         int found = read_card(dir, names[i], &m.cards[m.card_count], err);
         if (found < 0)
