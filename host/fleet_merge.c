@@ -387,7 +387,9 @@ static int write_markdown(const char *dir, const merge_state *m, const gd_fleet_
         gd_text_printf(&t, "Not drawn: %s\n", sum->plot_note);
     char path[1200];
     snprintf(path, sizeof path, "%s/fleet.md", dir);
-    return gd_text_write_atomic(&t, path, err);
+    int rc = gd_text_write_atomic(&t, path, err);
+    gd_text_free(&t);
+    return rc;
 }
 
 /* Array tasks fleet-job.json expects that left no card: "missing". */
