@@ -86,7 +86,7 @@ int gd_cmd_node_run(const char *command, int argc, char **argv, const char *devi
     for (size_t i = 0; i < count; i++) {
         const gd_node_device *d = &devices[i];
         printf("  %-12s %-6s %s/%s  %s%s%s\n", d->spec, d->exit_status ? "failed" : "ok", out_dir,
-               d->dir_name, d->binding_note, d->error[0] ? "; error: " : "", d->error);
+               d->dir_name, d->binding.note, d->error[0] ? "; error: " : "", d->error);
     }
     gd_fleet_summary sum;
     if (gd_fleet_merge(out_dir, 1, &sum, &err) != 0)

@@ -56,45 +56,44 @@ void gd_node_binder_close(gd_node_binder *binder)
     free(binder);
 }
 
-void gd_node_bind_plan(gd_node_binder *binder, gd_node_device *dev)
+void gd_node_bind_plan(gd_node_binder *binder, const char *spec, const char *pci_bus_id,
+                       gd_node_binding *out)
 {
-    dev->bound = 0;
-    dev->cpuset[0] = dev->nodeset[0] = 0;
-    if (!dev->pci_bus_id[0]) {
-        snprintf(dev->binding_note, sizeof dev->binding_note,
-                 strncmp(dev->spec, "sim:", 4)
+    memset(out, 0, sizeof *out);
+    if (!pci_bus_id || !pci_bus_id[0]) {
+        snprintf(out->note, sizeof out->note,
+                 strncmp(spec, "sim:", 4)
                      ? "not bound: the driver gave no PCI bus id"
                      : "not bound: a sim device has no PCI device (it runs where the OS puts it)");
         return;
     }
     if (!binder) {
-        snprintf(dev->binding_note, sizeof dev->binding_note,
-                 "not bound: hwloc could not load the host topology");
+        snprintf(out->note, sizeof out->note, "not bound: hwloc could not load the host topology");
         return;
     }
     unsigned domain = 0, bus = 0, device = 0, func = 0;
     hwloc_obj_t pci = NULL;
-    if (sscanf(dev->pci_bus_id, "%x:%x:%x.%x", &domain, &bus, &device, &func) == 4)
+    if (sscanf(pci_bus_id, "%x:%x:%x.%x", &domain, &bus, &device, &func) == 4)
         pci = hwloc_get_pcidev_by_busid(binder->topology, domain, bus, device, func);
     hwloc_obj_t near = pci ? hwloc_get_non_io_ancestor_obj(binder->topology, pci) : NULL;
     if (!near || !near->cpuset || hwloc_bitmap_iszero(near->cpuset)) {
-        snprintf(dev->binding_note, sizeof dev->binding_note,
-                 "not bound: hwloc finds no PCI device %s on this host", dev->pci_bus_id);
+        snprintf(out->note, sizeof out->note, "not bound: hwloc finds no PCI device %s on this host",
+                 pci_bus_id);
         return;
     }
-    hwloc_bitmap_list_snprintf(dev->cpuset, sizeof dev->cpuset, near->cpuset);
+    hwloc_bitmap_list_snprintf(out->cpuset, sizeof out->cpuset, near->cpuset);
     if (near->nodeset)
-        hwloc_bitmap_list_snprintf(dev->nodeset, sizeof dev->nodeset, near->nodeset);
-    dev->bound = 1;
-    snprintf(dev->binding_note, sizeof dev->binding_note,
-             "bound to the CPUs %s and NUMA nodes %s of the %s nearest PCI %s", dev->cpuset,
-             dev->nodeset[0] ? dev->nodeset : "(none)", hwloc_obj_type_string(near->type),
-             dev->pci_bus_id);
+        hwloc_bitmap_list_snprintf(out->nodeset, sizeof out->nodeset, near->nodeset);
+    out->bound = 1;
+    snprintf(out->note, sizeof out->note,
+             "bound to the CPUs %s and NUMA nodes %s of the %s nearest PCI %s", out->cpuset,
+             out->nodeset[0] ? out->nodeset : "(none)", hwloc_obj_type_string(near->type),
+             pci_bus_id);
 }
 
-int gd_node_bind_apply(gd_node_binder *binder, const gd_node_device *dev, gd_err *err)
+int gd_node_bind_apply(gd_node_binder *binder, const gd_node_binding *b, gd_err *err)
 {
-    if (!binder || !dev->bound)
+    if (!binder || !b->bound)
         return 0;
     hwloc_bitmap_t cpus = hwloc_bitmap_alloc(), nodes = hwloc_bitmap_alloc();
     int rc = -1;
@@ -102,14 +101,14 @@ int gd_node_bind_apply(gd_node_binder *binder, const gd_node_device *dev, gd_err
         gd_fail(err, "out of memory");
         goto out;
     }
-    if (hwloc_bitmap_list_sscanf(cpus, dev->cpuset) != 0 ||
+    if (hwloc_bitmap_list_sscanf(cpus, b->cpuset) != 0 ||
         hwloc_set_cpubind(binder->topology, cpus, HWLOC_CPUBIND_PROCESS) != 0) {
-        gd_fail(err, "hwloc_set_cpubind(%s) failed for %s", dev->cpuset, dev->spec);
+        gd_fail(err, "hwloc_set_cpubind(%s) failed", b->cpuset);
         goto out;
     }
     /* memory binding is best effort: a kernel without NUMA support refuses it,
      * and the CPU binding alone already keeps first-touch pages local */
-    if (dev->nodeset[0] && hwloc_bitmap_list_sscanf(nodes, dev->nodeset) == 0)
+    if (b->nodeset[0] && hwloc_bitmap_list_sscanf(nodes, b->nodeset) == 0)
         hwloc_set_membind(binder->topology, nodes, HWLOC_MEMBIND_BIND,
                           HWLOC_MEMBIND_PROCESS | HWLOC_MEMBIND_BYNODESET);
     rc = 0;

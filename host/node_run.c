@@ -37,7 +37,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "host/node_bind.h"
+#include "host/cuda_device.h" /* cuda_device_list (moves here in the layout refactor) */
 #include "host/results.h"
 
 #define ERROR_PREFIX "gpudissect: error: "
@@ -201,7 +201,7 @@ static void child_exec(const gd_node_run_opts *o, gd_node_binder *binder, const 
     dup2(out, 1);
     dup2(errfd, 2);
     gd_err err;
-    if (gd_node_bind_apply(binder, d, &err) != 0) {
+    if (gd_node_bind_apply(binder, &d->binding, &err) != 0) {
         dprintf(2, ERROR_PREFIX "%s\n", err.msg);
         _exit(1);
     }
@@ -285,10 +285,10 @@ static json_t *device_status_json(const gd_node_device *d, const char *host)
                         !strncmp(d->cuda_visible, "MIG-", 4) ? json_string(d->cuda_visible)
                                                               : json_null());
     json_t *b = json_object();
-    json_object_set_new(b, "bound", json_boolean(d->bound));
-    json_object_set_new(b, "cpuset", str_or_null(d->cpuset));
-    json_object_set_new(b, "nodeset", str_or_null(d->nodeset));
-    json_object_set_new(b, "note", json_string(d->binding_note));
+    json_object_set_new(b, "bound", json_boolean(d->binding.bound));
+    json_object_set_new(b, "cpuset", str_or_null(d->binding.cpuset));
+    json_object_set_new(b, "nodeset", str_or_null(d->binding.nodeset));
+    json_object_set_new(b, "note", json_string(d->binding.note));
     json_object_set_new(o, "binding", b);
     json_object_set_new(o, "slurm", slurm_json());
     json_object_set_new(o, "start_time", json_string(d->start_time));
@@ -330,7 +330,7 @@ int gd_node_run(const gd_node_run_opts *o, gd_node_device *devices, size_t count
     if (any_pci && gd_node_binder_open(&binder, &bind_err) != 0)
         binder = NULL; /* each device's note says it was not bound */
     for (size_t i = 0; i < count; i++)
-        gd_node_bind_plan(binder, &devices[i]);
+        gd_node_bind_plan(binder, devices[i].spec, devices[i].pci_bus_id, &devices[i].binding);
 
     char dir[1100];
     size_t running = 0;

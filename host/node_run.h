@@ -14,6 +14,7 @@
 #include <sys/types.h>
 
 #include "host/device.h"
+#include "host/node_bind.h"
 
 #define GD_NODE_MAX_DEVICES 64
 
@@ -22,10 +23,7 @@ typedef struct gd_node_device {
     char dir_name[128];     /* "cuda2", "sim-t4" (a repeated spec gets "-2", ...) */
     char pci_bus_id[32];    /* cuda: what the driver reported; sim or unknown: "" */
     char cuda_visible[128]; /* the CUDA_VISIBLE_DEVICES entry this ordinal is, or "" */
-    /* hwloc binding (node_bind.c): what the child was bound to, or why not */
-    int bound;
-    char cpuset[128], nodeset[128];
-    char binding_note[256];
+    gd_node_binding binding; /* what the child was bound to, or why not (node_bind.c) */
     /* outcome */
     pid_t pid;
     int exit_status;        /* the child's exit status; 128 + signal when killed */

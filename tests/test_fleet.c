@@ -196,7 +196,9 @@ static void test_node_run_sim_devices_one_failing(void **state)
     for (size_t i = 0; i < 3; i++) {
         json_t *st = load(node, ok_dirs[i], "status.json");
         assert_string_equal(str(st, "status"), "ok");
-        assert_false(json_is_true(json_object_get(json_object_get(st, "binding"), "bound")));
+        const json_t *binding = json_object_get(st, "binding");
+        assert_false(json_is_true(json_object_get(binding, "bound")));
+        assert_non_null(strstr(str(binding, "note"), "sim device"));
         json_decref(st);
         json_t *meta = load(node, ok_dirs[i], "meta.json");
         assert_string_equal(str(json_object_get(meta, "node_run"), "dir"), ok_dirs[i]);
@@ -315,30 +317,29 @@ static int bind_check(void)
     hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
     hwloc_topology_load(topo);
     /* an unknown bus: not bound, and the note names it */
-    gd_node_device dev = {.spec = "cuda:0"};
-    snprintf(dev.pci_bus_id, sizeof dev.pci_bus_id, "00ff:ee:1f.7");
-    gd_node_bind_plan(binder, &dev);
-    if (dev.bound || !strstr(dev.binding_note, "00ff:ee:1f.7"))
+    gd_node_binding b;
+    gd_node_bind_plan(binder, "cuda:0", "00ff:ee:1f.7", &b);
+    if (b.bound || !strstr(b.note, "00ff:ee:1f.7"))
         return BIND_UNKNOWN_BUS;
     /* a sim device is never bound */
-    gd_node_device sim = {.spec = "sim:t4"};
-    gd_node_bind_plan(binder, &sim);
-    if (sim.bound || !strstr(sim.binding_note, "sim device"))
+    gd_node_bind_plan(binder, "sim:t4", "", &b);
+    if (b.bound || !strstr(b.note, "sim device"))
         return BIND_SIM;
     hwloc_obj_t pci = hwloc_get_next_pcidev(topo, NULL);
     if (!pci)
         return BIND_NO_PCI;
-    snprintf(dev.pci_bus_id, sizeof dev.pci_bus_id, "%04x:%02x:%02x.%x", pci->attr->pcidev.domain,
+    char bus[32];
+    snprintf(bus, sizeof bus, "%04x:%02x:%02x.%x", pci->attr->pcidev.domain,
              pci->attr->pcidev.bus, pci->attr->pcidev.dev, pci->attr->pcidev.func);
-    gd_node_bind_plan(binder, &dev);
-    if (!dev.bound)
+    gd_node_bind_plan(binder, "cuda:0", bus, &b);
+    if (!b.bound)
         return BIND_NOT_BOUND;
     char want[128];
     hwloc_bitmap_list_snprintf(want, sizeof want, hwloc_get_non_io_ancestor_obj(topo, pci)->cpuset);
-    if (strcmp(dev.cpuset, want))
+    if (strcmp(b.cpuset, want))
         return BIND_WRONG_SET;
     /* applied, the process's affinity is exactly that set */
-    if (gd_node_bind_apply(binder, &dev, &err) != 0)
+    if (gd_node_bind_apply(binder, &b, &err) != 0)
         return BIND_APPLY;
     hwloc_bitmap_t now = hwloc_bitmap_alloc(), expect = hwloc_bitmap_alloc();
     hwloc_get_cpubind(topo, now, HWLOC_CPUBIND_PROCESS);
