@@ -6,6 +6,8 @@
 #   make bench    simulator and analysis benchmarks (prints measured ratios)
 #   make test SAN=1        the same suite under ASan + UBSan
 #   make valgrind          the sim end-to-end tests under valgrind
+#   make check-layout      the include and call graphs between the rooms
+#                          (no cycle, no include across a room's rule)
 #
 # The CUDA backend is compiled in when CUDA headers are found (CUDA_HOME, else
 # /usr/local/cuda).  It never links libcuda: it dlopen()s libcuda.so.1 at run time.
@@ -50,7 +52,7 @@ BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 DEB_PKGS := gcc make gnuplot-nox libhwloc-dev libcmocka-dev libjansson-dev libinih-dev \
             slurm-wlm munge
 
-.PHONY: all deps demo test bench valgrind clean tests-build
+.PHONY: all deps demo test bench valgrind clean tests-build check-layout
 all: $(BIN)
 
 $(BIN): $(BUILD)/host/main.o $(BUILD)/libgd.a
@@ -110,7 +112,10 @@ tests-build: $(BIN) $(TEST_BIN)
 
 test: deps
 	@$(MAKE) --no-print-directory tests-build
-	@GD_BIN=./$(BIN) tests/run-all.sh $(TEST_BIN)
+	@GD_BIN=./$(BIN) GD_BUILD_DIR=$(BUILD) tests/run-all.sh tests/check-layout.sh $(TEST_BIN)
+
+check-layout: $(LIB_OBJ)
+	@GD_BUILD_DIR=$(BUILD) tests/check-layout.sh
 
 valgrind: deps
 	@$(MAKE) --no-print-directory tests-build

@@ -15,7 +15,7 @@
 
 #include <stdint.h>
 
-#include "../host/device.h"
+#include "host/device.h"
 
 typedef enum gd_level_id {
     GD_L0I,

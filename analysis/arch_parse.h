@@ -1,9 +1,10 @@
 /* arch_parse.h -- the arch-file reader's state (internal to analysis/).
  *
- *   arch.c           reads the INI text line by line (inih), looks every key up
- *                    in the key table and stores its value; names and paths
+ *   arch_read.c      reads the INI text line by line (inih), looks every key up
+ *                    in the key table and stores its value
  *   arch_validate.c  the defaults, and the checks no single line can make:
  *                    geometry, required keys and sections, cross-level rules
+ *   arch_parse.c     this state's errors and key lines
  * Both report errors as "FILE:LINE: message" through the same parse_ctx.
  */
 #ifndef GD_ARCH_PARSE_H
@@ -42,10 +43,7 @@ int arch_ctx_error(parse_ctx *ctx, const char *fmt, ...) __attribute__((format(p
 /* The line of SECTION.key as read (else the section's header line). */
 int arch_key_line(const parse_ctx *ctx, int section, const char *key);
 
-/* arch_validate.c */
-void arch_defaults(gd_arch *a);
-/* 1 if the parsed arch is complete and consistent (derived fields filled),
- * else 0 with the error in ctx. */
-int arch_validate(parse_ctx *ctx);
+/* SECTION_GPU, SECTION_NOISE or a level id for a section name; -1 if none. */
+int arch_section_index(const char *section);
 
 #endif

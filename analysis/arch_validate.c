@@ -1,6 +1,6 @@
 /* arch_validate.c -- what an arch file must satisfy beyond each line's syntax.
  *
- * The reader (arch.c) checks every value on its own line; this file holds the
+ * The reader (arch_read.c) checks every value on its own line; this file holds the
  * rules that need the whole file: the defaults a missing key takes, the cache
  * geometry (sizes divide into sets of ways of lines, sectors divide lines),
  * required keys and sections, levels that share another's storage, and the
@@ -8,7 +8,7 @@
  * differences up as transit times).  An error names the line of the key at
  * fault, or the section's header when the key is missing.
  */
-#include "analysis/arch_parse.h"
+#include "analysis/arch_validate.h"
 
 #include <string.h>
 #include <strings.h>

@@ -13,7 +13,7 @@
  * re-enqueued requests, rotating every cycle, keep the new one out
  * (sim/lsu.c).
  */
-#include "analysis/compare_rows.h"
+#include "analysis/compare_l1.h"
 
 #include <string.h>
 

@@ -1,6 +1,6 @@
-/* compare_rows.h -- the rows of compare.json's "parameters", shared by the
- * files that hold a measured hierarchy against an arch (compare.c,
- * compare_l1.c). */
+/* compare_rows.h -- the rows of compare.json's "parameters" (compare_rows.c),
+ * shared by the files that hold a measured hierarchy against an arch
+ * (compare.c, compare_l1.c). */
 #ifndef GD_COMPARE_ROWS_H
 #define GD_COMPARE_ROWS_H
 
@@ -29,10 +29,5 @@ void gd_compare_add_lower_bound(json_t *params, gd_compare_counts *c, const char
 double gd_compare_latency_tolerance(double expected);
 /* Did the run use this probe? */
 int gd_compare_run_probed(const gd_run *run, const char *probe);
-
-/* compare_l1.c: the L1 load path and shared memory (ways, replacement, MSHRs,
- * merge limit, head-of-line blocking, sectors per line, banks). */
-void gd_compare_l1_path(json_t *params, gd_compare_counts *c, const gd_arch *arch,
-                        const gd_run *run);
 
 #endif

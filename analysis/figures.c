@@ -62,7 +62,7 @@ static const char *knee_name(const gd_run *run, const char *label, double x)
 /* Axis titles of a probe's figure; 1 if its x is bytes (log axis). */
 static int axis_labels(const gd_probe *p, const char **x, const char **y)
 {
-    const char *n = p->name;
+    const char *n = gd_probe_describe(p).name;
     if (!strcmp(n, "pchase_stride") || !strcmp(n, "const_stride")) {
         *x = "stride";
         *y = "cycles per access";
@@ -136,7 +136,7 @@ static int curve_figure(const gd_run *run, const gd_curve *c, const gd_arch *arc
         m++;
     }
     size_t model_count = 0;
-    if (arch && gd_model_curve(arch, c->probe->name, &c->opts, xs, bases, m, mp, err) == 0) {
+    if (arch && gd_model_curve(arch, gd_probe_describe(c->probe).name, &c->opts, xs, bases, m, mp, err) == 0) {
         for (size_t i = 0; i < m; i++)
             my[i] = mp[i].mean_cycles;
         model_count = m;

@@ -14,8 +14,8 @@
 #include <stdint.h>
 
 #include "analysis/arch.h"
+#include "analysis/curve.h"
 #include "analysis/plateau.h"
-#include "host/runner.h"
 
 /* The levels of the results schema, in its order; L2FAR is the far half of a
  * split L2 (A100, H100). */

@@ -13,24 +13,7 @@
 #include <stdint.h>
 
 #include "analysis/infer.h"
-#include "analysis/model.h"
-
-/* Must match the probes: the shared array lane offsets wrap at
- * (kernels/smem_bank.c SMEM_ARRAY_BYTES), and the lane stride of coalesce's
- * "lanes" variant without --stride (CO_DEFAULT_LANE_STRIDE). */
-#define GD_SMEM_BANK_ARRAY_BYTES 16384u
-#define GD_COALESCE_DEFAULT_LANE_STRIDE 128u
-
-/* Passes of one warp access to shared memory (sim/smem.c's rule): lane i of 32
- * reads `access_bytes` at (i * lane_stride) mod GD_SMEM_BANK_ARRAY_BYTES; n
- * distinct words of one bank take n passes, lanes on the same word share one
- * read.  0 for a malformed organisation. */
-uint32_t gd_smem_conflict_ways(uint32_t banks, uint32_t width_bytes, uint32_t access_bytes,
-                               uint64_t lane_stride);
-
-/* L1 requests of one warp load: the distinct `line_bytes` lines that lanes
- * 0..lanes-1 touch with 4-byte loads `lane_stride` apart from a line boundary. */
-uint32_t gd_coalesce_requests(uint64_t line_bytes, uint64_t lane_stride, uint32_t lanes);
+#include "analysis/model_access.h"
 
 /* smem_bank -> level[GD_INF_SMEM]: latency (of a conflict-free access),
  * banks, bank_width_bytes, conflict_cycles (per further way of a conflict),
@@ -47,12 +30,5 @@ int gd_infer_smem_bank(gd_inference *inf, const gd_curve *curve, gd_err *err);
  * need not be one cycle).  A "lanes" curve whose stride is at least the line
  * predicts the same curve for every smaller line: it then records nothing. */
 int gd_infer_coalesce(gd_inference *inf, const gd_curve *curve, gd_err *err);
-
-/* model_access.c: the expected curves.  smem_bank: the [SMEM] latency plus
- * one cycle per further pass (the simulator's replay), per lane stride (the
- * variant gives the access size).  coalesce: requests per instruction (its
- * primary series) from the stride, the active lanes and the [L1D] line. */
-int gd_model_access_curve(const gd_arch *arch, const char *probe, const gd_probe_opts *opts,
-                          const uint64_t *xs, size_t count, gd_model_point *out, gd_err *err);
 
 #endif

@@ -35,6 +35,7 @@
  * cycles) -- no reservation fail happened and the question stays open.  The merge limit, seen through the
  * follower, is left open too on an L1 that resv_stall showed not to block.
  */
+#include "analysis/curve.h"
 #include "analysis/infer.h"
 
 #include <math.h>
@@ -45,7 +46,6 @@
 #include "analysis/run_load.h"
 #include "analysis/stats.h"
 #include "analysis/steps.h"
-#include "host/adaptive.h"
 
 #define BLOCKED_SHARE 0.5     /* B's jump / A's jump that means "held up" */
 #define WINDOW_MARGIN_CYCLES 8.0 /* measured window minus a miss's MSHR hold, at most */

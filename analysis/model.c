@@ -33,8 +33,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/infer_access.h"
-#include "kernels/chase.h"
+#include "analysis/model_access.h"
+#include "analysis/model_icache.h"
 
 #define DEFAULT_STRIDE 32
 #define DEFAULT_STRIDE_FOOTPRINT (256 * 1024) /* kernels/pchase_stride.c */

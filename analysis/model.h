@@ -11,20 +11,8 @@
 #include <stdint.h>
 
 #include "analysis/arch.h"
-#include "kernels/probe.h"
-
-#define GD_MODEL_MAX_LEVELS 4
-
-typedef struct gd_model_point {
-    double x;                 /* the sweep value */
-    double mean_cycles;       /* expected mean of the primary series (cycles, or CPI) */
-    /* chains: expected share of recorded accesses served by each level of the
-     * path (pchase: L1D, L2, DRAM; with ld.cg: L2, DRAM; const: L1C, L15C, L2C) */
-    double fraction[GD_MODEL_MAX_LEVELS];
-    const char *level_name[GD_MODEL_MAX_LEVELS];
-    size_t levels;            /* entries of fraction / level_name; 0 for other probes */
-    uint64_t accesses;        /* recorded accesses the expectation is over */
-} gd_model_point;
+#include "analysis/model_point.h"
+#include "kernels/probe_layout.h"
 
 typedef struct chain_path chain_path;
 
@@ -47,10 +35,6 @@ int gd_model_chain(const chain_path *path, const gd_probe_opts *opts, uint64_t f
 int gd_model_curve(const gd_arch *arch, const char *probe, const gd_probe_opts *opts,
                    const uint64_t *xs, const uint64_t *bases, size_t count, gd_model_point *out,
                    gd_err *err);
-
-/* model_icache.c: icache_seq and const_bcast */
-int gd_model_other_curve(const gd_arch *arch, const char *probe, const gd_probe_opts *opts,
-                         const uint64_t *xs, size_t count, gd_model_point *out, gd_err *err);
 
 /* Steady-state hit rate of a cyclic access to `lines` lines in one set of `ways`
  * ways under random replacement (mean-field fixed point h = (1-1/W)^((N-1)(1-h))). */

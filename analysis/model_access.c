@@ -13,7 +13,7 @@
  * probe's primary series counts them.  Lines are counted from a line boundary,
  * where the probe puts its first lane.
  */
-#include "analysis/infer_access.h"
+#include "analysis/model_access.h"
 
 #include <stdlib.h>
 #include <string.h>

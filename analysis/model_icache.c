@@ -20,12 +20,12 @@
  * other, each a full L1 constant lookup, so the load takes k times the [L1C]
  * latency; one address (all lanes alike) is a broadcast and costs one lookup.
  */
-#include "analysis/model.h"
+#include "analysis/model_icache.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/ffma_block.h"
+#include "kernels/probe_layout.h"
 
 static const gd_level_id fetch_levels[] = {GD_L0I, GD_L1I, GD_L15I};
 #define FETCH_LEVELS (sizeof fetch_levels / sizeof fetch_levels[0])

@@ -38,8 +38,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "host/results.h"
-#include "host/runner.h"
+#include "analysis/curve.h"
+#include "analysis/results.h"
 
 /* The picture size asked for by the design: wide enough for a log sweep of
  * 1KiB..8MiB with readable tics, the usual aspect of a paper figure. */

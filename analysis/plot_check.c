@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host/results.h"
+#include "analysis/results.h"
 
 /* The PNG file signature and chunk framing (PNG spec, sections 5.2 and 5.3). */
 static const unsigned char png_signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};

@@ -26,7 +26,7 @@
 #include <sys/stat.h>
 
 #include "analysis/report_tables.h"
-#include "host/results.h"
+#include "analysis/results.h"
 
 /* CUDA encodes versions as 1000 * major + 10 * minor (cuDriverGetVersion). */
 #define CUDA_VERSION_MAJOR_UNIT 1000

@@ -28,7 +28,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "host/runner.h"
+#include "analysis/curve.h"
 
 /* Largest integer a double holds exactly: beyond it a "bytes" value is not one. */
 #define EXACT_DOUBLE_LIMIT 9007199254740992.0

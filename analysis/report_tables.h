@@ -21,8 +21,8 @@
 
 #include <jansson.h>
 
+#include "analysis/results.h"
 #include "host/device.h"
-#include "host/results.h"
 
 /* Room for a path inside the run directory (the run directory is user-chosen). */
 #define REPORT_PATH_BYTES 1200

@@ -14,13 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host/results.h"
-
-const gd_summary *gd_point_summary(const gd_point *p, const char *series)
-{
-    int s = gd_point_series_index(p, series);
-    return s < 0 ? NULL : &p->series[s].summary;
-}
+#include "analysis/results.h"
 
 void gd_probe_opts_from_json(const json_t *entry, gd_probe_opts *opts)
 {
@@ -51,83 +45,6 @@ void gd_probe_opts_to_json(const gd_probe_opts *opts, json_t *entry)
     json_object_set_new(entry, "pattern", json_string(opts->random_order ? "random" : "seq"));
     json_object_set_new(entry, "seed", json_integer((json_int_t)opts->seed));
     json_object_set_new(entry, "variant", opts->variant[0] ? json_string(opts->variant) : json_null());
-}
-
-static int point_add_series(gd_point *p, const char *name, const gd_summary *s)
-{
-    if (p->series_count == GD_PROBE_MAX_SERIES)
-        return -1;
-    gd_point_series *ps = &p->series[p->series_count++];
-    memset(ps, 0, sizeof *ps);
-    snprintf(ps->name, sizeof ps->name, "%s", name);
-    ps->summary = *s;
-    return 0;
-}
-
-int gd_curve_read_csv(const char *path, const char *label, const gd_probe *probe, gd_curve *out,
-                      gd_err *err)
-{
-    gd_curve_init(out, label, probe, NULL);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return gd_fail(err, "%s: cannot open: %s", path, strerror(errno));
-    char line[1024];
-    int lineno = 0, rc = -1;
-    if (!fgets(line, sizeof line, f)) {
-        gd_fail(err, "%s: empty file", path);
-        goto out;
-    }
-    lineno = 1;
-    if (!strstr(line, ",series,min,median,mean,max,count")) {
-        gd_fail(err, "%s:1: not a gpudissect curve (header '%.60s')", path, line);
-        goto out;
-    }
-    while (fgets(line, sizeof line, f)) {
-        lineno++;
-        unsigned long long x;
-        char series[32];
-        gd_summary s;
-        memset(&s, 0, sizeof s);
-        int got = sscanf(line, "%llu,%31[^,],%lf,%lf,%lf,%lf,%zu,%lf,%lf,%lf", &x, series, &s.min,
-                         &s.median, &s.mean, &s.max, &s.count, &s.p05, &s.p95, &s.stddev);
-        if (got < 7) {
-            gd_fail(err, "%s:%d: malformed row", path, lineno);
-            goto out;
-        }
-        gd_point *p = NULL;
-        for (size_t i = 0; i < out->count; i++)
-            if (out->points[i].x == x)
-                p = &out->points[i];
-        if (!p) {
-            if (out->count == out->capacity) {
-                size_t nc = out->capacity ? out->capacity * 2 : 32;
-                gd_point *np = realloc(out->points, nc * sizeof *np);
-                if (!np) {
-                    gd_fail(err, "out of memory");
-                    goto out;
-                }
-                out->points = np;
-                out->capacity = nc;
-            }
-            if (out->count && out->points[out->count - 1].x > x) {
-                gd_fail(err, "%s:%d: x values out of order", path, lineno);
-                goto out;
-            }
-            p = &out->points[out->count++];
-            memset(p, 0, sizeof *p);
-            p->x = x;
-        }
-        if (point_add_series(p, series, &s) != 0) {
-            gd_fail(err, "%s:%d: too many series at one point", path, lineno);
-            goto out;
-        }
-    }
-    rc = 0;
-out:
-    fclose(f);
-    if (rc != 0)
-        gd_curve_free(out);
-    return rc;
 }
 
 int gd_run_load(const char *dir, gd_run *run, gd_err *err)

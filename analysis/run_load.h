@@ -7,7 +7,7 @@
 #include <jansson.h>
 
 #include "analysis/infer.h"
-#include "host/runner.h"
+#include "analysis/curve.h"
 
 #define GD_RUN_MAX_CURVES 64
 
@@ -25,16 +25,9 @@ typedef struct gd_run {
 int gd_run_load(const char *dir, gd_run *run, gd_err *err);
 void gd_run_free(gd_run *run);
 
-/* Reads DIR/LABEL.csv into a curve (summaries only) for `probe`. */
-int gd_curve_read_csv(const char *path, const char *label, const gd_probe *probe, gd_curve *out,
-                      gd_err *err);
-
 /* The probe options a meta.json probes[] entry records. */
 void gd_probe_opts_from_json(const json_t *entry, gd_probe_opts *opts);
 /* ... and the other way round: adds them to an entry. */
 void gd_probe_opts_to_json(const gd_probe_opts *opts, json_t *entry);
-
-/* A series' summary at a point, or NULL. */
-const gd_summary *gd_point_summary(const gd_point *p, const char *series);
 
 #endif

@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-#include "host/runner.h"
+#include "analysis/curve.h"
 
 /* One step: the series rises by `jump` beyond its own slope between the points
  * below and above (indices into the curve, adjacent). */

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "host/device.h"
+#include "host/device_registry.h"
 #include "host/runner.h"
 
 #define TARGET_WARP_INSNS_PER_SECOND 20e6

@@ -33,6 +33,7 @@
 #include <time.h>
 
 #include "host/device.h"
+#include "host/device_registry.h"
 
 #define PATENT_CLAIM 1.23 /* CN110457238A para. 0068: geometric-mean performance +23% */
 #define CTA_THREADS 256

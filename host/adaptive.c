@@ -18,48 +18,6 @@
 #include "analysis/plateau.h"
 #include "analysis/steps.h"
 
-/* Segments the curve's primary series (the probe's, else "cycles"). */
-int gd_curve_segment(const gd_curve *curve, const char *series, gd_segmentation *seg,
-                     gd_err *err)
-{
-    size_t n = curve->count;
-    memset(seg, 0, sizeof *seg);
-    if (n == 0)
-        return gd_fail(err, "%s: no points to analyse", curve->label);
-    double *x = malloc(n * sizeof *x);
-    const double **samples = malloc(n * sizeof *samples);
-    size_t *counts = malloc(n * sizeof *counts);
-    int rc = -1;
-    if (!x || !samples || !counts) {
-        gd_fail(err, "out of memory");
-        goto out;
-    }
-    for (size_t i = 0; i < n; i++) {
-        const gd_point *p = &curve->points[i];
-        int s = gd_point_series_index(p, series);
-        if (s < 0) {
-            gd_fail(err, "%s: point %llu has no '%s' series", curve->label,
-                    (unsigned long long)p->x, series);
-            goto out;
-        }
-        x[i] = (double)p->x;
-        samples[i] = p->series[s].samples;
-        counts[i] = p->series[s].summary.count;
-    }
-    /* a sample that is a pass's mean is off its plateau as a whole or not at
-     * all: a knee needs a quarter of them off, not the 2% of single accesses */
-    gd_plateau_opts opts = {0};
-    if (curve->probe->aggregate_samples)
-        opts.min_excess = 0.25;
-    rc = gd_detect_plateaus(x, samples, counts, n, &opts, seg, err);
-    if (rc != 0)
-        gd_fail_prefix(err, "%s", curve->label);
-out:
-    free(x);
-    free(samples);
-    free(counts);
-    return rc;
-}
 
 static uint64_t snap_down(uint64_t v, uint64_t g)
 {

@@ -23,8 +23,4 @@ typedef struct gd_adaptive_stats {
 int gd_runner_adaptive(gd_runner *r, gd_curve *curve, const gd_sweep *coarse, uint64_t resolution,
                        gd_adaptive_stats *stats, gd_err *err);
 
-/* Plateaus and knees of the curve's `series` (usually "cycles"). */
-int gd_curve_segment(const gd_curve *curve, const char *series, gd_segmentation *seg,
-                     gd_err *err);
-
 #endif

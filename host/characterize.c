@@ -25,7 +25,7 @@
 #include "analysis/run_load.h"
 #include "host/adaptive.h"
 #include "host/meta.h"
-#include "host/results.h"
+#include "analysis/results.h"
 #include "host/runner.h"
 
 /* Copies the fields of `from` that `into` does not have yet (first curve wins;

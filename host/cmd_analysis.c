@@ -12,9 +12,9 @@
 #include "analysis/figures.h"
 #include "analysis/model.h"
 #include "analysis/report.h"
+#include "analysis/results.h"
 #include "analysis/run_load.h"
 #include "host/commands.h"
-#include "host/results.h"
 #include "host/runner.h"
 
 static int load_arch(const char *name, gd_arch *arch, gd_err *err)

@@ -9,11 +9,12 @@
 #include <time.h>
 
 #include "analysis/arch.h"
+#include "analysis/results.h"
 #include "host/characterize.h"
 #include "host/commands.h"
+#include "host/device_registry.h"
 #include "host/meta.h"
 #include "host/node_run.h"
-#include "host/results.h"
 
 #define MAX_OVERRIDES 64
 

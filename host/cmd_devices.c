@@ -7,6 +7,7 @@
 
 #include "analysis/arch.h"
 #include "host/commands.h"
+#include "host/cuda_device.h"
 #include "host/device.h"
 #include "kernels/probe.h"
 

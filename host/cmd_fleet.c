@@ -11,10 +11,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "analysis/results.h"
 #include "host/commands.h"
 #include "host/fleet_merge.h"
 #include "host/fleet_slurm.h"
-#include "host/results.h"
 
 #define MAX_FLEET_SETS 64
 #define STATUS_POLL_SECONDS 1

@@ -8,11 +8,12 @@
 #include <time.h>
 
 #include "analysis/arch.h"
+#include "analysis/results.h"
 #include "host/adaptive.h"
 #include "host/commands.h"
+#include "host/device_registry.h"
 #include "host/lsu_trace.h"
 #include "host/meta.h"
-#include "host/results.h"
 #include "host/runner.h"
 #include "kernels/probe.h"
 

@@ -15,7 +15,7 @@
 #ifndef GD_CUDA_BACKEND_H
 #define GD_CUDA_BACKEND_H
 
-#include "host/cuda_device.h"
+#include "host/device.h"
 #include "host/cuda_symbols.h"
 
 #define CUDA_NO_HEADERS_MSG                                                                    \

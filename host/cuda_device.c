@@ -23,6 +23,8 @@
  * Without CUDA headers at build time the file still compiles, and every entry
  * point fails with a message saying how to rebuild.
  */
+#include "host/cuda_device.h"
+
 #include "host/cuda_backend.h"
 
 #include <stdarg.h>
@@ -88,29 +90,6 @@ const gd_cuda_symbol *gd_cuda_symbol_table(size_t *count)
 {
     *count = CUDA_SYMBOL_COUNT;
     return cuda_symbols;
-}
-
-/* "<call> failed: CUDA_ERROR_X: description".  call_fmt names the entry point
- * and its key arguments.  The name lookups can fail too (an unknown code, or a
- * stub library that fails everything); the raw number is reported then. */
-int cuda_fail(const cuda_driver *drv, CUresult rc, gd_err *err, const char *call_fmt, ...)
-{
-    char call[GD_ERR_MSG_BYTES / 2];
-    va_list ap;
-    va_start(ap, call_fmt);
-    vsnprintf(call, sizeof call, call_fmt, ap);
-    va_end(ap);
-
-    const char *name = NULL;
-    const char *text = NULL;
-    if (drv->cuGetErrorName(rc, &name) != CUDA_SUCCESS)
-        name = NULL;
-    if (drv->cuGetErrorString(rc, &text) != CUDA_SUCCESS)
-        text = NULL;
-    if (!name)
-        return gd_fail(err, "%s failed: CUresult %d (the driver has no name for it)", call,
-                       (int)rc);
-    return gd_fail(err, "%s failed: %s: %s", call, name, text ? text : "(no description)");
 }
 
 /* ---- loading the driver ------------------------------------------------ */
@@ -289,18 +268,6 @@ err:
 }
 
 /* ---- open / close ------------------------------------------------------ */
-
-/* Every call makes this device's context current first: the harness may have
- * two cuda devices open on one thread, and the driver acts on whichever context
- * is current, not on the one we mean. */
-int cuda_make_current(cuda_device *dev, gd_err *err)
-{
-    CUresult rc = dev->drv.cuCtxSetCurrent(dev->context);
-    if (rc != CUDA_SUCCESS)
-        return cuda_fail(&dev->drv, rc, err, CU_NAME(cuCtxSetCurrent) "(primary context of %s)",
-                         dev->base.info.spec);
-    return 0;
-}
 
 static void cuda_close(gd_device *base)
 {

@@ -1,9 +1,11 @@
-/* cuda_device.h -- what the CUDA backend offers beyond the device interface.
+/* cuda_device.h -- the CUDA backend: how it is opened, and what it offers
+ * beyond the device interface.
  *
- * host/device.h is all the harness needs.  These two calls exist for tools that
+ * The registry (host/device_registry.c) opens it for "cuda:N"; after that
+ * host/device.h is all the harness needs.  Two more calls exist for tools that
  * work on the machine code itself (a SASS patcher): read back the cubin a kernel
  * was loaded from, and load a (patched) cubin directly, skipping the PTX JIT.
- * Both fail cleanly in a build without CUDA headers.
+ * Every call fails cleanly in a build without CUDA headers.
  */
 #ifndef GD_CUDA_DEVICE_H
 #define GD_CUDA_DEVICE_H
@@ -11,6 +13,15 @@
 #include <stddef.h>
 
 #include "host/device.h"
+
+/* Opens CUDA device `ordinal`; fails with a clear message when the binary was
+ * built without CUDA headers or no usable driver is there. */
+int cuda_device_open(int ordinal, const gd_device_opts *opts, gd_device **out, gd_err *err);
+
+/* Enumerate CUDA devices (for `gpudissect devices`): fills up to max infos and
+ * sets *count.  Fails (with the no-driver / stub message) when there is no usable
+ * driver. */
+int cuda_device_list(gd_device_info *infos, int max, int *count, gd_err *err);
 
 /* The cubin `kernel` was loaded from (owned by the kernel; valid until it is
  * unloaded).  `kernel` must come from a cuda:N device. */

@@ -10,7 +10,7 @@
  *
  * The JIT goes through cuLink* rather than cuModuleLoadData(ptx) because only
  * the link step hands back the cubin, and the cubin is where the machine-code
- * size is (host/cubin_elf.c reads .text.<entry>) and what a SASS patch
+ * size is (kernels/cubin_elf.c reads .text.<entry>) and what a SASS patch
  * rewrites: PTX has no NOP, so an instruction-cache probe's FFMA block becomes
  * NOPs here, in the machine code, before the driver ever sees it.  The kernel
  * keeps the (patched) cubin it was loaded from, so tools can read it back.
@@ -23,8 +23,9 @@
  * cuGetErrorString (cuda_fail), or the patch with what it found.
  */
 #include "host/cuda_backend.h"
+#include "host/cuda_device.h"
 
-#include "host/cubin_elf.h"
+#include "kernels/cubin_elf.h"
 #include "kernels/sass_patch.h"
 
 #include <stdio.h>
@@ -320,7 +321,7 @@ int cuda_kernel_load_cubin(gd_device *base, const void *cubin, size_t size, cons
                            gd_kernel **out, gd_err *err)
 {
     *out = NULL;
-    if (!base || base->ops != &cuda_device_ops)
+    if (!base || strcmp(base->info.backend, "cuda") != 0)
         return gd_fail(err, "loading a cubin needs a cuda:N device");
     if (check_entry_name(entry, err) != 0)
         return -1;

@@ -1,12 +1,12 @@
-/* device.c -- open a device by spec and forward calls to its backend.
+/* device.c -- the error type, counter lists, and the calls of the contract.
  *
- * "sim:ARCH" goes to the simulated GPU, "cuda:N" to the CUDA driver backend.
- * The wrappers below only forward; they exist so that callers never touch the
- * ops table and so that every error message has one shape.
+ * The wrappers below only forward to a device's ops table; they exist so that
+ * callers never touch the table and so that every error message has one shape.
+ * Which backend a spec names is not decided here (host/device_registry.c), so
+ * that this file -- used by every room -- depends on no backend.
  */
 #include "host/device.h"
 
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,33 +87,6 @@ double gd_counter_list_get(const gd_counter_list *list, const char *name, double
         if (strcmp(list->items[i].name, name) == 0)
             return list->items[i].value;
     return missing;
-}
-
-int gd_device_open(const char *spec, const gd_device_opts *opts, gd_device **out, gd_err *err)
-{
-    *out = NULL;
-    if (!spec || !*spec)
-        return gd_fail(err, "no device given (expected sim:ARCH or cuda:N)");
-    if (strncmp(spec, "sim:", 4) == 0) {
-        if (!spec[4])
-            return gd_fail(err, "device '%s': missing arch name after 'sim:'", spec);
-        if (sim_device_open(spec + 4, opts, out, err) != 0)
-            return -1;
-    } else if (strncmp(spec, "cuda:", 5) == 0) {
-        char *end = NULL;
-        errno = 0;
-        long ordinal = strtol(spec + 5, &end, 10);
-        if (!spec[5] || *end || errno || ordinal < 0 || ordinal > 1024)
-            return gd_fail(err, "device '%s': expected cuda:N with N a device ordinal", spec);
-        if (opts && opts->override_count)
-            return gd_fail(err, "device '%s': --set overrides apply to sim devices only", spec);
-        if (cuda_device_open((int)ordinal, opts, out, err) != 0)
-            return -1;
-    } else {
-        return gd_fail(err, "unknown device '%s' (expected sim:ARCH or cuda:N)", spec);
-    }
-    snprintf((*out)->info.spec, sizeof (*out)->info.spec, "%s", spec);
-    return 0;
 }
 
 void gd_device_close(gd_device *dev)

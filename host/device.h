@@ -6,6 +6,10 @@
  * probes, the analysis -- sees only what is declared here, so nothing downstream
  * can tell which device produced a sample buffer.
  *
+ * This header is the device *contract* and the error type (gd_err) that every
+ * room shares: it is the one host/ header that kernels/, sim/ and analysis/
+ * include.  It knows no backend; host/device_registry.c opens one by spec.
+ *
  * Conventions: every call returns 0 on success or -1 on failure and then fills a
  * gd_err with one line that names the failing call (for CUDA: the driver entry
  * point and cuGetErrorName/cuGetErrorString).  Nothing in a backend prints or
@@ -155,9 +159,8 @@ struct gd_device {
     gd_device_info info;
 };
 
-/* Open "sim:ARCH" (ARCH: a bundled arch name or a path to an .arch file) or
- * "cuda:N".  opts may be NULL. */
-int gd_device_open(const char *spec, const gd_device_opts *opts, gd_device **out, gd_err *err);
+/* Opening a device by its spec ("sim:t4", "cuda:0") is the registry's job:
+ * host/device_registry.h.  Closing goes through the device's own ops. */
 void gd_device_close(gd_device *dev);
 const gd_device_info *gd_device_get_info(const gd_device *dev);
 
@@ -178,15 +181,5 @@ int gd_device_counters(gd_device *dev, gd_counter_list *out, gd_err *err);
 /* Starts (sink) or stops (NULL) the device's event trace; fails on a device
  * without one. */
 int gd_device_trace(gd_device *dev, gd_trace_sink sink, void *user, gd_err *err);
-
-/* Backends.  cuda_device_open fails with a clear message when the binary was
- * built without CUDA headers. */
-int sim_device_open(const char *arch, const gd_device_opts *opts, gd_device **out, gd_err *err);
-int cuda_device_open(int ordinal, const gd_device_opts *opts, gd_device **out, gd_err *err);
-
-/* Enumerate CUDA devices (for `gpudissect devices`): fills up to max infos and
- * sets *count.  Fails (with the no-driver / stub message) when there is no usable
- * driver. */
-int cuda_device_list(gd_device_info *infos, int max, int *count, gd_err *err);
 
 #endif

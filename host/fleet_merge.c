@@ -34,8 +34,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "analysis/results.h"
 #include "host/fleet_plot.h"
-#include "host/results.h"
 
 #define MAX_CARDS 1024
 

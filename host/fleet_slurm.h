@@ -5,8 +5,8 @@
 
 #include <stddef.h>
 
+#include "analysis/results.h"
 #include "host/device.h"
-#include "host/results.h"
 
 /* What `gpudissect fleet submit` was asked for. */
 typedef struct gd_fleet_job_spec {

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "host/results.h"
+#include "analysis/results.h"
 
 struct gd_lsu_trace {
     gd_device *dev;

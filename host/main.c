@@ -26,12 +26,6 @@ static const command commands[] = {
     {"fleet", gd_cmd_fleet, "every GPU of a cluster: Slurm job array (submit, status) and merge"},
 };
 
-int gd_report_error(const char *msg)
-{
-    fprintf(stderr, "gpudissect: error: %s\n", msg);
-    return 1;
-}
-
 static void usage(FILE *out)
 {
     fprintf(out, "usage: gpudissect <command> [options]   (gpudissect <command> --help)\n\n"

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "host/results.h"
+#include "analysis/results.h"
 #include "host/topology.h"
 
 static int run_line(const char *cmd, char *buf, size_t size)

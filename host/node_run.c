@@ -37,8 +37,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "host/cuda_device.h" /* cuda_device_list (moves here in the layout refactor) */
-#include "host/results.h"
+#include "analysis/results.h"
+#include "host/cuda_device.h"
 
 #define ERROR_PREFIX "gpudissect: error: "
 #define SIGNAL_EXIT_BASE 128

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "analysis/arch.h"
-#include "host/results.h"
+#include "analysis/results.h"
 
 /* ------------------------------------------------------------------------- */
 /* Sweeps                                                                    */
@@ -119,52 +119,8 @@ void gd_sweep_free(gd_sweep *sweep)
     memset(sweep, 0, sizeof *sweep);
 }
 
-void gd_format_bytes(uint64_t bytes, char *buf, size_t size)
-{
-    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    double v = (double)bytes;
-    int u = 0;
-    while (v >= 1024 && u < 4) {
-        v /= 1024;
-        u++;
-    }
-    if (v == floor(v))
-        snprintf(buf, size, "%.0f%s", v, units[u]);
-    else if (v * 1000 == floor(v * 1000))
-        snprintf(buf, size, "%.4g%s", v, units[u]);
-    else
-        snprintf(buf, size, "%.7g%s", v, units[u]); /* 4.00003MiB, not 4MiB */
-}
-
-void gd_format_sweep_value(const gd_probe *probe, uint64_t x, char *buf, size_t size)
-{
-    size_t n = strlen(probe->sweep_name);
-    if (n >= 6 && !strcmp(probe->sweep_name + n - 6, "_bytes"))
-        gd_format_bytes(x, buf, size);
-    else
-        snprintf(buf, size, "%llu", (unsigned long long)x);
-}
-
 /* ------------------------------------------------------------------------- */
-/* Curves                                                                    */
-
-void gd_curve_init(gd_curve *curve, const char *label, const gd_probe *probe,
-                   const gd_probe_opts *opts)
-{
-    memset(curve, 0, sizeof *curve);
-    snprintf(curve->label, sizeof curve->label, "%s", label);
-    curve->probe = probe;
-    if (opts)
-        curve->opts = *opts;
-}
-
-static void point_free(gd_point *p)
-{
-    for (unsigned i = 0; i < p->series_count; i++)
-        free(p->series[i].samples);
-    p->series_count = 0;
-    gd_counter_list_free(&p->counters);
-}
+/* Counters                                                                  */
 
 /* out = after - before for every running total, plus the coalescer's requests
  * and sectors per memory instruction over the point. */
@@ -187,94 +143,6 @@ static int counters_delta(const gd_counter_list *before, const gd_counter_list *
          gd_counter_list_add(out, "coalesce.sectors_per_insn", sectors / insns) != 0))
         return -1;
     return 0;
-}
-
-void gd_curve_free(gd_curve *curve)
-{
-    for (size_t i = 0; i < curve->count; i++)
-        point_free(&curve->points[i]);
-    free(curve->points);
-    curve->points = NULL;
-    curve->count = curve->capacity = 0;
-}
-
-const gd_point *gd_curve_find(const gd_curve *curve, uint64_t x)
-{
-    for (size_t i = 0; i < curve->count; i++)
-        if (curve->points[i].x == x)
-            return &curve->points[i];
-    return NULL;
-}
-
-int gd_point_series_index(const gd_point *point, const char *name)
-{
-    for (unsigned i = 0; i < point->series_count; i++)
-        if (strcmp(point->series[i].name, name) == 0)
-            return (int)i;
-    return -1;
-}
-
-static int curve_insert(gd_curve *curve, gd_point *point)
-{
-    size_t i = 0;
-    while (i < curve->count && curve->points[i].x < point->x)
-        i++;
-    if (i < curve->count && curve->points[i].x == point->x) {
-        point_free(&curve->points[i]);
-        curve->points[i] = *point;
-        return 0;
-    }
-    if (curve->count == curve->capacity) {
-        size_t nc = curve->capacity ? curve->capacity * 2 : 32;
-        gd_point *np = realloc(curve->points, nc * sizeof *np);
-        if (!np)
-            return -1;
-        curve->points = np;
-        curve->capacity = nc;
-    }
-    memmove(&curve->points[i + 1], &curve->points[i], (curve->count - i) * sizeof *curve->points);
-    curve->points[i] = *point;
-    curve->count++;
-    return 0;
-}
-
-int gd_curve_write_csv(const gd_curve *curve, const char *dir, gd_err *err)
-{
-    gd_text t;
-    gd_text_init(&t);
-    gd_text_printf(&t, "%s,series,min,median,mean,max,count,p05,p95,stddev\n",
-                   curve->probe ? curve->probe->sweep_name : "x");
-    for (size_t i = 0; i < curve->count; i++) {
-        const gd_point *p = &curve->points[i];
-        for (unsigned s = 0; s < p->series_count; s++) {
-            const gd_summary *m = &p->series[s].summary;
-            gd_text_printf(&t, "%llu,%s,%.6g,%.6g,%.6g,%.6g,%zu,%.6g,%.6g,%.6g\n",
-                           (unsigned long long)p->x, p->series[s].name, m->min, m->median, m->mean,
-                           m->max, m->count, m->p05, m->p95, m->stddev);
-        }
-    }
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s.csv", dir, curve->label);
-    int rc = gd_text_write_atomic(&t, path, err);
-    gd_text_free(&t);
-    if (rc != 0)
-        return rc;
-    size_t counted = 0;
-    gd_text_init(&t);
-    gd_text_printf(&t, "%s,counter,value\n", curve->probe ? curve->probe->sweep_name : "x");
-    for (size_t i = 0; i < curve->count; i++) {
-        const gd_point *p = &curve->points[i];
-        counted += p->counters.count;
-        for (size_t c = 0; c < p->counters.count; c++)
-            gd_text_printf(&t, "%llu,%s,%.10g\n", (unsigned long long)p->x,
-                           p->counters.items[c].name, p->counters.items[c].value);
-    }
-    if (counted) {
-        snprintf(path, sizeof path, "%s/%s.counters.csv", dir, curve->label);
-        rc = gd_text_write_atomic(&t, path, err);
-    }
-    gd_text_free(&t);
-    return rc;
 }
 
 /* ------------------------------------------------------------------------- */
@@ -465,7 +333,7 @@ int gd_runner_measure(gd_runner *r, gd_curve *curve, uint64_t x, size_t index, s
         gd_point_series *ps = &point.series[point.series_count++];
         snprintf(ps->name, sizeof ps->name, "%s", result.series[s].name);
         if (gd_summarize(result.series[s].samples, result.series[s].count, &ps->summary) != 0) {
-            point_free(&point);
+            gd_point_free(&point);
             gd_probe_result_free(&result);
             return gd_fail(err, "out of memory");
         }
@@ -473,8 +341,8 @@ int gd_runner_measure(gd_runner *r, gd_curve *curve, uint64_t x, size_t index, s
         result.series[s].samples = NULL;
     }
     gd_probe_result_free(&result);
-    if (curve_insert(curve, &point) != 0) {
-        point_free(&point);
+    if (gd_curve_insert(curve, &point) != 0) {
+        gd_point_free(&point);
         return gd_fail(err, "out of memory");
     }
     r->points_measured++;

@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "analysis/stats.h"
+#include "analysis/curve.h"
 #include "host/device.h"
 #include "kernels/probe.h"
 
@@ -29,43 +29,6 @@ typedef struct gd_sweep {
  * `granularity` (>= 1) and deduplicated. */
 int gd_sweep_parse(const char *spec, uint64_t granularity, gd_sweep *out, gd_err *err);
 void gd_sweep_free(gd_sweep *sweep);
-
-typedef struct gd_point_series {
-    char name[32];
-    gd_summary summary;
-    double *samples;          /* owned */
-} gd_point_series;
-
-typedef struct gd_point {
-    uint64_t x;
-    gd_point_series series[GD_PROBE_MAX_SERIES];
-    unsigned series_count;
-    /* what the device counted over this point's launches (sim: reservation
-     * fails, replays, requests, sectors ...; none on a device without
-     * counters): each cumulative counter's increase, and per memory instruction
-     * the requests and sectors of the coalescer */
-    gd_counter_list counters;
-} gd_point;
-
-/* The measured curve of one probe configuration, points sorted by x. */
-typedef struct gd_curve {
-    char label[64];           /* file name stem: "pchase", "pchase-cg" */
-    const gd_probe *probe;
-    gd_probe_opts opts;
-    gd_point *points;
-    size_t count, capacity;
-} gd_curve;
-
-void gd_curve_init(gd_curve *curve, const char *label, const gd_probe *probe,
-                   const gd_probe_opts *opts);
-void gd_curve_free(gd_curve *curve);
-/* The point at x, or NULL. */
-const gd_point *gd_curve_find(const gd_curve *curve, uint64_t x);
-/* Index of a series by name in a point, or -1. */
-int gd_point_series_index(const gd_point *point, const char *name);
-/* Writes <dir>/<label>.csv atomically, and <dir>/<label>.counters.csv (x,
- * counter, value) when the points have counters. */
-int gd_curve_write_csv(const gd_curve *curve, const char *dir, gd_err *err);
 
 typedef struct gd_runner {
     gd_device *dev;
@@ -86,11 +49,5 @@ int gd_runner_measure(gd_runner *runner, gd_curve *curve, uint64_t x, size_t ind
                       gd_err *err);
 /* Measures every point of the sweep. */
 int gd_runner_sweep(gd_runner *runner, gd_curve *curve, const gd_sweep *sweep, gd_err *err);
-
-/* Formats bytes as "64KiB" / "1.5MiB" / "100B" for people. */
-void gd_format_bytes(uint64_t bytes, char *buf, size_t size);
-/* A sweep value as the probe's sweep names it: bytes ("64KiB") when its name
- * ends in _bytes, else the number. */
-void gd_format_sweep_value(const gd_probe *probe, uint64_t x, char *buf, size_t size);
 
 #endif

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "analysis/arch.h"
-#include "host/results.h"
+#include "analysis/results.h"
 
 const char *gd_suite_dir(void)
 {

@@ -3,8 +3,9 @@
  * pchase (global memory, footprint sweep), pchase_stride (global, stride
  * sweep), const_seq (constant memory, footprint sweep) and const_stride
  * (constant, stride sweep) all time one dependent chain the same way; they
- * differ in where the chain lives and what they sweep.  The analytical model
- * includes this header to know the exact access order of a chain.
+ * differ in where the chain lives and what they sweep.  What the analytical
+ * model must know of a chain (its order, the constant bank's size, the default
+ * strides) is in kernels/probe_layout.h, which the model includes.
  */
 #ifndef GD_CHASE_H
 #define GD_CHASE_H
@@ -18,11 +19,11 @@ typedef enum gd_chase_space {
     GD_CHASE_CONST,   /* ld.const.u32 of offsets into a 64 KiB .const array */
 } gd_chase_space;
 
-/* The .const array a constant chase walks, and its size: a whole constant bank.
+/* The .const array a constant chase walks (its size, GD_CHASE_CONST_BYTES: a
+ * whole constant bank, is in kernels/probe_layout.h).
  * Declared .visible: a global symbol of the cubin, which the host writes by name
  * (cuModuleGetGlobal on a GPU). */
 #define GD_CHASE_CONST_SYMBOL "gd_carr"
-#define GD_CHASE_CONST_BYTES (64 * 1024)
 /* Its declaration, for every kernel that reads it. */
 #define GD_CHASE_CONST_DECL ".visible .const .align 4 .b8 " GD_CHASE_CONST_SYMBOL "[65536];\n\n"
 _Static_assert(GD_CHASE_CONST_BYTES == 65536, "GD_CHASE_CONST_DECL spells the size out");
@@ -44,16 +45,8 @@ int gd_chase_decode(const gd_probe_plan *plan, const gd_devptr *addresses, void 
                     gd_probe_result *out, gd_err *err);
 void gd_chase_release(gd_probe_plan *plan);
 
-/* The random chain: next[i] is the element that element i points to, a single
- * cycle over n elements (Sattolo's algorithm, seeded).  -1 if n is 0 or too big. */
-int gd_chase_permutation(uint64_t n, uint64_t seed, uint32_t *next);
-
 /* Accesses of the timed laps kept in order ("recent_cycles"); every access is in
  * "cycles" through a histogram. */
 #define GD_CHASE_DEFAULT_SAMPLES 2048
-/* Element spacing when the user gives none. */
-#define GD_CHASE_DEFAULT_STRIDE 32
-/* const_seq's default: the L1 constant line of every GPU Jia et al. examined */
-#define GD_CONST_SEQ_DEFAULT_STRIDE 64
 
 #endif

@@ -74,7 +74,6 @@
 #define CO_SWEPT_BASE 8192u      /* S: where the swept pattern starts */
 #define CO_SECOND_LINE 2720u     /* lanes 16-31 of the two-line pattern: S minus this, */
 #define CO_SECOND_FAR 4096u      /* ... or lane 31's swept word when this far from lane 0 */
-#define CO_DEFAULT_LANE_STRIDE 128u /* "lanes": one 128-B line per lane on every GPU we know */
 #define CO_MAX_STRIDE (64u * 1024)
 #define DEFAULT_SAMPLES 32
 #define MAX_SAMPLES 256
@@ -238,7 +237,7 @@ static int co_plan(const gd_probe_opts *opts, const gd_device_info *dev, uint64_
     else
         return gd_fail(err, "coalesce: unknown variant '%s' (stride, lanes)", o->variant);
     snprintf(o->variant, sizeof o->variant, "%s", lanes_variant ? "lanes" : "stride");
-    uint64_t stride = lanes_variant ? (o->stride_bytes ? o->stride_bytes : CO_DEFAULT_LANE_STRIDE)
+    uint64_t stride = lanes_variant ? (o->stride_bytes ? o->stride_bytes : GD_COALESCE_DEFAULT_LANE_STRIDE)
                                     : point;
     uint64_t lanes = lanes_variant ? point : 32;
     if (lanes < 1 || lanes > 32)

@@ -19,13 +19,8 @@
 #include "kernels/probe.h"
 #include "kernels/ptx_emit.h"
 
-#define GD_FFMA_CHAINS 8
-/* Machine code of one instruction on sm_70 and later (and in the simulator). */
-#define GD_INSTRUCTION_BYTES 16
-/* icache_seq's loop besides its block: 2 clock reads, the delta's subtract,
- * convert, address (2) and store, the counter, compare and branch (PTX
- * instructions; the model uses it to place the block) */
-#define GD_ICACHE_LOOP_INSTRUCTIONS 10
+/* GD_FFMA_CHAINS, GD_INSTRUCTION_BYTES and GD_ICACHE_LOOP_INSTRUCTIONS, which
+ * the model shares, are in kernels/probe_layout.h. */
 
 /* The three .f32 kernel parameters gd_ffma_init reads (seed, multiplier,
  * addend: run-time values, so that ptxas can fold nothing) as 32-bit words at

@@ -15,20 +15,13 @@
 #include <stdint.h>
 
 #include "host/device.h"
+#include "kernels/probe_layout.h"
 
 #define GD_PROBE_MAX_BUFFERS 8
 #define GD_PROBE_MAX_PARAMS 16
-#define GD_PROBE_MAX_SERIES 16
 
-/* Options a user can give a probe (`gpudissect run --stride ... --pattern ...`). */
-typedef struct gd_probe_opts {
-    uint64_t stride_bytes;    /* 0: the probe's default */
-    int random_order;         /* p-chase: random permutation of the lines */
-    uint64_t seed;            /* for random orders */
-    char variant[32];         /* e.g. "ca" or "cg" for the p-chase */
-    uint32_t samples;         /* samples recorded per point; 0: default */
-    uint64_t footprint_bytes; /* sweeps of something else at a fixed footprint (stride sweep) */
-} gd_probe_opts;
+/* gd_probe_opts, gd_probe_desc and GD_PROBE_MAX_SERIES: kernels/probe_layout.h,
+ * which the analysis shares. */
 
 typedef struct gd_probe_buffer {
     const char *name;
@@ -79,7 +72,7 @@ typedef struct gd_probe_result {
     unsigned series_count;
 } gd_probe_result;
 
-typedef struct gd_probe {
+struct gd_probe {            /* typedef gd_probe: kernels/probe_layout.h */
     const char *name;
     const char *summary;
     const char *sweep_name;   /* CSV column of the sweep value, e.g. "footprint_bytes" */
@@ -105,17 +98,14 @@ typedef struct gd_probe {
     int (*decode)(const gd_probe_plan *plan, const gd_devptr *addresses, void *const *host,
                   gd_probe_result *out, gd_err *err);
     void (*release)(gd_probe_plan *plan);
-} gd_probe;
+};
 
 /* What sweep values are rounded to: probe->sweep_granularity, else the stride
  * (opts->stride_bytes, else the probe's default), else 1. */
 uint64_t gd_probe_sweep_granularity(const gd_probe *probe, const gd_probe_opts *opts);
 
-/* The series the analysis segments: probe->primary_series, else "cycles". */
-const char *gd_probe_primary_series(const gd_probe *probe);
-
-/* The registry (kernels/registry.c). */
-const gd_probe *gd_probe_find(const char *name);
+/* The registry (kernels/registry.c); gd_probe_find and gd_probe_describe are
+ * declared in kernels/probe_layout.h. */
 const gd_probe *const *gd_probe_list(size_t *count);
 
 /* A release that frees plan->state (one malloc'ed block), for probes that

@@ -1,7 +1,8 @@
-/* registry.c -- the list of probes, and the plan/result bookkeeping they share.
+/* registry.c -- the list of probes, found by name.
  *
  * Adding a probe: copy a probe file of kernels/, give it a new name, and add it to
- * `probes` below.
+ * `probes` below.  The bookkeeping every probe shares (plans, results, its
+ * description) is kernels/probe.c, which knows no probe by name.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,52 +52,4 @@ const gd_probe *gd_probe_find(const char *name)
         if (strcmp(probes[i]->name, name) == 0)
             return probes[i];
     return NULL;
-}
-
-uint64_t gd_probe_sweep_granularity(const gd_probe *probe, const gd_probe_opts *opts)
-{
-    if (probe->sweep_granularity)
-        return probe->sweep_granularity;
-    uint64_t s = opts && opts->stride_bytes ? opts->stride_bytes : probe->default_stride_bytes;
-    return s ? s : 1;
-}
-
-const char *gd_probe_primary_series(const gd_probe *probe)
-{
-    return probe->primary_series ? probe->primary_series : "cycles";
-}
-
-void gd_probe_free_state(gd_probe_plan *plan)
-{
-    free(plan->state);
-    plan->state = NULL;
-}
-
-void gd_probe_plan_free(const gd_probe *probe, gd_probe_plan *plan)
-{
-    if (probe && probe->release)
-        probe->release(plan);
-    free(plan->ptx);
-    plan->ptx = NULL;
-}
-
-void gd_probe_result_free(gd_probe_result *result)
-{
-    for (unsigned i = 0; i < result->series_count; i++)
-        free(result->series[i].samples);
-    memset(result, 0, sizeof *result);
-}
-
-gd_series *gd_probe_result_add(gd_probe_result *result, const char *name, size_t count)
-{
-    if (result->series_count == GD_PROBE_MAX_SERIES)
-        return NULL;
-    gd_series *s = &result->series[result->series_count];
-    s->samples = calloc(count ? count : 1, sizeof *s->samples);
-    if (!s->samples)
-        return NULL;
-    snprintf(s->name, sizeof s->name, "%s", name);
-    s->count = count;
-    result->series_count++;
-    return s;
 }

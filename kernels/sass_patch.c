@@ -7,7 +7,7 @@
  * driver loads it -- what Jia et al. did for Volta and Turing.  The code size,
  * every address and every other instruction stay as they were.
  *
- * The cubin is parsed by host/cubin_elf.c (sm number from e_flags, file offset
+ * The cubin is parsed by kernels/cubin_elf.c (sm number from e_flags, file offset
  * of .text.<entry>); this file only reads and writes instruction words.
  *
  * THE ENCODING (sm_70 and later).  One instruction is 128 bits, stored as two
@@ -93,7 +93,7 @@
  */
 #include "kernels/sass_patch.h"
 
-#include "host/cubin_elf.h"
+#include "kernels/cubin_elf.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -4,7 +4,7 @@
  * Shared memory is B banks of W bytes; a warp access whose lanes touch n
  * distinct words of one bank is split into n conflict-free passes, and lanes
  * reading the same word are served by one read (broadcast).  Lane i reads the
- * word at  base + (i * x) mod SMEM_ARRAY_BYTES,  x the sweep value: x = 4 on
+ * word at  base + (i * x) mod GD_SMEM_BANK_ARRAY_BYTES,  x the sweep value: x = 4 on
  * 4-byte banks is conflict-free, x = 8 a 2-way conflict, ..., x = B*W every
  * lane in bank 0; strides that are odd multiples of 4 tell the bank width from
  * the bank count (x = 12 is conflict-free on 32 x 4-byte banks, 2-way on 16 x
@@ -28,7 +28,7 @@
  * x a multiple of 8).  An aligned 8-byte access covers a pair of 4-byte banks,
  * so 8-byte loads see the bank row (B x W) but not the width: 8 bytes apart
  * they take two passes on 32 x 4-byte banks as on 16 x 8-byte ones.  x runs up
- * to SMEM_ARRAY_BYTES; x = 0 plans too (`emit --point 0`, or a sweep that has
+ * to GD_SMEM_BANK_ARRAY_BYTES; x = 0 plans too (`emit --point 0`, or a sweep that has
  * it).  --samples sets the timed repetitions (default 32).
  *
  * On the simulator a load takes the [SMEM] latency plus one cycle per replayed
@@ -42,7 +42,6 @@
 #include "kernels/ptx_emit.h"
 #include "kernels/timer.h"
 
-#define SMEM_ARRAY_BYTES 16384u  /* lane offsets wrap here; a power of two */
 #define SMEM_SINK_BYTES 256u     /* one sink word per lane, up to 8 bytes */
 #define SMEM_WARM 2              /* first deltas of each loop: instruction fetch */
 #define SMEM_CALIB 16
@@ -118,7 +117,7 @@ static char *bank_ptx(const gd_device_info *dev, const bank_state *st)
         "    shl.b32 %%r3, %%r2, %u;\n"
         "$L_fill:\n"
         "    add.s32 %%r4, %%r5, %%r3;\n",
-        SMEM_ARRAY_BYTES, SMEM_SINK_BYTES, log2w);
+        GD_SMEM_BANK_ARRAY_BYTES, SMEM_SINK_BYTES, log2w);
     if (w == 8)
         gd_ptx_printf(&p, "    cvt.u64.u32 %%rd2, %%r3;\n    st.shared.u64 [%%r4], %%rd2;\n");
     else
@@ -141,7 +140,7 @@ static char *bank_ptx(const gd_device_info *dev, const bank_state *st)
         "    mul.wide.u32 %%rd3, %%r11, 1;\n"
         "    add.s64 %%rd3, %%rd1, %%rd3;       // this lane's check word\n"
         "    mov.u32 %%r12, 0;\n",
-        32 * w, SMEM_ARRAY_BYTES, SMEM_ARRAY_BYTES - 1, log2w);
+        32 * w, GD_SMEM_BANK_ARRAY_BYTES, GD_SMEM_BANK_ARRAY_BYTES - 1, log2w);
     if (w == 8)
         gd_ptx_printf(&p, "    mov.u64 %%rd9, 0;\n");
     const char *v = w == 8 ? "%rd9" : "%r12";
@@ -195,19 +194,19 @@ static int bank_plan(const gd_probe_opts *opts, const gd_device_info *dev, uint6
     else
         return gd_fail(err, "smem_bank: unknown variant '%s' (u32, u64)", o->variant);
     snprintf(o->variant, sizeof o->variant, "%s", width == 8 ? "u64" : "u32");
-    if (point % width || point > SMEM_ARRAY_BYTES)
+    if (point % width || point > GD_SMEM_BANK_ARRAY_BYTES)
         return gd_fail(err, "smem_bank: the lane stride must be a multiple of %u bytes up to %u, "
                             "got %llu",
-                       width, SMEM_ARRAY_BYTES, (unsigned long long)point);
+                       width, GD_SMEM_BANK_ARRAY_BYTES, (unsigned long long)point);
     if (!o->samples)
         o->samples = DEFAULT_SAMPLES;
     if (o->samples > MAX_SAMPLES)
         return gd_fail(err, "smem_bank: at most %d samples, got %u", MAX_SAMPLES, o->samples);
     if (dev->shared_per_block_bytes &&
-        dev->shared_per_block_bytes < SMEM_ARRAY_BYTES + SMEM_SINK_BYTES)
+        dev->shared_per_block_bytes < GD_SMEM_BANK_ARRAY_BYTES + SMEM_SINK_BYTES)
         return gd_fail(err, "smem_bank: needs %u bytes of shared memory, the device gives a "
                             "block %u",
-                       SMEM_ARRAY_BYTES + SMEM_SINK_BYTES, dev->shared_per_block_bytes);
+                       GD_SMEM_BANK_ARRAY_BYTES + SMEM_SINK_BYTES, dev->shared_per_block_bytes);
     o->stride_bytes = point;
     bank_state *st = calloc(1, sizeof *st);
     if (!st)
@@ -253,7 +252,7 @@ static int bank_decode(const gd_probe_plan *plan, const gd_devptr *addresses, vo
     const bank_state *st = plan->state;
     const uint8_t *buf = host[0];
     for (uint32_t lane = 0; lane < 32; lane++) {
-        uint32_t want = (lane * st->stride) & (SMEM_ARRAY_BYTES - 1);
+        uint32_t want = (lane * st->stride) & (GD_SMEM_BANK_ARRAY_BYTES - 1);
         uint32_t got = word_at(buf, OUT_CHECK + 4 * lane);
         uint32_t same = word_at(buf, OUT_CHECK + 128 + 4 * lane);
         if (got != want || same != 0)

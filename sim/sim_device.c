@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "analysis/arch.h"
-#include "host/device.h"
 #include "sim/engine.h"
+#include "sim/sim_device.h"
 
 #define SIM_BYTES_PER_INSTRUCTION 16 /* SASS encoding size on sm_70 and later */
 

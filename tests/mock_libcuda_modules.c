@@ -16,7 +16,7 @@
  *     allocation table, cuMemcpyHtoD_v2 past its end fails as on a card.
  *
  * The mock reads images that the backend has already checked with
- * host/cubin_elf.c, but still bounds-checks every header it follows.
+ * kernels/cubin_elf.c, but still bounds-checks every header it follows.
  */
 #ifndef GD_HAVE_CUDA
 typedef int mock_libcuda_modules_needs_cuda_headers;

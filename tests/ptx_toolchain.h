@@ -7,8 +7,8 @@
 #ifndef GD_PTX_TOOLCHAIN_H
 #define GD_PTX_TOOLCHAIN_H
 
-#include "host/cubin_elf.h"
-#include "host/results.h"
+#include "analysis/results.h"
+#include "kernels/cubin_elf.h"
 #include "kernels/probe.h"
 
 static const int gd_test_targets[] = {75, 80, 86, 89, 90};

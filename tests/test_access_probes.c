@@ -25,6 +25,7 @@
 #include "analysis/infer_access.h"
 #include "analysis/run_load.h"
 #include "host/device.h"
+#include "host/device_registry.h"
 #include "host/runner.h"
 #include "kernels/probe.h"
 

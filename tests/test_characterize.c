@@ -5,6 +5,7 @@
  * pins the knees a dense sweep pins with a fraction of the points; plots and
  * report are produced; compare catches a wrong arch; bad input fails clearly. */
 #include "tests/testing.h"
+#include "host/device_registry.h"
 #include "tests/results_json.h"
 
 #include <jansson.h>
@@ -14,7 +15,7 @@
 #include "analysis/arch.h"
 #include "analysis/plot.h"
 #include "host/adaptive.h"
-#include "host/results.h"
+#include "analysis/results.h"
 #include "host/runner.h"
 
 static char out[1 << 16];

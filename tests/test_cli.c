@@ -5,7 +5,7 @@
 #include <dirent.h>
 #include <jansson.h>
 
-#include "host/results.h"
+#include "analysis/results.h"
 #include "host/runner.h"
 
 static char out[65536];

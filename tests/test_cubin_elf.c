@@ -1,4 +1,4 @@
-/* test_cubin_elf.c -- the cubin reader (host/cubin_elf.c) on good and bad input.
+/* test_cubin_elf.c -- the cubin reader (kernels/cubin_elf.c) on good and bad input.
  *
  * The CUDA backend reports a kernel's machine-code size by reading the cubin
  * the driver's JIT returned, so this reader sees bytes we did not write.  It is
@@ -12,7 +12,7 @@
 #include "tests/testing.h"
 #include "tests/tiny_cubin.h"
 
-#include "host/cubin_elf.h"
+#include "kernels/cubin_elf.h"
 #include "tests/cuda_test_kernels.h"
 
 #include <elf.h>

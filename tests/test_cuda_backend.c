@@ -22,10 +22,11 @@
  */
 #include "tests/testing.h"
 
-#include "host/cubin_elf.h"
 #include "host/cuda_device.h"
 #include "host/cuda_symbols.h"
 #include "host/device.h"
+#include "host/device_registry.h"
+#include "kernels/cubin_elf.h"
 #include "kernels/sass_patch.h"
 #include "tests/cuda_test_kernels.h"
 #include "tests/mock_libcuda.h"

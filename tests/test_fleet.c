@@ -20,10 +20,10 @@
 
 #include <hwloc.h>
 
+#include "analysis/results.h"
 #include "host/fleet_merge.h"
 #include "host/node_bind.h"
 #include "host/node_run.h"
-#include "host/results.h"
 #include "tests/results_json.h"
 
 static char out[65536];

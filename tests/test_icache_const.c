@@ -13,7 +13,7 @@
 
 #include "analysis/arch.h"
 #include "analysis/plot.h"
-#include "host/results.h"
+#include "analysis/results.h"
 
 static char out[1 << 16];
 

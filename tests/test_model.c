@@ -7,6 +7,7 @@
 
 #include "analysis/arch.h"
 #include "analysis/model.h"
+#include "host/device_registry.h"
 #include "host/runner.h"
 #include "kernels/probe.h"
 

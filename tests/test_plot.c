@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 
 #include "analysis/plot.h"
-#include "host/results.h"
+#include "analysis/results.h"
 
 #define KIB 1024.0
 #define MIB (1024.0 * 1024.0)

@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 
 #include "analysis/report.h"
-#include "host/results.h"
+#include "analysis/results.h"
 
 static const char *const meta_json =
     "{\"tool\": \"gpudissect\", \"version\": \"0.1.0\", \"git_revision\": \"abc123def456\",\n"

@@ -23,7 +23,7 @@
 #include "tests/ptx_toolchain.h"
 #include "tests/tiny_cubin.h"
 
-#include "host/cubin_elf.h"
+#include "kernels/cubin_elf.h"
 #include "kernels/ptx_emit.h"
 #include "kernels/sass_patch.h"
 #include "tests/cuda_test_kernels.h"

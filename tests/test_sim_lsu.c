@@ -10,6 +10,7 @@
 #include "tests/testing.h"
 
 #include "host/device.h"
+#include "host/device_registry.h"
 #include "sim/engine.h"
 
 #define HEADER ".version 6.3\n.target sm_75\n.address_size 64\n"

@@ -4,6 +4,7 @@
 
 #include "analysis/arch.h"
 #include "host/device.h"
+#include "host/device_registry.h"
 #include "host/runner.h"
 #include "kernels/probe.h"
 

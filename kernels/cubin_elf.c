@@ -17,7 +17,7 @@
  * Cubins are little-endian and so is every host gpudissect runs on (x86-64,
  * aarch64); the fields are read in host order.
  */
-#include "host/cubin_elf.h"
+#include "kernels/cubin_elf.h"
 
 #include <elf.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* results.c -- atomic files and small text builders for results/RUN/. */
-#include "host/results.h"
+#include "analysis/results.h"
 
 #include <errno.h>
 #include <fcntl.h>

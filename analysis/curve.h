@@ -1,0 +1,82 @@
+/* curve.h -- the measured curve, the analysis' input.
+ *
+ * One probe configuration swept over its parameter: points sorted by the sweep
+ * value, each with named series of samples (e.g. "cycles") and their summaries,
+ * and what the device counted over the point.  The runner (host/runner.c)
+ * produces curves; everything in analysis/ reads them.  The probe that measured
+ * a curve is held as an opaque pointer (kernels/probe_layout.h): the analysis
+ * asks it for its description, never for its kernel.
+ */
+#ifndef GD_CURVE_H
+#define GD_CURVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analysis/plateau.h"
+#include "analysis/stats.h"
+#include "host/device.h"
+#include "kernels/probe_layout.h"
+
+typedef struct gd_point_series {
+    char name[32];
+    gd_summary summary;
+    double *samples;          /* owned */
+} gd_point_series;
+
+typedef struct gd_point {
+    uint64_t x;
+    gd_point_series series[GD_PROBE_MAX_SERIES];
+    unsigned series_count;
+    /* what the device counted over this point's launches (sim: reservation
+     * fails, replays, requests, sectors ...; none on a device without
+     * counters): each cumulative counter's increase, and per memory instruction
+     * the requests and sectors of the coalescer */
+    gd_counter_list counters;
+} gd_point;
+
+/* The measured curve of one probe configuration, points sorted by x. */
+typedef struct gd_curve {
+    char label[64];           /* file name stem: "pchase", "pchase-cg" */
+    const gd_probe *probe;
+    gd_probe_opts opts;
+    gd_point *points;
+    size_t count, capacity;
+} gd_curve;
+
+void gd_curve_init(gd_curve *curve, const char *label, const gd_probe *probe,
+                   const gd_probe_opts *opts);
+void gd_curve_free(gd_curve *curve);
+/* The point at x, or NULL. */
+const gd_point *gd_curve_find(const gd_curve *curve, uint64_t x);
+/* Index of a series by name in a point, or -1. */
+int gd_point_series_index(const gd_point *point, const char *name);
+/* A series' summary at a point, or NULL. */
+const gd_summary *gd_point_summary(const gd_point *p, const char *series);
+/* Inserts a point (taking ownership of its samples and counters), replacing the
+ * point of equal x; -1 when out of memory (the point is then still the caller's). */
+int gd_curve_insert(gd_curve *curve, gd_point *point);
+/* Frees a point's samples and counters. */
+void gd_point_free(gd_point *point);
+
+/* Plateaus and knees of the curve's `series` (usually "cycles"). */
+int gd_curve_segment(const gd_curve *curve, const char *series, gd_segmentation *seg,
+                     gd_err *err);
+
+/* ---- as files (analysis/curve_csv.c) ---- */
+/* Writes <dir>/<label>.csv atomically, and <dir>/<label>.counters.csv (x,
+ * counter, value) when the points have counters. */
+int gd_curve_write_csv(const gd_curve *curve, const char *dir, gd_err *err);
+/* Reads a LABEL.csv back into a curve (summaries only: samples are NULL) for
+ * `probe`; a one-line error names the file and line it cannot take. */
+int gd_curve_read_csv(const char *path, const char *label, const gd_probe *probe, gd_curve *out,
+                      gd_err *err);
+/* ---- for people ---- */
+
+/* Formats bytes as "64KiB" / "1.5MiB" / "100B" for people. */
+void gd_format_bytes(uint64_t bytes, char *buf, size_t size);
+/* A sweep value as the probe's sweep names it: bytes ("64KiB") when its name
+ * ends in _bytes, else the number. */
+void gd_format_sweep_value(const gd_probe *probe, uint64_t x, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,133 @@
+/* curve_csv.c -- a curve as results/RUN/LABEL.csv, written and read back.
+ *
+ * LABEL.csv holds one row per point and series: the sweep value, the series
+ * name and its summary (min, median, mean, max, count, p05, p95, stddev);
+ * LABEL.counters.csv what the device counted per point.  Both are written
+ * atomically, and the reader gives a one-line error naming the file and line
+ * of anything it cannot take.  Writer and reader live together so that they
+ * cannot drift apart.
+ */
+#include "analysis/curve.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/results.h"
+
+int gd_curve_write_csv(const gd_curve *curve, const char *dir, gd_err *err)
+{
+    gd_text t;
+    gd_text_init(&t);
+    gd_text_printf(&t, "%s,series,min,median,mean,max,count,p05,p95,stddev\n",
+                   curve->probe ? gd_probe_describe(curve->probe).sweep_name : "x");
+    for (size_t i = 0; i < curve->count; i++) {
+        const gd_point *p = &curve->points[i];
+        for (unsigned s = 0; s < p->series_count; s++) {
+            const gd_summary *m = &p->series[s].summary;
+            gd_text_printf(&t, "%llu,%s,%.6g,%.6g,%.6g,%.6g,%zu,%.6g,%.6g,%.6g\n",
+                           (unsigned long long)p->x, p->series[s].name, m->min, m->median, m->mean,
+                           m->max, m->count, m->p05, m->p95, m->stddev);
+        }
+    }
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s.csv", dir, curve->label);
+    int rc = gd_text_write_atomic(&t, path, err);
+    gd_text_free(&t);
+    if (rc != 0)
+        return rc;
+    size_t counted = 0;
+    gd_text_init(&t);
+    gd_text_printf(&t, "%s,counter,value\n", curve->probe ? gd_probe_describe(curve->probe).sweep_name : "x");
+    for (size_t i = 0; i < curve->count; i++) {
+        const gd_point *p = &curve->points[i];
+        counted += p->counters.count;
+        for (size_t c = 0; c < p->counters.count; c++)
+            gd_text_printf(&t, "%llu,%s,%.10g\n", (unsigned long long)p->x,
+                           p->counters.items[c].name, p->counters.items[c].value);
+    }
+    if (counted) {
+        snprintf(path, sizeof path, "%s/%s.counters.csv", dir, curve->label);
+        rc = gd_text_write_atomic(&t, path, err);
+    }
+    gd_text_free(&t);
+    return rc;
+}
+
+static int point_add_series(gd_point *p, const char *name, const gd_summary *s)
+{
+    if (p->series_count == GD_PROBE_MAX_SERIES)
+        return -1;
+    gd_point_series *ps = &p->series[p->series_count++];
+    memset(ps, 0, sizeof *ps);
+    snprintf(ps->name, sizeof ps->name, "%s", name);
+    ps->summary = *s;
+    return 0;
+}
+
+int gd_curve_read_csv(const char *path, const char *label, const gd_probe *probe, gd_curve *out,
+                      gd_err *err)
+{
+    gd_curve_init(out, label, probe, NULL);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return gd_fail(err, "%s: cannot open: %s", path, strerror(errno));
+    char line[1024];
+    int lineno = 0, rc = -1;
+    if (!fgets(line, sizeof line, f)) {
+        gd_fail(err, "%s: empty file", path);
+        goto out;
+    }
+    lineno = 1;
+    if (!strstr(line, ",series,min,median,mean,max,count")) {
+        gd_fail(err, "%s:1: not a gpudissect curve (header '%.60s')", path, line);
+        goto out;
+    }
+    while (fgets(line, sizeof line, f)) {
+        lineno++;
+        unsigned long long x;
+        char series[32];
+        gd_summary s;
+        memset(&s, 0, sizeof s);
+        int got = sscanf(line, "%llu,%31[^,],%lf,%lf,%lf,%lf,%zu,%lf,%lf,%lf", &x, series, &s.min,
+                         &s.median, &s.mean, &s.max, &s.count, &s.p05, &s.p95, &s.stddev);
+        if (got < 7) {
+            gd_fail(err, "%s:%d: malformed row", path, lineno);
+            goto out;
+        }
+        gd_point *p = NULL;
+        for (size_t i = 0; i < out->count; i++)
+            if (out->points[i].x == x)
+                p = &out->points[i];
+        if (!p) {
+            if (out->count == out->capacity) {
+                size_t nc = out->capacity ? out->capacity * 2 : 32;
+                gd_point *np = realloc(out->points, nc * sizeof *np);
+                if (!np) {
+                    gd_fail(err, "out of memory");
+                    goto out;
+                }
+                out->points = np;
+                out->capacity = nc;
+            }
+            if (out->count && out->points[out->count - 1].x > x) {
+                gd_fail(err, "%s:%d: x values out of order", path, lineno);
+                goto out;
+            }
+            p = &out->points[out->count++];
+            memset(p, 0, sizeof *p);
+            p->x = x;
+        }
+        if (point_add_series(p, series, &s) != 0) {
+            gd_fail(err, "%s:%d: too many series at one point", path, lineno);
+            goto out;
+        }
+    }
+    rc = 0;
+out:
+    fclose(f);
+    if (rc != 0)
+        gd_curve_free(out);
+    return rc;
+}

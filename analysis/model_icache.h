@@ -1,0 +1,18 @@
+/* model_icache.h -- the expected curves of the instruction-cache and
+ * constant-broadcast probes (model_icache.c). */
+#ifndef GD_MODEL_ICACHE_H
+#define GD_MODEL_ICACHE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analysis/arch.h"
+#include "analysis/model_point.h"
+#include "kernels/probe_layout.h"
+
+/* icache_seq (CPI per code size) and const_bcast (cycles per distinct
+ * addresses of a warp load). */
+int gd_model_other_curve(const gd_arch *arch, const char *probe, const gd_probe_opts *opts,
+                         const uint64_t *xs, size_t count, gd_model_point *out, gd_err *err);
+
+#endif
