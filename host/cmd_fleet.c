@@ -47,7 +47,9 @@ static const char help[] =
     "  -- ARGS              further sbatch options, one #SBATCH line each\n"
     "status: the array's tasks (squeue, scontrol) and the cards written so far;\n"
     "  --wait SECONDS waits until no task is pending or running (exit 1 if not).\n"
-    "merge: DIR/fleet.json, DIR/fleet.md, DIR/plots/fleet-pchase.{png,svg}.\n";
+    "merge: DIR/fleet.json, DIR/fleet.md, DIR/plots/fleet-pchase.{png,svg}.\n"
+    "task: what each array task runs (the script calls it: gpudissect fleet task\n"
+    "  DIR [--task-set ID:S.key=V]... -- characterize ARGS).\n";
 
 static int usage_error(const char *what, const char *arg)
 {

@@ -17,8 +17,8 @@
  *      sim device (many tasks may simulate the same arch on one host).
  *
  * `fleet status` asks squeue (live tasks) and scontrol (finished tasks the
- * controller still remembers); sacct needs the accounting database, which a
- * small cluster may not run.  Slurm's own tools are run with fork + exec,
+ * controller still remembers, MinJobAge), then sacct for a job the controller
+ * forgot (it needs the accounting database, which a small cluster may not run).  Slurm's own tools are run with fork + exec,
  * never through a shell, so no path or option is ever re-parsed.
  */
 #include "host/fleet_slurm.h"
@@ -274,11 +274,27 @@ int gd_fleet_job_query(const char *job_id, gd_fleet_job_state *st, gd_err *err)
             add_detail(st, task, state);
         }
     } else if (st->completed + st->failed + st->other == 0) {
-        char line[512];
-        last_line(out, line, sizeof line);
-        gd_fail(err, "squeue -j %s: %s (the job is unknown, or long finished: try sacct -j %s)",
-                job_id, line, job_id);
-        goto done;
+        /* the controller forgot the job (MinJobAge): the accounting database,
+         * where the cluster has one, still knows its tasks ("JOB_TASK|STATE") */
+        char squeue_line[512];
+        last_line(out, squeue_line, sizeof squeue_line);
+        char *acct[] = {"sacct", "-n", "-P", "-X", "-j", (char *)job_id, "-o", "JobID,State", NULL};
+        if (run_tool(acct, out, TOOL_OUTPUT_BYTES, &status, err) != 0)
+            goto done;
+        if (status != 0)
+            out[0] = 0; /* no accounting database: nothing to count */
+        for (char *line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
+            char id[64], state[32];
+            if (sscanf(line, "%63[^|]|%31s", id, state) != 2)
+                continue;
+            const char *under = strchr(id, '_');
+            count_state(st, state);
+            add_detail(st, under ? under + 1 : id, state);
+        }
+        if (st->completed + st->failed + st->other + st->active == 0) {
+            gd_fail(err, "job %s: neither squeue (%s) nor sacct knows it", job_id, squeue_line);
+            goto done;
+        }
     }
     rc = 0;
 done:

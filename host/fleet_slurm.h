@@ -36,7 +36,7 @@ int gd_fleet_script(const gd_fleet_job_spec *spec, gd_text *script, int *array_s
 int gd_fleet_sbatch(const char *script_path, char *job_id, size_t size, gd_err *err);
 
 /* The state of a job's array tasks, from squeue (live tasks) and scontrol
- * (finished ones, while the controller still remembers them). */
+ * (finished ones, while the controller still remembers them), else sacct. */
 typedef struct gd_fleet_job_state {
     int pending, running, completed, failed, other; /* task counts */
     int active;               /* pending + running + completing: not done yet */

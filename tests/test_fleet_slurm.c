@@ -176,6 +176,18 @@ static void test_slurm_array_flags_the_bad_card(void **state)
     assert_int_equal(stat(path, &st), 0);
     snprintf(path, sizeof path, "%s/plots/fleet-pchase.png", fleet);
     assert_int_equal(stat(path, &st), 0);
+    /* a job the controller never had: status says so, in one line */
+    char other[1200];
+    snprintf(other, sizeof other, "%s/unknown", f->dir);
+    assert_int_equal(mkdir(other, 0777), 0);
+    snprintf(path, sizeof path, "%s/fleet-job.json", other);
+    FILE *fp = fopen(path, "w");
+    assert_non_null(fp);
+    fputs("{\"job_id\": \"987654\", \"array_size\": 2}\n", fp);
+    fclose(fp);
+    snprintf(cmd, sizeof cmd, "%s fleet status %s", gd_test_binary(), other);
+    assert_int_equal(gd_test_run(cmd, out, sizeof out), 1);
+    assert_non_null(strstr(out, "job 987654: neither squeue"));
     /* no task left a partial directory */
     snprintf(cmd, sizeof cmd, "ls -a %s | grep -c partial", fleet);
     gd_test_run(cmd, out, sizeof out);
