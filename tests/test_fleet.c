@@ -306,16 +306,10 @@ static void test_cuda_all_mock_one_device_failing(void **state)
 enum { BIND_OK, BIND_OPEN, BIND_UNKNOWN_BUS, BIND_NOT_BOUND, BIND_WRONG_SET, BIND_APPLY,
        BIND_AFFINITY, BIND_SIM, BIND_NO_PCI = 77 };
 
-static int bind_check(void)
+static int bind_check_with(gd_node_binder *binder, hwloc_topology_t topo, hwloc_bitmap_t now,
+                           hwloc_bitmap_t expect)
 {
-    gd_node_binder *binder;
     gd_err err;
-    if (gd_node_binder_open(&binder, &err) != 0)
-        return BIND_OPEN;
-    hwloc_topology_t topo;
-    hwloc_topology_init(&topo);
-    hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
-    hwloc_topology_load(topo);
     /* an unknown bus: not bound, and the note names it */
     gd_node_binding b;
     gd_node_bind_plan(binder, "cuda:0", "00ff:ee:1f.7", &b);
@@ -341,10 +335,28 @@ static int bind_check(void)
     /* applied, the process's affinity is exactly that set */
     if (gd_node_bind_apply(binder, &b, &err) != 0)
         return BIND_APPLY;
-    hwloc_bitmap_t now = hwloc_bitmap_alloc(), expect = hwloc_bitmap_alloc();
     hwloc_get_cpubind(topo, now, HWLOC_CPUBIND_PROCESS);
     hwloc_bitmap_list_sscanf(expect, want);
     return hwloc_bitmap_isequal(now, expect) ? BIND_OK : BIND_AFFINITY;
+}
+
+static int bind_check(void)
+{
+    gd_node_binder *binder;
+    gd_err err;
+    if (gd_node_binder_open(&binder, &err) != 0)
+        return BIND_OPEN;
+    hwloc_topology_t topo;
+    hwloc_topology_init(&topo);
+    hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+    hwloc_topology_load(topo);
+    hwloc_bitmap_t now = hwloc_bitmap_alloc(), expect = hwloc_bitmap_alloc();
+    int rc = bind_check_with(binder, topo, now, expect);
+    hwloc_bitmap_free(now);
+    hwloc_bitmap_free(expect);
+    hwloc_topology_destroy(topo);
+    gd_node_binder_close(binder);
+    return rc;
 }
 
 static void test_bind_to_pci_neighbourhood(void **state)
