@@ -306,7 +306,7 @@ static int fleet_task(int argc, char **argv)
     if (i >= argc - 1)
         return usage_error("fleet task: no command after --", NULL);
     gd_err err;
-    int failed = gd_fleet_task(argv[1], task_sets, n, argc - i - 1, argv + i + 1, &err);
+    int failed = gd_fleet_task(argv[1], task_sets, n, argc - i - 1, argv + i + 1, stderr, &err);
     if (failed < 0)
         return gd_report_error(err.msg);
     return failed > FLEET_EXIT_CAP ? FLEET_EXIT_CAP : failed;

@@ -344,7 +344,7 @@ static char *substitute_task(const char *arg, const char *task)
 }
 
 int gd_fleet_task(const char *dir, const char *const *task_sets, size_t task_set_count, int argc,
-                  char **argv, gd_err *err)
+                  char **argv, FILE *progress, gd_err *err)
 {
     if (argc < 1)
         return gd_fail(err, "fleet task: no command after --");
@@ -403,7 +403,7 @@ int gd_fleet_task(const char *dir, const char *const *task_sets, size_t task_set
     if (gd_mkdirs(slurm_dir, err) != 0)
         goto out;
     gd_node_run_opts opts = {.exe = exe, .command = argv[0], .args = args, .arg_count = n,
-                             .out_dir = partial, .progress = stderr};
+                             .out_dir = partial, .progress = progress};
     int failed = gd_node_run(&opts, devices, count, err);
     if (failed < 0)
         goto out;
@@ -425,7 +425,8 @@ int gd_fleet_task(const char *dir, const char *const *task_sets, size_t task_set
             gd_fail(err, "rename %s -> %s: %s", from, to, strerror(errno));
             goto out;
         }
-        fprintf(stderr, "%s -> %s\n", devices[i].spec, to);
+        if (progress)
+            fprintf(progress, "%s -> %s\n", devices[i].spec, to);
     }
     /* the task's node.json goes beside the Slurm logs; the partial dir is empty then */
     char node_from[1200], node_to[1300];

@@ -4,6 +4,7 @@
 #define GD_FLEET_SLURM_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "analysis/results.h"
 #include "host/device.h"
@@ -49,9 +50,10 @@ int gd_fleet_job_query(const char *job_id, gd_fleet_job_state *state, gd_err *er
  * ARGS`): runs ARGS as a node run into DIR/.partial-JOB-TASK/, with "%a" in
  * ARGS replaced by the task id and the task's own --task-set values added,
  * then renames each device's directory to DIR/<host>-<gpu>/ (a card that is
- * there already is kept as <name>.replaced-JOB-TASK).  Returns the number of
- * devices that failed, or -1 with err. */
+ * there already is kept as <name>.replaced-JOB-TASK).  One line per device to
+ * `progress` (NULL: quiet).  Returns the number of devices that failed, or -1
+ * with err. */
 int gd_fleet_task(const char *dir, const char *const *task_sets, size_t task_set_count,
-                  int argc, char **argv, gd_err *err);
+                  int argc, char **argv, FILE *progress, gd_err *err);
 
 #endif
