@@ -6,6 +6,8 @@
 #   make bench    simulator and analysis benchmarks (prints measured ratios)
 #   make test SAN=1        the same suite under ASan + UBSan
 #   make valgrind          the sim end-to-end tests under valgrind
+#   make recovery          characterize generated GPUs and score every claimed
+#                          parameter (RECOVERY_CONFIGS=200 RECOVERY_SEED=1000)
 #   make check-layout      the include and call graphs between the rooms
 #                          (no cycle, no include across a room's rule)
 #
@@ -52,7 +54,7 @@ BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 DEB_PKGS := gcc make gnuplot-nox libhwloc-dev libcmocka-dev libjansson-dev libinih-dev \
             slurm-wlm munge
 
-.PHONY: all deps demo test bench valgrind clean tests-build check-layout
+.PHONY: all deps demo test bench valgrind clean tests-build check-layout recovery
 all: $(BIN)
 
 $(BIN): $(BUILD)/host/main.o $(BUILD)/libgd.a
@@ -66,7 +68,7 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/tests/%: tests/%.c $(BUILD)/libgd.a tests/testing.h tests/results_json.h tests/ptx_toolchain.h tests/tiny_cubin.h
+$(BUILD)/tests/%: tests/%.c $(BUILD)/libgd.a tests/testing.h tests/results_json.h tests/ptx_toolchain.h tests/tiny_cubin.h tests/arch_gen.h tests/recovery_score.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libgd.a -lcmocka $(LDLIBS)
 
@@ -113,6 +115,14 @@ tests-build: $(BIN) $(TEST_BIN)
 test: deps
 	@$(MAKE) --no-print-directory tests-build
 	@GD_BIN=./$(BIN) GD_BUILD_DIR=$(BUILD) tests/run-all.sh tests/check-layout.sh $(TEST_BIN)
+
+RECOVERY_CONFIGS ?= 200
+RECOVERY_SEED ?= 1000
+RECOVERY_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+recovery: deps
+	@$(MAKE) --no-print-directory $(BIN) $(BUILD)/tests/test_recovery
+	@GD_BIN=./$(BIN) GD_RECOVERY_CONFIGS=$(RECOVERY_CONFIGS) GD_RECOVERY_SEED=$(RECOVERY_SEED) \
+	    GD_RECOVERY_JOBS=$(RECOVERY_JOBS) $(BUILD)/tests/test_recovery
 
 check-layout: $(LIB_OBJ)
 	@GD_BUILD_DIR=$(BUILD) tests/check-layout.sh

@@ -282,6 +282,37 @@ static void put_title(gd_text *t, const json_t *meta, const json_t *inferred, co
     gd_text_printf(t, "\n\n");
 }
 
+/* The suite's steps that measured nothing: skipped (what they need was not
+ * found) or failed (the error); a run goes on past both, so the reader must see
+ * what is missing and why. */
+static void put_steps_not_measured(gd_text *t, const json_t *meta)
+{
+    const json_t *probes = json_object_get(meta, "probes");
+    size_t i, shown = 0;
+    const json_t *entry;
+    json_array_foreach(probes, i, entry) {
+        const char *skipped = json_string_value(json_object_get(entry, "skipped"));
+        const char *failed = json_string_value(json_object_get(entry, "failed"));
+        if (!skipped && !failed)
+            continue;
+        if (shown++ == 0)
+            gd_text_printf(t, "## Steps not measured\n\n"
+                              "| step | probe | suite line | outcome | why |\n"
+                              "| --- | --- | --- | --- | --- |\n");
+        gd_text_printf(t, "| ");
+        report_md_code(t, json_string_value(json_object_get(entry, "csv")));
+        gd_text_printf(t, " | ");
+        report_md_code(t, json_string_value(json_object_get(entry, "probe")));
+        gd_text_printf(t, " | %lld | %s | ",
+                       (long long)json_integer_value(json_object_get(entry, "suite_line")),
+                       failed ? "**failed**" : "skipped");
+        report_md_text(t, failed ? failed : skipped);
+        gd_text_printf(t, " |\n");
+    }
+    if (shown)
+        gd_text_printf(t, "\n");
+}
+
 int gd_report_write(const char *run_dir, gd_err *err)
 {
     char meta_path[REPORT_PATH_BYTES], inferred_path[REPORT_PATH_BYTES],
@@ -316,6 +347,7 @@ int gd_report_write(const char *run_dir, gd_err *err)
     const json_t *curves = report_get_object(inferred, "curves");
     put_title(&t, meta, inferred, run_dir);
     put_provenance(&t, meta);
+    put_steps_not_measured(&t, meta);
     report_put_levels(&t, levels);
     if (compare) {
         report_put_comparison(&t, compare);

@@ -72,8 +72,8 @@ int gd_run_load(const char *dir, gd_run *run, gd_err *err)
             gd_run_free(run);
             return gd_fail(err, "%s: probes[%zu] lacks a known probe or its csv label", path, i);
         }
-        if (json_object_get(entry, "skipped"))
-            continue; /* a step characterize skipped: no CSV */
+        if (json_object_get(entry, "skipped") || json_object_get(entry, "failed"))
+            continue; /* a step characterize skipped (no CSV) or that failed part way */
         if (run->curve_count == GD_RUN_MAX_CURVES)
             break;
         char csv[1200];

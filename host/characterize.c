@@ -144,9 +144,39 @@ static int skip_step(gd_characterize_ctx *ctx, const gd_suite_step *st, json_t *
     json_object_set_new(entry, "suite_line", json_integer(st->line));
     json_object_set_new(entry, "skipped", json_string(why));
     json_array_append_new(json_object_get(meta, "probes"), entry);
+    ctx->skipped_steps++;
     if (ctx->progress)
         fprintf(ctx->progress, "%s: skipped: %s\n", st->label, why);
     return 1;
+}
+
+/* A step that failed: the error goes to meta.json and the progress stream, and
+ * the run goes on.  Points it measured before failing stay in its CSV, but no
+ * curve of it is analysed. */
+static void fail_step(gd_characterize_ctx *ctx, const gd_suite_step *st, json_t *meta,
+                      const char *why)
+{
+    json_t *probes = json_object_get(meta, "probes");
+    json_t *entry = NULL;
+    size_t n = json_array_size(probes);
+    /* the step may have appended its entry before it failed (analysis errors) */
+    if (n) {
+        json_t *last = json_array_get(probes, n - 1);
+        const char *csv = json_string_value(json_object_get(last, "csv"));
+        if (csv && !strcmp(csv, st->label))
+            entry = last;
+    }
+    if (!entry) {
+        entry = json_object();
+        json_object_set_new(entry, "probe", json_string(st->probe->name));
+        json_object_set_new(entry, "csv", json_string(st->label));
+        json_object_set_new(entry, "suite_line", json_integer(st->line));
+        json_array_append_new(probes, entry);
+    }
+    json_object_set_new(entry, "failed", json_string(why));
+    ctx->failed_steps++;
+    if (ctx->progress)
+        fprintf(ctx->progress, "%s: failed: %s (the run goes on)\n", st->label, why);
 }
 
 static int unknown_variable(const gd_err *err)
@@ -307,11 +337,13 @@ int gd_characterize(gd_characterize_ctx *ctx, json_t *meta, gd_err *err)
 {
     json_t *curves_json = json_object();
     memset(&ctx->inference, 0, sizeof ctx->inference);
+    ctx->failed_steps = ctx->skipped_steps = 0;
     for (size_t i = 0; i < ctx->suite->step_count; i++) {
-        if (run_step(ctx, &ctx->suite->steps[i], meta, curves_json, err) < 0) {
-            json_decref(curves_json);
-            return -1;
-        }
+        const gd_suite_step *st = &ctx->suite->steps[i];
+        gd_err step_err;
+        if (run_step(ctx, st, meta, curves_json, &step_err) < 0)
+            fail_step(ctx, st, meta, step_err.msg);
+        json_object_set_new(meta, "failed_steps", json_integer((json_int_t)ctx->failed_steps));
         if (gd_meta_write(meta, ctx->out_dir, err) != 0) {
             json_decref(curves_json);
             return -1;

@@ -18,10 +18,15 @@ typedef struct gd_characterize_ctx {
     uint64_t device_l2_bytes;  /* what the device reports: tells the L2 knee */
     gd_suite_vars vars;        /* L2 / L1D sizes known so far */
     gd_inference inference;    /* filled by gd_characterize */
+    size_t failed_steps;       /* steps that failed (recorded in meta.json; the run went on) */
+    size_t skipped_steps;      /* steps that could not run here (the reason in meta.json) */
 } gd_characterize_ctx;
 
 /* Runs the suite's steps and writes inferred.json (meta's probes list grows as
- * steps run, and is rewritten after each). */
+ * steps run, and is rewritten after each).  A step that fails -- a device error,
+ * a sweep its probe refuses -- is recorded in meta.json ("failed": why) and the
+ * run goes on with the next step: one failing step never ends a run.  Returns -1
+ * only when the results directory itself cannot be written. */
 int gd_characterize(gd_characterize_ctx *ctx, json_t *meta, gd_err *err);
 
 /* compare.json (when `arch` is given), plots/ (when `plots`), report.md, all from

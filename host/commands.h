@@ -2,7 +2,9 @@
 #ifndef GD_COMMANDS_H
 #define GD_COMMANDS_H
 
-/* Each returns the process exit status: 0 success, 1 failure, 2 usage error. */
+/* Each returns the process exit status: 0 success, 1 failure, 2 usage error,
+ * and for characterize 3: the run went to the end but some steps failed. */
+#define GD_EXIT_STEPS_FAILED 3
 int gd_cmd_devices(int argc, char **argv);
 int gd_cmd_list(int argc, char **argv);
 int gd_cmd_run(int argc, char **argv);

@@ -37,6 +37,7 @@ typedef struct expr_ctx {
     const gd_suite_vars *vars;
     gd_err *err;
     int failed;
+    int syntax_only; /* names are checked, not looked up; no arithmetic: when a suite loads */
 } expr_ctx;
 
 static int expr_fail(expr_ctx *c, const char *what)
@@ -87,18 +88,22 @@ static int parse_atom(expr_ctx *c, uint64_t *v)
         while (isalnum((unsigned char)*c->p) || *c->p == '_')
             c->p++;
         size_t len = (size_t)(c->p - start);
-        if ((len == 3 && !strncmp(start, "min", 3)) || (len == 3 && !strncmp(start, "max", 3))) {
-            int is_min = start[1] == 'i';
+        int fn = len == 3 && !strncmp(start, "min", 3)       ? 'n'
+                 : len == 3 && !strncmp(start, "max", 3)     ? 'x'
+                 : len == 3 && !strncmp(start, "lcm", 3)     ? 'l'
+                 : len == 7 && !strncmp(start, "roundup", 7) ? 'r'
+                                                             : 0;
+        if (fn) {
             uint64_t a, b;
             skip_ws(c);
             if (*c->p != '(')
-                return expr_fail(c, "min/max need (a, b)");
+                return expr_fail(c, "min/max/lcm/roundup need (a, b)");
             c->p++;
             if (parse_sum(c, &a))
                 return -1;
             skip_ws(c);
             if (*c->p != ',')
-                return expr_fail(c, "min/max need two arguments");
+                return expr_fail(c, "min/max/lcm/roundup need two arguments");
             c->p++;
             if (parse_sum(c, &b))
                 return -1;
@@ -106,7 +111,32 @@ static int parse_atom(expr_ctx *c, uint64_t *v)
             if (*c->p != ')')
                 return expr_fail(c, "missing ')'");
             c->p++;
-            *v = is_min ? (a < b ? a : b) : (a > b ? a : b);
+            if (c->syntax_only || fn == 'n' || fn == 'x') {
+                *v = fn == 'n' ? (a < b ? a : b) : (a > b ? a : b);
+                return 0;
+            }
+            if (!a || !b)
+                return expr_fail(c, fn == 'l' ? "lcm of zero" : "roundup to a multiple of zero");
+            /* lcm(a, b): the smallest stride that is a multiple of both (a set
+             * stride a probe needs and a granule it requires); roundup(a, b): a
+             * rounded up to a multiple of b */
+            uint64_t m = b;
+            if (fn == 'l') {
+                uint64_t x = a, y = b;
+                while (y) {
+                    uint64_t r = x % y;
+                    x = y;
+                    y = r;
+                }
+                m = b / x; /* lcm = a * (b / gcd) */
+            } else if (a % b == 0) {
+                *v = a;
+                return 0;
+            }
+            uint64_t q = fn == 'l' ? a : a / b + 1;
+            if (q > UINT64_MAX / m)
+                return expr_fail(c, "overflow");
+            *v = q * m;
             return 0;
         }
         char name[32];
@@ -121,7 +151,11 @@ static int parse_atom(expr_ctx *c, uint64_t *v)
         int id = gd_inferred_level_from_name(name);
         if (id < 0)
             return expr_fail(c, "unknown name (use a level such as L2, L1D, L0I, L1C, NAME_LINE, "
-                                "min, max)");
+                                "NAME_WAYS, min, max, lcm, roundup)");
+        if (c->syntax_only) {
+            *v = 1;
+            return 0;
+        }
         uint64_t value = is_line ? c->vars->line[id] : is_ways ? c->vars->ways[id] : c->vars->size[id];
         if (!value) {
             if (id == GD_INF_L2 && !is_line && !is_ways)
@@ -136,7 +170,7 @@ static int parse_atom(expr_ctx *c, uint64_t *v)
         *v = value;
         return 0;
     }
-    return expr_fail(c, "expected a size, a level name, min() or max()");
+    return expr_fail(c, "expected a size, a level name, min(), max(), lcm() or roundup()");
 }
 
 static int parse_product(expr_ctx *c, uint64_t *v)
@@ -152,6 +186,8 @@ static int parse_product(expr_ctx *c, uint64_t *v)
         uint64_t r;
         if (parse_atom(c, &r))
             return -1;
+        if (c->syntax_only)
+            continue;
         if (op == '*') {
             if (r && *v > UINT64_MAX / r)
                 return expr_fail(c, "overflow");
@@ -177,6 +213,8 @@ static int parse_sum(expr_ctx *c, uint64_t *v)
         uint64_t r;
         if (parse_product(c, &r))
             return -1;
+        if (c->syntax_only)
+            continue;
         if (op == '+') {
             if (*v > UINT64_MAX - r)
                 return expr_fail(c, "overflow");
@@ -197,6 +235,37 @@ int gd_suite_eval(const char *expr, const gd_suite_vars *vars, uint64_t *out, gd
     skip_ws(&c);
     if (*c.p)
         return expr_fail(&c, "unexpected text at the end");
+    return 0;
+}
+
+/* A suite's expressions are checked when it loads -- names and syntax, not the
+ * values, which the steps before provide -- so that a typo is a FILE:LINE error
+ * before anything is measured, not a step that fails an hour into a run. */
+static int check_expr(const char *expr, const char *path, int line, gd_err *err)
+{
+    if (!expr[0])
+        return 0;
+    uint64_t ignored;
+    expr_ctx c = {.p = expr, .text = expr, .err = err, .syntax_only = 1};
+    if (parse_sum(&c, &ignored))
+        return gd_fail_prefix(err, "%s:%d", path, line);
+    skip_ws(&c);
+    if (*c.p) {
+        expr_fail(&c, "unexpected text at the end");
+        return gd_fail_prefix(err, "%s:%d", path, line);
+    }
+    return 0;
+}
+
+static int check_step_exprs(const gd_suite_step *st, const char *path, gd_err *err)
+{
+    const char *steps = st->sweep_steps[0] == '+' ? st->sweep_steps + 1 : "";
+    if (check_expr(st->sweep_from, path, st->line, err) ||
+        check_expr(st->sweep_to, path, st->line, err) || check_expr(steps, path, st->line, err) ||
+        check_expr(st->footprint, path, st->line, err) ||
+        check_expr(st->resolution, path, st->line, err) ||
+        check_expr(st->stride, path, st->line, err))
+        return -1;
     return 0;
 }
 
@@ -327,7 +396,8 @@ int gd_suite_load(const char *name_or_path, gd_suite *out, gd_err *err)
                 rc = gd_fail(err, "%s:%d: more than %d steps", out->path, line, GD_SUITE_MAX_STEPS);
                 break;
             }
-            if (parse_step(q, out->path, line, &out->steps[out->step_count], err) != 0) {
+            if (parse_step(q, out->path, line, &out->steps[out->step_count], err) != 0 ||
+                check_step_exprs(&out->steps[out->step_count], out->path, err) != 0) {
                 rc = -1;
                 break;
             }

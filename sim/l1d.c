@@ -244,11 +244,33 @@ void sim_lsu_returns(sim_engine *e, sim_sm *sm, uint64_t cycle)
     sim_cache_line *l = sim_cache_find(c, lineno);
     sim_mshr *m = mshr_find(&lsu->mshr, lineno);
     uint32_t sectors = sim_cache_sector_mask(c, msg->addr, msg->bytes);
+    uint64_t msg_addr = msg->addr;
     sim_msg_free(ms, mid);
     if (!l || !m) {
         sim_engine_fail(e, "sim: internal error: a fill for L1 line 0x%llx has no MSHR",
                         (unsigned long long)(lineno * c->line_bytes));
         return;
+    }
+    if (c->sector_bytes > ms->l2.line_bytes) {
+        /* a piece of one sector (l1_line_messages split it at L2 lines): the
+         * sector is valid when its last piece is in (a K80-style 128-byte L1
+         * fill over 32-byte L2 lines) */
+        uint64_t sb = c->sector_bytes, l2b = ms->l2.line_bytes;
+        uint64_t line_addr = lineno * c->line_bytes;
+        uint32_t s = (uint32_t)((msg_addr - line_addr) / sb);
+        uint64_t start = line_addr + (uint64_t)s * sb;
+        uint32_t pieces = (uint32_t)((start + sb - 1) / l2b - start / l2b + 1);
+        if (!((m->pending_sectors >> s) & 1)) {
+            sim_engine_fail(e, "sim: internal error: a piece of L1 sector %u of line 0x%llx "
+                               "arrived that no miss asked for", s,
+                            (unsigned long long)line_addr);
+            return;
+        }
+        if (m->pieces_left[s] == 0)
+            m->pieces_left[s] = (uint8_t)pieces;
+        if (--m->pieces_left[s] > 0)
+            return;
+        sectors = 1u << s;
     }
     l->valid_sectors |= sectors;
     m->pending_sectors &= ~sectors;

@@ -57,6 +57,9 @@ typedef struct sim_msg {       /* traffic between L1, L2 and DRAM */
 typedef struct sim_mshr {      /* an L1 or L2 miss being filled */
     uint64_t line;             /* line number */
     uint32_t pending_sectors;
+    /* L1 sectors larger than an L2 line come back in several pieces (one per
+     * L2 line): pieces still to arrive per sector, 0 before its first piece */
+    uint8_t pieces_left[32];
     uint32_t merged;
     int32_t waiters;
     int in_use;

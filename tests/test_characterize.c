@@ -350,17 +350,44 @@ static void test_bad_input(void **state)
     snprintf(cmd, sizeof cmd, "%s compare %s/plain --arch tiny", gd_test_binary(), dir);
     assert_int_equal(gd_test_run(cmd, out, sizeof out), 1);
     assert_non_null(strstr(out, "inferred.json:"));
-    /* characterize that fails part way keeps what it measured */
+    /* a step that fails does not end the run: the others' results are kept and
+     * analysed, the failed steps are named in meta.json and report.md, and the
+     * exit status (3) says that some are missing */
     snprintf(cmd, sizeof cmd,
-             "%s characterize --device sim:tiny --set gpu.global_mem=48KiB --out %s/part --quiet",
+             "%s characterize --device sim:tiny --set gpu.global_mem=48KiB --out %s/part",
              gd_test_binary(), dir);
-    assert_int_equal(gd_test_run(cmd, out, sizeof out), 1);
+    assert_int_equal(gd_test_run(cmd, out, sizeof out), 3);
     assert_non_null(strstr(out, "out of device memory"));
+    assert_non_null(strstr(out, "failed (see"));
     snprintf(path, sizeof path, "%s/part/stride-l1d.csv", dir);
     assert_int_equal(access(path, R_OK), 0);
     json_t *meta = gd_test_load_json(dir, "part/meta.json");
-    assert_non_null(json_string_value(json_object_get(meta, "error")));
+    size_t failed = 0, measured = 0, k;
+    json_t *entry;
+    json_array_foreach(json_object_get(meta, "probes"), k, entry) {
+        const char *why = json_string_value(json_object_get(entry, "failed"));
+        if (why) {
+            failed++;
+            assert_non_null(strstr(why, "out of device memory"));
+        } else if (!json_object_get(entry, "skipped")) {
+            measured++;
+        }
+    }
+    assert_true(failed >= 1);
+    assert_true(measured >= 1); /* the steps after a failed one still ran */
+    assert_int_equal(json_integer_value(json_object_get(meta, "failed_steps")), (json_int_t)failed);
     json_decref(meta);
+    json_t *inferred = gd_test_load_json(dir, "part/inferred.json");
+    assert_non_null(inferred);
+    json_decref(inferred);
+    snprintf(path, sizeof path, "%s/part/report.md", dir);
+    size_t report_bytes;
+    gd_err read_err;
+    char *report = gd_read_file(path, &report_bytes, &read_err);
+    assert_non_null(report);
+    assert_non_null(strstr(report, "## Steps not measured"));
+    assert_non_null(strstr(report, "**failed**"));
+    free(report);
     gd_test_rmrf(dir);
     free(dir);
 }

@@ -244,6 +244,43 @@ static void test_bad_options(void **state)
     assert_non_null(strstr(err.msg, "power of two"));
 }
 
+/* An L1 whose fill granule (128-byte sectors, the K80's) is larger than the
+ * L2's 32-byte line: each missing sector comes back as four L2-line pieces.
+ * The sim once released the L1 MSHR at the first piece and failed on the
+ * second ("a fill for L1 line ... has no MSHR"); now the sector is valid when
+ * its last piece is in, the chase runs, the L1 still holds 64 KiB and a miss
+ * to the L2 costs the L2 latency plus the pieces' serialization. */
+static void test_l1_sector_larger_than_l2_line(void **state)
+{
+    (void)state;
+    const char *set[] = {"L1D.sector=128"};
+    gd_device_opts dopts = {.overrides = set, .override_count = 1};
+    gd_device *dev = NULL;
+    gd_err err;
+    char path[1024];
+    gd_arch arch;
+    if (gd_device_open("sim:t4", &dopts, &dev, &err) != 0 ||
+        gd_arch_resolve("t4", path, sizeof path, &err) != 0 ||
+        gd_arch_load(path, set, 1, &arch, &err) != 0)
+        fail_msg("%s", err.msg);
+    assert_int_equal(arch.level[GD_L1D].sector_bytes, 128);
+    assert_true(arch.level[GD_L2].line_bytes < 128);
+    gd_probe_opts opts = {.stride_bytes = 128};
+    uint64_t xs[] = {32 * 1024, 256 * 1024};
+    fixture f = {.dev = dev, .arch = arch};
+    gd_curve c;
+    measure(&f, &c, &opts, xs, 2);
+    assert_flat_at(&c, 32 * 1024, arch.level[GD_L1D].latency_cycles);
+    const gd_summary *miss = cycles_at(&c, 256 * 1024);
+    uint32_t pieces = 128 / arch.level[GD_L2].line_bytes;
+    if (miss->median < arch.level[GD_L2].latency_cycles ||
+        miss->median > arch.level[GD_L2].latency_cycles + pieces)
+        fail_msg("256 KiB at stride 128: median %.1f, expected the L2's %u (+ up to %u)",
+                 miss->median, arch.level[GD_L2].latency_cycles, pieces);
+    gd_curve_free(&c);
+    gd_device_close(dev);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -253,6 +290,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_tiny_dense_knees, setup_tiny, teardown),
         cmocka_unit_test_setup_teardown(test_walk_is_verified, setup_tiny, teardown),
         cmocka_unit_test_setup_teardown(test_bad_options, setup_tiny, teardown),
+        cmocka_unit_test(test_l1_sector_larger_than_l2_line),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

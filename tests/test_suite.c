@@ -22,6 +22,18 @@ static void test_expressions(void **state)
     assert_int_equal(x, 31u << 10);
     assert_int_equal(gd_suite_eval("2*L1I - L0I + 1KiB", &v, &x, &err), 0);
     assert_int_equal(x, 77u << 10);
+    /* a stride legal for a probe whatever an earlier step measured: lcm with
+     * the granule it requires, or a size rounded up to one */
+    assert_int_equal(gd_suite_eval("lcm(384, 256)", &v, &x, &err), 0);
+    assert_int_equal(x, 768);
+    assert_int_equal(gd_suite_eval("lcm(16KiB, 128)", &v, &x, &err), 0);
+    assert_int_equal(x, 16384);
+    assert_int_equal(gd_suite_eval("roundup(16544, 128)", &v, &x, &err), 0);
+    assert_int_equal(x, 16640);
+    assert_int_equal(gd_suite_eval("roundup(16KiB, 128)", &v, &x, &err), 0);
+    assert_int_equal(x, 16384);
+    assert_int_equal(gd_suite_eval("lcm(L1D, 0)", &v, &x, &err), -1);
+    assert_non_null(strstr(err.msg, "lcm of zero"));
     assert_int_equal(gd_suite_eval("L0I - L1I", &v, &x, &err), -1);
     assert_non_null(strstr(err.msg, "negative"));
     assert_int_equal(gd_suite_eval("L1D/L1D_WAYS", &v, &x, &err), 0);

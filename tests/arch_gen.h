@@ -1,0 +1,270 @@
+/* arch_gen.h -- plausible but unfamiliar GPU hierarchies, generated from a seed.
+ *
+ * A real card is a hierarchy the suite has never seen; the bundled arch files
+ * are the ones the suites were shaped around.  This generator writes arch files
+ * across the space a card could occupy (the unseen-GPUs issue's list, and the
+ * bundled GPUs' neighbourhoods): L1D 16-256 KiB including 24/48/96/112/192 KiB,
+ * lines 32/64/128 with or without 32-byte sectors, 4-256 ways with sets that
+ * need not be a power of two, LRU/FIFO/random at every cache, L2 256 KiB-40 MiB
+ * including 1.5/3/5/6 MiB, latencies close together or far apart, 1-132 SMs,
+ * pre-Volta (no L0I, an L1.5 instruction cache) and Volta-style instruction
+ * caches, an L1.5 constant cache shared with the L1I or a structure of its own
+ * (larger than one 64 KiB constant bank or not), 16 or 32 banks of 4 or 8
+ * bytes, and noise on or off.  Every value line cites "generated (seed N)" as
+ * its source, as arch files must.
+ *
+ * The same seed always gives the same file (xorshift64*, no libc rand), so a
+ * failing configuration is reproduced by its seed alone:
+ *     gd_arch_generate(seed, &opts, text, sizeof text)
+ * and `make recovery` prints the seeds of its worst cases.
+ */
+#ifndef GD_ARCH_GEN_H
+#define GD_ARCH_GEN_H
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct gd_arch_gen_opts {
+    uint64_t max_l2_bytes; /* 0: up to 40 MiB (the fast test subset keeps it small) */
+    int noise;             /* -1: by the seed, 0: off, 1: on */
+} gd_arch_gen_opts;
+
+typedef struct gd_gen_rng {
+    uint64_t s;
+} gd_gen_rng;
+
+static inline uint64_t gd_gen_next(gd_gen_rng *r)
+{
+    uint64_t x = r->s;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    r->s = x;
+    return x * 0x2545F4914F6CDD1DULL;
+}
+
+/* Uniform in [0, n). */
+static inline uint64_t gd_gen_below(gd_gen_rng *r, uint64_t n)
+{
+    return n ? gd_gen_next(r) % n : 0;
+}
+
+/* Uniform in [lo, hi]. */
+static inline uint64_t gd_gen_range(gd_gen_rng *r, uint64_t lo, uint64_t hi)
+{
+    return lo + gd_gen_below(r, hi - lo + 1);
+}
+
+#define GD_GEN_PICK(r, array) ((array)[gd_gen_below((r), sizeof(array) / sizeof((array)[0]))])
+
+/* Ways for `lines` lines: a divisor of lines in [lo, hi] (sets = lines / ways,
+ * any whole number), at random; the closest divisor above lo when none. */
+static inline uint32_t gd_gen_ways(gd_gen_rng *r, uint64_t lines, uint32_t lo, uint32_t hi)
+{
+    uint32_t cand[64];
+    unsigned n = 0;
+    for (uint64_t w = lo; w <= hi && w <= lines && n < 64; w++)
+        if (lines % w == 0)
+            cand[n++] = (uint32_t)w;
+    if (n)
+        return cand[gd_gen_below(r, n)];
+    for (uint64_t w = lo; w <= lines; w++)
+        if (lines % w == 0)
+            return (uint32_t)w;
+    return (uint32_t)lines;
+}
+
+typedef struct gd_gen_text {
+    char *buf;
+    size_t size, used;
+    int overflow;
+} gd_gen_text;
+
+static inline void gd_gen_printf(gd_gen_text *t, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static inline void gd_gen_printf(gd_gen_text *t, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(t->buf + t->used, t->size - t->used, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= t->size - t->used) {
+        t->overflow = 1;
+        return;
+    }
+    t->used += (size_t)n;
+}
+
+static inline const char *gd_gen_policy(gd_gen_rng *r)
+{
+    static const char *const policies[] = {"lru", "fifo", "random"};
+    return GD_GEN_PICK(r, policies);
+}
+
+/* Writes a generated arch file into buf; returns 0, or -1 if buf is too small. */
+static inline int gd_arch_generate(uint64_t seed, const gd_arch_gen_opts *opts, char *buf,
+                                   size_t size)
+{
+    gd_gen_rng rng = {.s = seed * 0x9E3779B97F4A7C15ULL + 0x632BE59BD9B4E019ULL};
+    gd_gen_rng *r = &rng;
+    gd_gen_next(r);
+    gd_gen_text t = {.buf = buf, .size = size};
+    buf[0] = 0;
+    uint64_t max_l2 = opts && opts->max_l2_bytes ? opts->max_l2_bytes : (40ull << 20);
+    int noise = opts && opts->noise >= 0 ? opts->noise : (int)gd_gen_below(r, 2);
+    const uint64_t K = 1024;
+    char src[48];
+    snprintf(src, sizeof src, "; generated (seed %llu)", (unsigned long long)seed);
+
+    /* the instruction caches decide the generation: pre-Volta has no L0I */
+    int volta = gd_gen_below(r, 4) != 0;
+    static const char *const cc_volta[] = {"7.0", "7.5", "8.0", "8.6", "8.9", "9.0"};
+    static const char *const cc_pre[] = {"5.2", "6.0", "6.1"};
+    static const unsigned sm_counts[] = {1, 2, 4, 8, 15, 28, 40, 80, 108, 132};
+    gd_gen_printf(&t, "; a generated GPU (tests/arch_gen.h), seed %llu\n\n[gpu]\n",
+                  (unsigned long long)seed);
+    gd_gen_printf(&t, "name = generated-%llu %s\n", (unsigned long long)seed, src);
+    gd_gen_printf(&t, "compute_capability = %s %s\n",
+                  volta ? GD_GEN_PICK(r, cc_volta) : GD_GEN_PICK(r, cc_pre), src);
+    gd_gen_printf(&t, "sms = %u %s\n", GD_GEN_PICK(r, sm_counts), src);
+    gd_gen_printf(&t, "subpartitions = %u %s\n", volta ? 4u : (unsigned)(2 << gd_gen_below(r, 2)),
+                  src);
+    gd_gen_printf(&t, "clock_mhz = %u %s\n", (unsigned)gd_gen_range(r, 900, 2100), src);
+    gd_gen_printf(&t, "max_warps_per_sm = %u %s\n", 32u << gd_gen_below(r, 2), src);
+    gd_gen_printf(&t, "max_ctas_per_sm = %u %s\n", 16u << gd_gen_below(r, 2), src);
+    gd_gen_printf(&t, "global_mem = 4GiB %s\n", src);
+    gd_gen_printf(&t, "alu_latency = 4 %s\n", src);
+    gd_gen_printf(&t, "shared_per_block = 48KiB %s\n", src);
+    gd_gen_printf(&t, "seed = %u %s\n", (unsigned)gd_gen_range(r, 1, 1000), src);
+
+    /* L1D */
+    static const unsigned l1_kib[] = {16, 24, 32, 48, 64, 96, 112, 128, 192, 256};
+    static const unsigned lines[] = {32, 64, 128, 128};
+    uint64_t l1 = GD_GEN_PICK(r, l1_kib) * K;
+    unsigned l1_line = GD_GEN_PICK(r, lines);
+    unsigned l1_sector = l1_line > 32 && gd_gen_below(r, 2) ? 32 : l1_line;
+    uint32_t l1_ways = gd_gen_ways(r, l1 / l1_line, 4, 256);
+    unsigned l1_lat = (unsigned)gd_gen_range(r, 18, 40);
+    gd_gen_printf(&t, "\n[L1D]\nsize = %lluKiB %s\nline = %u %s\nsector = %u %s\nways = %u %s\n",
+                  (unsigned long long)(l1 / K), src, l1_line, src, l1_sector, src, l1_ways, src);
+    gd_gen_printf(&t, "replacement = %s %s\nlatency = %u %s\nscope = sm %s\n", gd_gen_policy(r),
+                  src, l1_lat, src, src);
+    gd_gen_printf(&t, "mshr_entries = %u %s\nmshr_merge = %u %s\n",
+                  (unsigned)(64u << gd_gen_below(r, 4)), src, (unsigned)(8u << gd_gen_below(r, 3)),
+                  src);
+
+    /* shared memory */
+    static const unsigned smem_kib[] = {48, 64, 96, 100, 164, 228};
+    gd_gen_printf(&t, "\n[SMEM]\nsize = %uKiB %s\nbanks = %u %s\nbank_width = %u %s\n",
+                  GD_GEN_PICK(r, smem_kib), src, 16u << gd_gen_below(r, 2), src,
+                  4u << gd_gen_below(r, 2), src);
+    gd_gen_printf(&t, "latency = %u %s\n", (unsigned)gd_gen_range(r, 15, 32), src);
+
+    /* instruction caches */
+    unsigned l1i_lat;
+    uint64_t l1i_bytes;
+    unsigned l1i_line;
+    if (volta) {
+        static const unsigned l0_kib[] = {8, 12, 16, 32};
+        uint64_t l0 = GD_GEN_PICK(r, l0_kib) * K;
+        uint32_t l0_ways = gd_gen_below(r, 2) ? (uint32_t)(l0 / 128) : gd_gen_ways(r, l0 / 128, 4, 16);
+        gd_gen_printf(&t, "\n[L0I]\nsize = %lluKiB %s\nline = 128 %s\nways = %u %s\n",
+                      (unsigned long long)(l0 / K), src, src, l0_ways, src);
+        gd_gen_printf(&t, "replacement = lru %s\nlatency = 1 %s\nscope = subpartition %s\n", src,
+                      src, src);
+        gd_gen_printf(&t, "prefetch = %u %s\n", (unsigned)gd_gen_range(r, 1, 3), src);
+        static const unsigned l1i_kib[] = {32, 46, 64, 96, 128};
+        l1i_bytes = GD_GEN_PICK(r, l1i_kib) * K;
+        l1i_line = gd_gen_below(r, 2) ? 256 : 128;
+        l1i_lat = (unsigned)gd_gen_range(r, 20, 100);
+    } else {
+        static const unsigned l1i_kib[] = {4, 8, 12};
+        l1i_bytes = GD_GEN_PICK(r, l1i_kib) * K;
+        l1i_line = 128;
+        l1i_lat = (unsigned)gd_gen_range(r, 8, 30);
+    }
+    uint32_t l1i_ways = gd_gen_below(r, 2) ? (uint32_t)(l1i_bytes / l1i_line)
+                                           : gd_gen_ways(r, l1i_bytes / l1i_line, 4, 16);
+    gd_gen_printf(&t, "\n[L1I]\nsize = %lluKiB %s\nline = %u %s\nways = %u %s\n",
+                  (unsigned long long)(l1i_bytes / K), src, l1i_line, src, l1i_ways, src);
+    gd_gen_printf(&t, "replacement = lru %s\nlatency = %u %s\nscope = sm %s\n", src, l1i_lat, src,
+                  src);
+    if (!volta)
+        gd_gen_printf(&t, "prefetch = %u %s\n", (unsigned)gd_gen_range(r, 1, 3), src);
+    unsigned l15_lat = l1i_lat;
+    int l15c_shared = volta && gd_gen_below(r, 3) != 0;
+    if (!volta) {
+        static const unsigned l15i_kib[] = {32, 64, 128};
+        l15_lat = l1i_lat + (unsigned)gd_gen_range(r, 30, 80);
+        uint64_t l15 = GD_GEN_PICK(r, l15i_kib) * K;
+        gd_gen_printf(&t, "\n[L15I]\nsize = %lluKiB %s\nline = 256 %s\nways = %u %s\n",
+                      (unsigned long long)(l15 / K), src, src,
+                      gd_gen_ways(r, l15 / 256, 4, 16), src);
+        gd_gen_printf(&t, "replacement = lru %s\nlatency = %u %s\nscope = sm %s\n", src, l15_lat,
+                      src, src);
+    }
+
+    /* constant caches */
+    static const unsigned l1c_kib[] = {2, 4, 8};
+    uint64_t l1c = GD_GEN_PICK(r, l1c_kib) * K;
+    unsigned l1c_lat = (unsigned)gd_gen_range(r, 18, 36);
+    gd_gen_printf(&t, "\n[L1C]\nsize = %lluKiB %s\nline = 64 %s\nways = %u %s\n",
+                  (unsigned long long)(l1c / K), src, src, gd_gen_ways(r, l1c / 64, 2, 8), src);
+    gd_gen_printf(&t, "replacement = %s %s\nlatency = %u %s\nscope = sm %s\n", gd_gen_policy(r),
+                  src, l1c_lat, src, src);
+    unsigned l15c_lat;
+    if (l15c_shared) {
+        l15c_lat = l1i_lat > l1c_lat ? l1i_lat : l1c_lat + 20;
+        gd_gen_printf(&t, "\n[L15C]\nshared_with = L1I %s\nlatency = %u %s\nscope = sm %s\n", src,
+                      l1i_lat, src, src);
+        l15c_lat = l1i_lat;
+    } else {
+        static const unsigned l15c_kib[] = {16, 32, 48, 64, 96};
+        uint64_t l15c = GD_GEN_PICK(r, l15c_kib) * K;
+        unsigned l15c_line = gd_gen_below(r, 2) ? 256 : 128;
+        l15c_lat = l1c_lat + (unsigned)gd_gen_range(r, 30, 90);
+        gd_gen_printf(&t, "\n[L15C]\nsize = %lluKiB %s\nline = %u %s\nways = %u %s\n",
+                      (unsigned long long)(l15c / K), src, l15c_line, src,
+                      gd_gen_ways(r, l15c / l15c_line, 4, 16), src);
+        gd_gen_printf(&t, "replacement = lru %s\nlatency = %u %s\nscope = sm %s\n", src, l15c_lat,
+                      src, src);
+    }
+
+    /* L2, DRAM */
+    static const unsigned l2_kib[] = {256, 512, 768, 1024, 1536, 2048, 3072, 4096,
+                                      5120, 6144, 8192, 12288, 24576, 40960};
+    uint64_t l2;
+    do
+        l2 = GD_GEN_PICK(r, l2_kib) * K;
+    while (l2 > max_l2 || l2 < 2 * l1);
+    unsigned l2_line = GD_GEN_PICK(r, lines);
+    unsigned l2_sector = l2_line > 32 ? 32 : l2_line;
+    uint32_t l2_ways = gd_gen_ways(r, l2 / l2_line, 8, 32);
+    /* close together (an L2 a few dozen cycles past the L1) or far apart */
+    unsigned l2_lat = l1_lat + (unsigned)(gd_gen_below(r, 4) ? gd_gen_range(r, 100, 300)
+                                                              : gd_gen_range(r, 30, 99));
+    unsigned dram_lat = l2_lat + (unsigned)(gd_gen_below(r, 4) ? gd_gen_range(r, 80, 300)
+                                                                : gd_gen_range(r, 40, 79));
+    unsigned l2c_lat = (l15c_lat > l2_lat ? l15c_lat : l2_lat) + (unsigned)gd_gen_range(r, 5, 40);
+    gd_gen_printf(&t, "\n[L2C]\nlatency = %u %s\nscope = chip %s\n", l2c_lat, src, src);
+    gd_gen_printf(&t, "\n[L2]\nsize = %lluKiB %s\nline = %u %s\nsector = %u %s\nways = %u %s\n",
+                  (unsigned long long)(l2 / K), src, l2_line, src, l2_sector, src, l2_ways, src);
+    gd_gen_printf(&t, "replacement = %s %s\nlatency = %u %s\nscope = chip %s\n", gd_gen_policy(r),
+                  src, l2_lat, src, src);
+    gd_gen_printf(&t, "requests_per_cycle = %u %s\n", (unsigned)(4u << gd_gen_below(r, 4)), src);
+    gd_gen_printf(&t, "\n[DRAM]\nlatency = %u %s\nscope = chip %s\nrequests_per_cycle = %u %s\n",
+                  dram_lat, src, src, (unsigned)(2u << gd_gen_below(r, 4)), src);
+
+    if (noise) {
+        gd_gen_printf(&t, "\n[noise]\njitter = %u %s\noutlier_rate = 0.00%u %s\n",
+                      (unsigned)gd_gen_range(r, 1, 2), src, (unsigned)gd_gen_range(r, 1, 5), src);
+        gd_gen_printf(&t, "outlier_cycles = %u %s\nseed = %u %s\n",
+                      (unsigned)gd_gen_range(r, 100, 600), src, (unsigned)gd_gen_range(r, 1, 1000),
+                      src);
+    }
+    return t.overflow ? -1 : 0;
+}
+
+#endif

@@ -1,0 +1,176 @@
+/* recovery_score.h -- every parameter characterize claims, scored against the
+ * arch file that generated the GPU.
+ *
+ * One row per parameter the README says `characterize --suite full` infers,
+ * with the rule a careful reader would apply: a capacity within one line (the
+ * sweep's resolution), a fetch granularity / way count / bank count / policy /
+ * scope exactly, a latency within 1 cycle (2 with noise).  A parameter of a
+ * level the arch does not have is not scored; one the run did not report is a
+ * miss ("not reported"), as is a lower bound where the value is claimed.
+ * Used by tests/test_recovery.c (the fast subset in `make test`, the large
+ * sweep in `make recovery`).
+ */
+#ifndef GD_RECOVERY_SCORE_H
+#define GD_RECOVERY_SCORE_H
+
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "analysis/arch.h"
+
+typedef enum gd_score_kind {
+    GD_SCORE_SIZE,       /* size_bytes within one line of the level's (allocation) line */
+    GD_SCORE_FETCH,      /* line_bytes == the fill granularity (sector, else line) */
+    GD_SCORE_LATENCY,    /* latency_cycles within 1 cycle (2 with noise) */
+    GD_SCORE_WAYS,       /* ways exactly */
+    GD_SCORE_POLICY,     /* replacement exactly (lru / fifo / random) */
+    GD_SCORE_BANKS,      /* banks exactly */
+    GD_SCORE_BANK_WIDTH, /* bank width exactly */
+    GD_SCORE_SCOPE,      /* scope exactly */
+} gd_score_kind;
+
+typedef struct gd_score_param {
+    const char *level;   /* schema name */
+    gd_level_id id;
+    gd_score_kind kind;
+    const char *what;
+} gd_score_param;
+
+static const gd_score_param gd_score_params[] = {
+    {"L1D", GD_L1D, GD_SCORE_SIZE, "size"},
+    {"L1D", GD_L1D, GD_SCORE_FETCH, "line"},
+    {"L1D", GD_L1D, GD_SCORE_LATENCY, "latency"},
+    {"L1D", GD_L1D, GD_SCORE_WAYS, "ways"},
+    {"L1D", GD_L1D, GD_SCORE_POLICY, "replacement"},
+    {"SMEM", GD_SMEM, GD_SCORE_LATENCY, "latency"},
+    {"SMEM", GD_SMEM, GD_SCORE_BANKS, "banks"},
+    {"SMEM", GD_SMEM, GD_SCORE_BANK_WIDTH, "bank_width"},
+    {"L2", GD_L2, GD_SCORE_SIZE, "size"},
+    {"L2", GD_L2, GD_SCORE_FETCH, "line"},
+    {"L2", GD_L2, GD_SCORE_LATENCY, "latency"},
+    {"DRAM", GD_DRAM, GD_SCORE_LATENCY, "latency"},
+    {"L1C", GD_L1C, GD_SCORE_SIZE, "size"},
+    {"L1C", GD_L1C, GD_SCORE_FETCH, "line"},
+    {"L1C", GD_L1C, GD_SCORE_LATENCY, "latency"},
+    {"L15C", GD_L15C, GD_SCORE_SIZE, "size"},
+    {"L15C", GD_L15C, GD_SCORE_LATENCY, "latency"},
+    {"L2C", GD_L2C, GD_SCORE_LATENCY, "latency"},
+    {"L0I", GD_L0I, GD_SCORE_SIZE, "size"},
+    {"L0I", GD_L0I, GD_SCORE_SCOPE, "scope"},
+    {"L1I", GD_L1I, GD_SCORE_SIZE, "size"},
+    {"L1I", GD_L1I, GD_SCORE_SCOPE, "scope"},
+};
+#define GD_SCORE_PARAM_COUNT (sizeof gd_score_params / sizeof gd_score_params[0])
+
+typedef enum gd_score_outcome {
+    GD_SCORE_NOT_SCORED, /* the arch has no such level (or value) */
+    GD_SCORE_RIGHT,
+    GD_SCORE_WRONG,
+    GD_SCORE_MISSING,    /* not reported, or only a bound */
+} gd_score_outcome;
+
+static inline const json_t *gd_score_level(const json_t *inferred, const char *name)
+{
+    size_t i;
+    const json_t *l;
+    json_array_foreach(json_object_get(inferred, "levels"), i, l) {
+        const char *n = json_string_value(json_object_get(l, "name"));
+        if (n && !strcmp(n, name))
+            return l;
+    }
+    return NULL;
+}
+
+static inline int gd_score_number(const json_t *level, const char *key, double *out)
+{
+    const json_t *v = level ? json_object_get(level, key) : NULL;
+    if (!v || !json_is_number(v))
+        return 0;
+    *out = json_number_value(v);
+    return 1;
+}
+
+/* Scores one parameter; `measured` and `expected` are filled for the table. */
+static inline gd_score_outcome gd_score_one(const gd_score_param *p, const gd_arch *arch,
+                                            const json_t *inferred, char *measured,
+                                            size_t mbytes, char *expected, size_t ebytes)
+{
+    const gd_arch_level *t = &arch->level[p->id];
+    snprintf(measured, mbytes, "-");
+    snprintf(expected, ebytes, "-");
+    if (!t->present)
+        return GD_SCORE_NOT_SCORED;
+    int shares = t->shared_with >= 0;
+    const json_t *l = gd_score_level(inferred, p->level);
+    double v = 0;
+    int noisy = arch->noise.jitter_cycles > 0 || arch->noise.outlier_rate > 0;
+    switch (p->kind) {
+    case GD_SCORE_SIZE: {
+        if (shares)
+            return GD_SCORE_NOT_SCORED; /* its size is the level it shares with */
+        snprintf(expected, ebytes, "%llu", (unsigned long long)t->size_bytes);
+        if (!gd_score_number(l, "size_bytes", &v))
+            return GD_SCORE_MISSING;
+        snprintf(measured, mbytes, "%.0f%s", v,
+                 json_is_true(json_object_get(l, "size_is_lower_bound")) ? " (>=)" : "");
+        if (json_is_true(json_object_get(l, "size_is_lower_bound")))
+            return GD_SCORE_MISSING;
+        return fabs(v - (double)t->size_bytes) <= t->line_bytes ? GD_SCORE_RIGHT : GD_SCORE_WRONG;
+    }
+    case GD_SCORE_FETCH: {
+        uint32_t fetch = t->sector_bytes ? t->sector_bytes : t->line_bytes;
+        snprintf(expected, ebytes, "%u", fetch);
+        if (!gd_score_number(l, "line_bytes", &v))
+            return GD_SCORE_MISSING;
+        snprintf(measured, mbytes, "%.0f", v);
+        return v == fetch ? GD_SCORE_RIGHT : GD_SCORE_WRONG;
+    }
+    case GD_SCORE_LATENCY: {
+        snprintf(expected, ebytes, "%u", t->latency_cycles);
+        if (!gd_score_number(l, "latency_cycles", &v))
+            return GD_SCORE_MISSING;
+        snprintf(measured, mbytes, "%.1f", v);
+        return fabs(v - t->latency_cycles) <= (noisy ? 2.0 : 1.0) ? GD_SCORE_RIGHT
+                                                                   : GD_SCORE_WRONG;
+    }
+    case GD_SCORE_WAYS:
+        snprintf(expected, ebytes, "%u", t->ways);
+        if (!gd_score_number(l, "ways", &v))
+            return GD_SCORE_MISSING;
+        snprintf(measured, mbytes, "%.0f", v);
+        return v == t->ways ? GD_SCORE_RIGHT : GD_SCORE_WRONG;
+    case GD_SCORE_POLICY: {
+        const char *want = gd_replacement_name(t->replacement);
+        snprintf(expected, ebytes, "%s", want);
+        const char *got = l ? json_string_value(json_object_get(l, "replacement")) : NULL;
+        if (!got)
+            return GD_SCORE_MISSING;
+        snprintf(measured, mbytes, "%s", got);
+        return !strcmp(got, want) ? GD_SCORE_RIGHT : GD_SCORE_WRONG;
+    }
+    case GD_SCORE_BANKS:
+    case GD_SCORE_BANK_WIDTH: {
+        uint32_t want = p->kind == GD_SCORE_BANKS ? t->banks : t->bank_width_bytes;
+        snprintf(expected, ebytes, "%u", want);
+        const json_t *banks = l ? json_object_get(l, "banks") : NULL;
+        if (!gd_score_number(banks, p->kind == GD_SCORE_BANKS ? "banks" : "bank_width_bytes", &v))
+            return GD_SCORE_MISSING;
+        snprintf(measured, mbytes, "%.0f", v);
+        return v == want ? GD_SCORE_RIGHT : GD_SCORE_WRONG;
+    }
+    case GD_SCORE_SCOPE: {
+        const char *want = gd_scope_name(t->scope);
+        snprintf(expected, ebytes, "%s", want);
+        const char *got = l ? json_string_value(json_object_get(l, "scope")) : NULL;
+        if (!got)
+            return GD_SCORE_MISSING;
+        snprintf(measured, mbytes, "%s", got);
+        return !strcmp(got, want) ? GD_SCORE_RIGHT : GD_SCORE_WRONG;
+    }
+    }
+    return GD_SCORE_NOT_SCORED;
+}
+
+#endif
