@@ -50,7 +50,9 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 BENCH_SRC := $(wildcard bench/bench_*.c)
 BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 
-DEB_PKGS := gcc make gnuplot-nox libhwloc-dev libcmocka-dev libjansson-dev libinih-dev
+# slurm-wlm and munge: tests/test_fleet_slurm.c brings up a one-host Slurm
+DEB_PKGS := gcc make gnuplot-nox libhwloc-dev libcmocka-dev libjansson-dev libinih-dev \
+            slurm-wlm munge
 
 .PHONY: all deps demo test bench valgrind clean tests-build check-layout recovery
 all: $(BIN)
@@ -96,6 +98,7 @@ $(BUILD)/tests/test_nvml: $(BUILD)/tests/libmocknvml.so $(BUILD)/tests/libmockcu
 $(BUILD)/tests/test_jit_check: $(BUILD)/tests/libmockcuda.so tests/mock_libcuda.h
 $(BUILD)/tests/test_watchdog: $(BUILD)/tests/libmockcuda.so tests/mock_libcuda.h
 $(BUILD)/tests/test_cuda_backend: $(BUILD)/tests/libmockcuda.so tests/mock_libcuda.h tests/cuda_test_kernels.h
+$(BUILD)/tests/test_fleet: $(BUILD)/tests/libmockcuda.so tests/mock_libcuda.h
 $(BUILD)/tests/test_cubin_elf: tests/cuda_test_kernels.h
 $(BUILD)/tests/test_sass_patch: tests/cuda_test_kernels.h tests/ptx_toolchain.h
 

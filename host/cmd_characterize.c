@@ -14,6 +14,7 @@
 #include "host/commands.h"
 #include "host/device_registry.h"
 #include "host/meta.h"
+#include "host/node_run.h"
 
 #define MAX_OVERRIDES 64
 
@@ -26,7 +27,10 @@ static const char help[] =
     "compare.json, plots/ (PNG + SVG with their data and gnuplot scripts) and\n"
     "report.md.\n"
     "\n"
-    "  --device DEV        sim:ARCH or cuda:N\n"
+    "  --device DEV        sim:ARCH or cuda:N; several at once, one child process\n"
+    "                      each (results in DIR/<device>/, node.json, fleet.md):\n"
+    "                      cuda:all, cuda:0,2,5, sim:t4,sim:v100; the exit status\n"
+    "                      is then the number of devices that failed\n"
     "  --suite NAME        quick (default) or full, or a path to a .suite file\n"
     "  --arch ARCH         arch file to compare with (default: a sim device's own;\n"
     "                      for cuda:N the bundled arch whose GPU name matches)\n"
@@ -126,6 +130,8 @@ int gd_cmd_characterize(int argc, char **argv)
         fprintf(stderr, "gpudissect: --device is required\n%s", help);
         return 2;
     }
+    if (gd_node_spec_is_multi(device))
+        return gd_cmd_node_run("characterize", argc, argv, device, out, quiet);
     gd_err err;
     gd_suite *suite = calloc(1, sizeof *suite);
     if (!suite || gd_suite_load(suite_name, suite, &err) != 0) {

@@ -14,6 +14,13 @@ int gd_cmd_model(int argc, char **argv);
 int gd_cmd_compare(int argc, char **argv);
 int gd_cmd_plot(int argc, char **argv);
 int gd_cmd_report(int argc, char **argv);
+int gd_cmd_fleet(int argc, char **argv);
+
+/* `characterize` (or another single-device command) on several devices at
+ * once: --device cuda:all, cuda:0,2,5, sim:t4,sim:v100 (cmd_node_run.c).
+ * Returns the number of devices that failed, 1 when none could start. */
+int gd_cmd_node_run(const char *command, int argc, char **argv, const char *device,
+                    const char *out, int quiet);
 
 /* Prints "gpudissect: error: MSG" on stderr; returns 1. */
 int gd_report_error(const char *msg);

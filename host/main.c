@@ -23,6 +23,7 @@ static const command commands[] = {
     {"compare", gd_cmd_compare, "hold a run against an arch file (compare.json)"},
     {"plot", gd_cmd_plot, "draw a run's curves with gnuplot (plots/*.png, *.svg)"},
     {"report", gd_cmd_report, "write a run's report.md"},
+    {"fleet", gd_cmd_fleet, "every GPU of a cluster: Slurm job array (submit, status) and merge"},
 };
 
 static void usage(FILE *out)

@@ -89,11 +89,26 @@ CUresult mock_need_context(void)
     return CUDA_SUCCESS;
 }
 
+/* MOCK_CUDA_DEVICE_COUNT, or GD_MOCK_CUDA_DEVICES (see mock_libcuda.h). */
+static int device_count(void)
+{
+    const char *env = getenv(MOCK_CUDA_DEVICES_ENV);
+    int n = env ? atoi(env) : 0;
+    return n >= 1 && n <= MOCK_CUDA_MAX_DEVICES ? n : MOCK_CUDA_DEVICE_COUNT;
+}
+
+/* The ordinal GD_MOCK_CUDA_FAILING_DEVICE names, or -1. */
+static int failing_device(void)
+{
+    const char *env = getenv(MOCK_CUDA_FAILING_DEVICE_ENV);
+    return env && *env ? atoi(env) : -1;
+}
+
 static CUresult need_device(CUdevice dev)
 {
     if (!initialized)
         return CUDA_ERROR_NOT_INITIALIZED;
-    return dev >= 0 && dev < MOCK_CUDA_DEVICE_COUNT ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
+    return dev >= 0 && dev < device_count() ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
 }
 
 /* ---- errors, init, device queries -------------------------------------- */
@@ -116,6 +131,8 @@ static const struct {
     {CUDA_ERROR_INVALID_HANDLE, "CUDA_ERROR_INVALID_HANDLE", "invalid resource handle"},
     {CUDA_ERROR_NOT_FOUND, "CUDA_ERROR_NOT_FOUND", "named symbol not found"},
     {CUDA_ERROR_OPERATING_SYSTEM, "CUDA_ERROR_OPERATING_SYSTEM", "OS call failed"},
+    {CUDA_ERROR_ECC_UNCORRECTABLE, "CUDA_ERROR_ECC_UNCORRECTABLE",
+     "uncorrectable ECC error encountered"},
 };
 
 static int error_index(CUresult code)
@@ -161,7 +178,7 @@ CUresult CUDAAPI cuDeviceGetCount(int *count)
 {
     if (!initialized)
         return CUDA_ERROR_NOT_INITIALIZED;
-    *count = MOCK_CUDA_DEVICE_COUNT;
+    *count = device_count();
     return CUDA_SUCCESS;
 }
 
@@ -228,7 +245,10 @@ CUresult CUDAAPI cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev)
         return rc;
     if (!pciBusId || len < (int)sizeof MOCK_CUDA_PCI_BUS_ID)
         return CUDA_ERROR_INVALID_VALUE;
-    snprintf(pciBusId, (size_t)len, "%s", MOCK_CUDA_PCI_BUS_ID);
+    if (dev == 0)
+        snprintf(pciBusId, (size_t)len, "%s", MOCK_CUDA_PCI_BUS_ID);
+    else
+        snprintf(pciBusId, (size_t)len, "0000:%02x:00.0", MOCK_CUDA_FIRST_PCI_BUS + dev);
     return CUDA_SUCCESS;
 }
 
@@ -239,6 +259,8 @@ CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
     CUresult rc = need_device(dev);
     if (rc != CUDA_SUCCESS)
         return rc;
+    if (dev == failing_device())
+        return CUDA_ERROR_ECC_UNCORRECTABLE;
     primary_context.refs++;
     state.primary_context_refs = primary_context.refs;
     *pctx = &primary_context;

@@ -32,6 +32,17 @@
 #define MOCK_CUDA_DRIVER_VERSION 13000
 #define MOCK_CUDA_PCI_BUS_ID "0000:65:00.0"
 
+/* Several devices, one of them failing (tests/test_fleet.c, `--device
+ * cuda:all`): GD_MOCK_CUDA_DEVICES=N (1..MOCK_CUDA_MAX_DEVICES) presents N
+ * copies of the device, ordinal i on PCI bus 0x65 + i ("0000:66:00.0", ...);
+ * GD_MOCK_CUDA_FAILING_DEVICE=K makes cuDevicePrimaryCtxRetain on ordinal K
+ * fail with CUDA_ERROR_ECC_UNCORRECTABLE (it still enumerates, as a card with
+ * ECC errors does).  Unset: the one device above. */
+#define MOCK_CUDA_DEVICES_ENV "GD_MOCK_CUDA_DEVICES"
+#define MOCK_CUDA_FAILING_DEVICE_ENV "GD_MOCK_CUDA_FAILING_DEVICE"
+#define MOCK_CUDA_MAX_DEVICES 8
+#define MOCK_CUDA_FIRST_PCI_BUS 0x65
+
 /* cuMemAlloc_v2 refuses more than this with CUDA_ERROR_OUT_OF_MEMORY (the mock
  * really mallocs, so the limit is far below the advertised total). */
 #define MOCK_CUDA_MAX_ALLOC_BYTES (1ull << 30)
