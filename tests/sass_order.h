@@ -322,9 +322,9 @@ static inline void gd_sass_operand(gd_order_prog *p, const char *op, int *list, 
                 *c_regs = has_regs;
             } else if (bank == 0 && !has_regs) {
                 *roots |= gd_order_c0(p, off);
-            } else {
-                *roots |= GD_ROOT_LOAD;
-            }
+            } else if (bank >= 3) {
+                *roots |= GD_ROOT_LOAD; /* the .const space (c[0x3]): an ld.const folded in */
+            }                           /* c[0x2]: ptxas' own constants (immediates) */
             s = e + 1;
             continue;
         }

@@ -299,20 +299,25 @@ static int param_index(const gd_order_prog *p, const char *name)
     return -1;
 }
 
-/* In the first timed region of the SASS: the LDGs `is_late` picks must all
- * come after every other LDG, and there must be both kinds.  Returns 0 or
- * -1 with msg. */
-static int late_loads_last(const gd_order_prog *sass, uint32_t must, uint32_t must_not,
+/* In the first timed region (from the first clock read through the run of
+ * timed segments after it: a clock read that only orders the loads, as in
+ * mshr and resv_stall, splits it) the LDG whose address roots hold all of
+ * `must` and none of `must_not` must come after every other LDG, and there
+ * must be one of it and some others.  Returns 0 or -1 with msg. */
+static int late_loads_last(const gd_order_prog *p, uint32_t must, uint32_t must_not,
                            const char *what, char *msg, size_t cap)
 {
-    int clocks[4];
-    if (gd_order_events(sass, GD_OE_CLOCK, clocks, 4) < 2) {
-        snprintf(msg, cap, "fewer than two clock reads");
+    static gd_order_segments g;
+    if (gd_order_find_segments(p, &g) != 0 || g.nclocks < 2 || !g.timed[0]) {
+        snprintf(msg, cap, "no timed region");
         return -1;
     }
+    int end = 1;
+    while (end + 1 < g.nclocks && g.timed[end])
+        end++;
     int late = 0, early = 0, first_late = -1;
-    for (int k = clocks[0] + 1; k < clocks[1]; k++) {
-        const gd_oi *i = &sass->insn[k];
+    for (int k = g.clock[0] + 1; k < g.clock[end]; k++) {
+        const gd_oi *i = &p->insn[k];
         if (i->event != GD_OE_LOAD || i->space != 'g')
             continue;
         int is_late = (i->addr_sig & must) == must && !(i->addr_sig & must_not);
@@ -323,9 +328,9 @@ static int late_loads_last(const gd_order_prog *sass, uint32_t must, uint32_t mu
         } else {
             early++;
             if (first_late >= 0) {
-                char a[200], b[200];
-                gd_order_event_str(sass, &sass->insn[first_late], a, sizeof a);
-                gd_order_event_str(sass, i, b, sizeof b);
+                char a[400], b[400];
+                gd_order_event_str(p, &p->insn[first_late], a, sizeof a);
+                gd_order_event_str(p, i, b, sizeof b);
                 snprintf(msg, cap, "%s issued before a line load:\n    %s\n  then %s", what, a,
                          b);
                 return -1;
