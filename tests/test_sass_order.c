@@ -406,9 +406,79 @@ static void test_resv_stall_b_issues_after_a(void **state)
     assert_true(checked >= 5 * 5);
 }
 
+/* The reader and the check on written listings (no ptxas needed): an order
+ * that matches passes, lines that trade places pass, a follower that
+ * overtakes a line fails and is named, a clock read nothing uses is no event,
+ * and a root carried around a loop by a predicated BRA.U is seen. */
+static const char written_ptx[] =
+    ".visible .entry k(\n    .param .u64 buf,\n    .param .u32 n\n)\n{\n"
+    "    ld.param.u64 %rd1, [buf];\n    ld.param.u32 %r1, [n];\n"
+    "    mov.u32 %r2, %tid.x;\n    mul.wide.u32 %rd2, %r2, 4;\n    add.s64 %rd3, %rd1, %rd2;\n"
+    "    mul.wide.u32 %rd4, %r1, 4;\n    add.s64 %rd5, %rd1, %rd4;\n"
+    "    mov.u64 %rd10, %clock64;\n"
+    "    ld.global.u32 %r3, [%rd3];\n    ld.global.u32 %r4, [%rd3+128];\n"
+    "    ld.global.u32 %r5, [%rd5];\n    st.shared.u32 [gd_sink], %r5;\n"
+    "    mov.u64 %rd11, %clock64;\n    mov.u64 %rd12, %clock64;   // nothing reads it\n"
+    "    sub.s64 %rd13, %rd11, %rd10;\n    st.global.u64 [%rd1], %rd13;\n    ret;\n}\n";
+
+static const char *written_sass(const char *first, const char *second, const char *third)
+{
+    static char text[2048];
+    snprintf(text, sizeof text,
+             "LDC R1, c[0x0][0x28]\nS2R R0, SR_TID.X\nLDC.64 R2, c[0x0][0x210]\n"
+             "LDC R6, c[0x0][0x218]\nIMAD.WIDE.U32 R4, R0, 0x4, R2\n"
+             "IMAD.WIDE.U32 R6, R6, 0x4, R2\nS2UR UR4, SR_CLOCKLO\n%s\n%s\n%s\n"
+             "STS [UR5], R13\nCS2R.32 R12, SR_CLOCKLO\nIADD3 R12, R12, -UR4, RZ\n"
+             "STG.E desc[UR6][R2.64], R12\nEXIT\n",
+             first, second, third);
+    return text;
+}
+
+static void test_reader_on_written_listings(void **state)
+{
+    (void)state;
+    const char *line0 = "LDG.E R8, desc[UR6][R4.64]", *line1 = "LDG.E R9, desc[UR6][R4.64+0x80]",
+               *follower = "LDG.E R13, desc[UR6][R6.64]";
+    struct {
+        const char *a, *b, *c;
+        int ok;
+    } orders[] = {{line0, line1, follower, 1}, {line1, line0, follower, 1},
+                  {follower, line0, line1, 0}, {line0, follower, line1, 0}};
+    for (size_t k = 0; k < sizeof orders / sizeof orders[0]; k++) {
+        gd_order_prog ptx, sass;
+        gd_order_parse_pair(&ptx, &sass, written_ptx,
+                            written_sass(orders[k].a, orders[k].b, orders[k].c), 0x210);
+        char msg[4096];
+        int timed = 0;
+        int rc = gd_order_check(&ptx, &sass, &timed, msg, sizeof msg);
+        assert_int_equal(timed, 1);
+        if (orders[k].ok) {
+            if (rc != 0)
+                fail_msg("order %zu: %s", k, msg);
+        } else {
+            assert_int_equal(rc, -1);
+            assert_non_null(strstr(msg, "LDG.E R13, desc[UR6][R6.64]   {address from: buf,n}"));
+            assert_non_null(strstr(msg, "{address from: buf,tid}"));
+        }
+        gd_order_free(&ptx);
+        gd_order_free(&sass);
+    }
+    /* a load whose address comes around a loop (BRA.U with a predicate operand) */
+    gd_order_prog loop;
+    memset(&loop, 0, sizeof loop);
+    gd_order_parse(&loop, "MOV R6, RZ\n.L_x_0:\nLDC R6, c[0x3][R6]\nBRA.U !UP1, `(.L_x_0)\nEXIT\n",
+                   1);
+    int loads[2];
+    assert_int_equal(gd_order_events(&loop, GD_OE_LOAD, loads, 2), 1);
+    assert_int_equal(loop.insn[loads[0]].addr_sig, GD_ROOT_LOAD);
+    assert_int_equal(loop.insn[loads[0]].space, 'c');
+    gd_order_free(&loop);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_reader_on_written_listings),
         cmocka_unit_test(test_mshr_follower_issues_after_the_lines),
         cmocka_unit_test(test_resv_stall_b_issues_after_a),
         cmocka_unit_test(test_every_timed_region_keeps_ptx_order),
