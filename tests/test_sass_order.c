@@ -11,12 +11,19 @@
  * against its PTX by tests/sass_order.h (events paired by the dataflow roots
  * of their addresses).  A target whose assembly fails only because the PTX
  * .version is older than the target (kernels/ptx_emit.c's table) is skipped
- * and said so; any other ptxas failure fails.
+ * and said so; any other ptxas failure fails.  The group setup plans every
+ * case for every target and assembles all of a target's kernels as one module
+ * (entries renamed gd_o<case>_<entry>, with a kernel that measures the
+ * target's parameter base): nvdisasm costs most of a second per run however
+ * small the cubin, so one run per target keeps the test near 20 s.
  *
  * Two targeted checks say it in the probes' own words: in mshr's first timed
  * region the LDG whose address is built from gd_mshr_rounds (the follower) is
  * issued after every other LDG (the lines); in resv_stall's, the LDG whose
  * address reads neither %tid nor gd_rs_k (B) after every LDG that does (A).
+ * And the reader itself is tested on written listings, which needs no ptxas:
+ * a matching order passes, a follower that overtakes a line fails and is
+ * named.
  */
 #include "tests/testing.h"
 #include "tests/ptx_toolchain.h"
