@@ -15,7 +15,8 @@
  *            one pending line, followed by the follower;
  *
  * timed as clock; the loads; their sum stored to shared memory (it consumes
- * every load); clock.  The L1 takes one request per cycle, so without a limit
+ * every load); clock.  The follower's address adds the top bit (0) of a clock
+ * read issued after the line loads, or ptxas issues it first (see below).  The L1 takes one request per cycle, so without a limit
  * the time is about the DRAM latency plus one cycle per request.  Once n
  * exceeds the MSHR entries a request must wait until a fill frees one: the
  * "excess_cycles" (time minus requests) jump.  A request beyond the merge

@@ -15,7 +15,8 @@
  *            evicting it;
  *
  * timed as clock; A; B; B consumed (a shared store) -> clock (B's
- * completion); A consumed -> clock (A's).  While k is at most the set's
+ * completion); A consumed -> clock (A's).  B's address adds the top bit (0) of
+ * a clock read issued after A, or ptxas issues B first (see rs_ptx).  While k is at most the set's
  * ways every line of A takes a way, reserved until its fill, and B misses
  * behind them: one round trip.  With k > ways the (ways+1)-th line finds every
  * way reserved: a reservation fail.  An L1 that keeps the failed request at the
