@@ -68,7 +68,7 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/tests/%: tests/%.c $(BUILD)/libgd.a tests/testing.h tests/results_json.h tests/ptx_toolchain.h tests/tiny_cubin.h tests/arch_gen.h tests/recovery_score.h
+$(BUILD)/tests/%: tests/%.c $(BUILD)/libgd.a $(wildcard tests/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libgd.a -lcmocka $(LDLIBS)
 

@@ -15,7 +15,8 @@
  *            one pending line, followed by the follower;
  *
  * timed as clock; the loads; their sum stored to shared memory (it consumes
- * every load); clock.  The L1 takes one request per cycle, so without a limit
+ * every load); clock.  The follower's address adds the top bit (0) of a clock
+ * read issued after the line loads, or ptxas issues it first (see below).  The L1 takes one request per cycle, so without a limit
  * the time is about the DRAM latency plus one cycle per request.  Once n
  * exceeds the MSHR entries a request must wait until a fill frees one: the
  * "excess_cycles" (time minus requests) jump.  A request beyond the merge
@@ -85,7 +86,7 @@ static char *mshr_ptx(const gd_device_info *dev, const mshr_state *st)
         "    .reg .pred %%q<%u>;\n"
         "    .reg .b32 %%r<16>;\n"
         "    .reg .b32 %%v<%u>;\n"
-        "    .reg .b64 %%rd<16>;\n"
+        "    .reg .b64 %%rd<17>;\n"
         "    .reg .b64 %%a<%u>;\n"
         "    .shared .align 4 .b8 gd_sink[640];   // five words per lane: every consuming store lives\n",
         k, k, k);
@@ -145,8 +146,19 @@ static char *mshr_ptx(const gd_device_info *dev, const mshr_state *st)
         for (uint32_t j = 0; j < k; j++)
             gd_ptx_printf(&p, "    @%%q%u ld.global.ca.%s %%v%u, [%%a%u];\n", j,
                           st->merge ? "u8" : "u32", j, j);
+        /* the follower's address waits for a clock read issued after the
+         * lines: its top bit, zero at run time (2^63 cycles) but unknown to
+         * ptxas, added to the address.  Without it ptxas issues the follower
+         * ahead of every line load, on every target (the follower then always
+         * finds a free MSHR and nothing it measures can be seen); clock reads
+         * keep their place among the loads, and a dependence on the address
+         * (not on a loaded value) does not wait for any load to complete.
+         * tests/test_sass_order.c checks the order in the SASS. */
         gd_ptx_printf(&p,
-                "    ld.global.ca.u32 %%r15, [%%rd6];   // the follower\n"
+                "    mov.u64 %%rd15, %%clock64;         // issued after the lines\n"
+                "    shr.u64 %%rd15, %%rd15, 63;        // 0, which ptxas cannot know\n"
+                "    add.s64 %%rd16, %%rd6, %%rd15;\n"
+                "    ld.global.ca.u32 %%r15, [%%rd16];  // the follower\n"
                 "    st.shared.u32 [%%r12+%u], %%r15;  // its own word: a store the next one\n"
                 "                                        // overwrote would be dead, and its load too\n"
                 "    mov.u64 %%rd14, %%clock64;\n"

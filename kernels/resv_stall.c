@@ -15,7 +15,8 @@
  *            evicting it;
  *
  * timed as clock; A; B; B consumed (a shared store) -> clock (B's
- * completion); A consumed -> clock (A's).  While k is at most the set's
+ * completion); A consumed -> clock (A's).  B's address adds the top bit (0) of
+ * a clock read issued after A, or ptxas issues B first (see rs_ptx).  While k is at most the set's
  * ways every line of A takes a way, reserved until its fill, and B misses
  * behind them: one round trip.  With k > ways the (ways+1)-th line finds every
  * way reserved: a reservation fail.  An L1 that keeps the failed request at the
@@ -118,8 +119,17 @@ static char *rs_ptx(const gd_device_info *dev, const rs_state *st)
         (unsigned long long)(st->stride / 2 + (uint64_t)RS_OTHER * st->stride));
     for (uint32_t j = 0; j < ninstr; j++)
         gd_ptx_printf(&p, "    @%%q%u ld.global.ca.u32 %%v%u, [%%a%u];\n", j, j, j);
+    /* B's address waits for a clock read issued after A: its top bit, zero
+     * at run time (2^63 cycles) but unknown to ptxas, added to the address.
+     * Without it ptxas issues B ahead of A on every target, and B never
+     * queues behind a refused request; clock reads keep their place among the
+     * loads, and a dependence on the address (not on a loaded value) waits for
+     * no load.  tests/test_sass_order.c checks the order in the SASS. */
     gd_ptx_printf(&p,
-        "    ld.global.ca.u32 %%r15, [%%rd7];   // B\n"
+        "    mov.u64 %%rd16, %%clock64;         // issued after A\n"
+        "    shr.u64 %%rd16, %%rd16, 63;        // 0, which ptxas cannot know\n"
+        "    add.s64 %%rd17, %%rd7, %%rd16;\n"
+        "    ld.global.ca.u32 %%r15, [%%rd17];  // B\n"
         "    st.shared.u32 [%%r12+128], %%r15;  // its own word: a store the next one\n"
         "                                        // overwrote would be dead, and B with it\n"
         "    mov.u64 %%rd11, %%clock64;\n"

@@ -14,6 +14,51 @@
 static const int gd_test_targets[] = {75, 80, 86, 89, 90};
 #define GD_TEST_TARGET_COUNT (sizeof gd_test_targets / sizeof gd_test_targets[0])
 
+/* Every target the ptxas of CUDA 13 knows: the SASS order check
+ * (tests/test_sass_order.c) covers them all.  __attribute__((unused)): the
+ * tests that include this header use one list or the other. */
+__attribute__((unused)) static const int gd_test_all_targets[] = {75, 80, 86, 87, 88, 89,
+                                                                  90, 100, 103, 110, 120, 121};
+#define GD_TEST_ALL_TARGET_COUNT (sizeof gd_test_all_targets / sizeof gd_test_all_targets[0])
+
+/* Whether ptxas' output says only that the PTX's .version is too old for the
+ * target (a target newer than kernels/ptx_emit.c's version table): a
+ * toolchain gap the caller reports and skips, not a defect of the probe. */
+static inline int gd_test_ptxas_version_gap(const char *out)
+{
+    return strstr(out, ".version") && strstr(out, "does not support") &&
+           !strstr(out, "rror   : Unknown") && !strstr(out, "syntax error");
+}
+
+/* Assembles ptx for sm_<sm> into dir/<name>.cubin; returns the cubin bytes
+ * (caller frees), or NULL with ptxas' output in out (when out is given). */
+static inline void *gd_test_ptxas_try(const char *ptxas, const char *dir, const char *name,
+                                      const char *ptx, int sm, size_t *size, char *out,
+                                      size_t cap)
+{
+    char ptx_path[1200], cubin_path[1200], cmd[4096], log[8192];
+    snprintf(ptx_path, sizeof ptx_path, "%s/%s.ptx", dir, name);
+    snprintf(cubin_path, sizeof cubin_path, "%s/%s.cubin", dir, name);
+    gd_err err;
+    if (out && cap)
+        out[0] = 0;
+    if (gd_write_atomic(ptx_path, ptx, strlen(ptx), &err) != 0) {
+        if (out)
+            snprintf(out, cap, "%s", err.msg);
+        return NULL;
+    }
+    snprintf(cmd, sizeof cmd, "'%s' -arch=sm_%d '%s' -o '%s'", ptxas, sm, ptx_path, cubin_path);
+    if (gd_test_run(cmd, log, sizeof log) != 0) {
+        if (out)
+            snprintf(out, cap, "%s", log);
+        return NULL;
+    }
+    void *bytes = gd_read_file(cubin_path, size, &err);
+    if (!bytes && out)
+        snprintf(out, cap, "%s", err.msg);
+    return bytes;
+}
+
 /* Assembles ptx for sm_<sm> into dir/<name>.cubin; returns the cubin bytes (caller
  * frees) or NULL after printing ptxas' output. */
 static inline void *gd_test_ptxas_compile(const char *ptxas, const char *dir, const char *name,
@@ -48,6 +93,29 @@ static inline char *gd_test_sass(const char *nvdisasm, const char *dir, const ch
              "sed 's@ */\\*.*@@; s@ *;.*@@'",
              nvdisasm, dir, name);
     size_t cap = 1 << 20;
+    char *text = malloc(cap);
+    if (!text)
+        return NULL;
+    if (gd_test_run(cmd, text, cap) != 0) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+/* Like gd_test_sass, but keeps the labels (".L_x_4:" lines), for readers that
+ * follow branches (tests/sass_order.h), and starts each function's listing
+ * with a line "FUNC <name>" (a cubin of many kernels: one nvdisasm run, which
+ * costs most of a second however small the cubin, for all of them). */
+static inline char *gd_test_sass_labels(const char *nvdisasm, const char *dir, const char *name)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd,
+             "'%s' -c '%s/%s.cubin' | sed -n 's@^ *\\/\\*[0-9a-f]*\\*\\/ *@@p; "
+             "s@^ *\\(\\.L_[A-Za-z0-9_]*\\):.*@\\1:@p; "
+             "s@^//-* *\\.text\\.\\([A-Za-z0-9_$]*\\) .*@FUNC \\1@p' | sed 's@ */\\*.*@@; s@ *;.*@@'",
+             nvdisasm, dir, name);
+    size_t cap = 1 << 22;
     char *text = malloc(cap);
     if (!text)
         return NULL;
