@@ -57,12 +57,12 @@ void gd_compare_l1_path(json_t *params, gd_compare_counts *c, const gd_arch *arc
         }
         if (gd_compare_run_probed(run, "coalesce")) {
             uint32_t sector = l1->sector_bytes ? l1->sector_bytes : l1->line_bytes;
-            gd_compare_add_parameter(params, c, "L1D", "alloc_line_bytes", m->has_alloc_line,
+            gd_compare_add_parameter(params, c, "L1D", "line_bytes", m->has_alloc_line,
                                      (double)m->alloc_line_bytes, l1->line_bytes, 0,
                                      l1->line_bytes, gd_arch_source_of(arch, "L1D", "line"));
-            int known = m->has_alloc_line && m->has_line && m->line_bytes;
+            int known = m->has_alloc_line && m->has_sector && m->sector_bytes;
             gd_compare_add_parameter(params, c, "L1D", "sectors_per_line", known,
-                                     known ? (double)(m->alloc_line_bytes / m->line_bytes) : 0,
+                                     known ? (double)(m->alloc_line_bytes / m->sector_bytes) : 0,
                                      (double)(l1->line_bytes / sector), 0,
                                      (double)(l1->line_bytes / sector),
                                      gd_arch_source_of(arch, "L1D", "sector"));
