@@ -231,8 +231,9 @@ static const residual_model residual_models[] = {
     {"const_seq", GD_TOLERANCE_FLOOR_CYCLES, 0, NULL},
     {"const_stride", GD_TOLERANCE_FLOOR_CYCLES, 0, NULL},
     {"icache_seq", 0.02, MODEL_ICACHE_RELATIVE_ERROR,
-     "approximate: one steady-state pass of demand misses and prefetches, the loop's offset "
-     "in its first line assumed (README \"Verdicts\")"},
+     "approximate: one steady-state pass of demand misses and prefetches; within (prefetch + 1) "
+     "first-level lines below a capacity it cannot tell which side of the knee a loop falls, "
+     "and those points are not held to it (README \"Verdicts\")"},
     {"const_bcast", GD_TOLERANCE_FLOOR_CYCLES, 0, NULL},
     {"smem_bank", GD_TOLERANCE_FLOOR_CYCLES, 0, NULL},
     {"coalesce", GD_TOLERANCE_FLOOR_CYCLES, 0, NULL},
@@ -353,7 +354,7 @@ static int curve_residuals(json_t *out, gd_compare_counts *verdicts, const gd_ru
         double x0 = json_number_value(json_object_get(p, "x_first"));
         double x1 = json_number_value(json_object_get(p, "x_last"));
         double sum = 0, sq = 0, worst = 0, worst_x = 0, worst_tol = 0, worst_excess = -INFINITY;
-        size_t k = 0, outside = 0;
+        size_t k = 0, outside = 0, near_knee = 0;
         for (size_t i = 0; i < n; i++) {
             if ((double)xs[i] < x0 || (double)xs[i] > x1)
                 continue;
@@ -366,6 +367,10 @@ static int curve_residuals(json_t *out, gd_compare_counts *verdicts, const gd_ru
                          rm->model_relative * fabs(model[i].mean_cycles);
             /* the verdict's residual (pure_or_mixed_offset) */
             double off = pure_or_mixed_offset(&model[i], s, bias);
+            if (!strcmp(probe, "icache_seq") && gd_model_icache_near_knee(arch, xs[i])) {
+                near_knee++; /* the model cannot tell which side of the knee: */
+                continue;    /* neither in the verdict nor in the statistics */
+            }
             sum += r;
             sq += r * r;
             if (fabs(r) > worst)
@@ -398,6 +403,8 @@ static int curve_residuals(json_t *out, gd_compare_counts *verdicts, const gd_ru
         json_object_set_new(o, "tolerance", k ? json_real(worst_tol) : json_null());
         json_object_set_new(o, "worst_x", k ? json_real(worst_x) : json_null());
         json_object_set_new(o, "points_outside", json_integer((json_int_t)outside));
+        if (near_knee)
+            json_object_set_new(o, "points_near_knee", json_integer((json_int_t)near_knee));
         json_object_set_new(o, "model", json_string(rm->approximate ? "approximate" : "exact"));
         if (rm->approximate) {
             json_object_set_new(o, "model_relative_error", json_real(rm->model_relative));

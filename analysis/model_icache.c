@@ -20,10 +20,13 @@
  * prefetcher pulls `prefetch` lines past the loop's end into the first level,
  * and a loop that does not start on a line boundary spans one line more -- so
  * a level holds the loop while code + (prefetch + 1) first-level lines fit it
- * (sim:t4: the L0 knee at 16 000 bytes, not 16 384).  The loop's offset in its
- * first line depends on the kernel's prologue, which the model does not know:
- * it assumes an offset, so a knee may sit one first-level line off (the
- * model's stated error, with MODEL_ICACHE_RELATIVE_ERROR: model_icache.h).  Past the L2 the
+ * (sim:t4: the L0 knee at 16 000 bytes, not 16 384).  How many of those lines a
+ * pass really adds depends on where the loop starts in its first line and on
+ * the prefetches' alignment, which follow from the kernel's prologue, which the
+ * model does not know (sim:v100's L0 knee is at 12 160 = 12 288 - 128): within
+ * (prefetch + 1) first-level lines below a capacity the model cannot say on
+ * which side a point falls (gd_model_icache_near_knee), and compare does not
+ * hold those points to it.  Past the L2 the
  * line comes from DRAM: the [DRAM] latency plus what the instruction path adds
  * to an L2 hit ([L2C] - [L2] latency), as the fetch unit sees it.
  *
@@ -114,6 +117,24 @@ static double icache_cpi(const gd_arch *arch, const gd_probe_opts *opts, uint64_
         }
     }
     return issue + wait / (double)block;
+}
+
+int gd_model_icache_near_knee(const gd_arch *arch, uint64_t code_bytes)
+{
+    const gd_arch_level *first = NULL;
+    for (size_t i = 0; i < FETCH_LEVELS && !first; i++)
+        if (arch->level[fetch_levels[i]].present)
+            first = &arch->level[fetch_levels[i]];
+    if (!first)
+        return 0;
+    uint64_t band = ((uint64_t)first->prefetch_lines + 1) * first->line_bytes;
+    for (size_t i = 0; i < FETCH_LEVELS; i++) {
+        const gd_arch_level *l = &arch->level[fetch_levels[i]];
+        uint64_t cap = l->present ? l->size_bytes : 0;
+        if (cap && code_bytes <= cap && code_bytes + band > cap)
+            return 1;
+    }
+    return 0;
 }
 
 int gd_model_other_curve(const gd_arch *arch, const char *probe, const gd_probe_opts *opts,

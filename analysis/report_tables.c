@@ -397,6 +397,9 @@ void report_put_residuals(gd_text *t, const json_t *residuals, const json_t *cur
         gd_text_printf(t, " | ");
         put_sweep_value(t, json_object_get(r, "x_last"), in_bytes);
         cell_value(t, json_object_get(r, "points"));
+        const json_t *knee = json_object_get(r, "points_near_knee");
+        if (json_is_integer(knee) && json_integer_value(knee) > 0)
+            gd_text_printf(t, " (+%lld at a knee)", (long long)json_integer_value(knee));
         static const char *const stats[] = {"mean_residual", "rms_residual", "max_abs_residual"};
         for (size_t s = 0; s < sizeof stats / sizeof stats[0]; s++) {
             cell_fixed(t, json_object_get(r, stats[s]), 2);
