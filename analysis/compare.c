@@ -1,18 +1,27 @@
 /* compare.c -- a measured hierarchy held against an arch file.
  *
- * Two views, written to results/RUN/compare.json:
- *   - per parameter (L1D.size_bytes, L1D.line_bytes, L1D.latency_cycles, L2...,
- *     DRAM.latency_cycles, TLB coverages when the arch has TLBs): measured,
- *     expected (what the analytical model says the probe measures on this arch),
- *     published (the arch file's value, with the source its comment cites),
- *     error, and a verdict: match within the tolerance, mismatch, or not measured;
- *   - per plateau of each modelled curve: the residual of the measured mean
- *     against the model's mean at the plateau's points.
+ * Three views, written to results/RUN/compare.json:
+ *   - per parameter (L1D.size_bytes, L1D.sector_bytes, L1D.line_bytes,
+ *     L1D.latency_cycles, L2..., DRAM.latency_cycles, TLB coverages when the arch
+ *     has TLBs): measured, expected (what the analytical model says the probe
+ *     measures on this arch -- not always the arch's figure: a global load is
+ *     used no sooner than 2 cycles after it issues), published (the arch file's
+ *     value, with the source its comment cites), error, tolerance, a verdict
+ *     (match, mismatch, not measured) and a note where the model expects
+ *     something else than the arch's figure or nothing could measure it.  Line
+ *     and sector are separate rows: a stride sweep measures the fetch
+ *     granularity (the sector), the coalescer the L1D's allocation line, and no
+ *     probe the L2's;
+ *   - per plateau of each modelled curve: the residuals against the model, with
+ *     a tolerance and a verdict; a model known to be approximate says so and
+ *     states its error;
+ *   - per curve, whether its plateaus describe it (plateau_fit.c), which the
+ *     report and the plots follow.
  *
- * Tolerances: a capacity within one line of the arch's line (the sweep's knee
- * is as fine as its stride; a capacity off by more is a different cache); a
- * fetch granularity exactly; a latency within max(1 cycle, 2%) -- the timer
- * resolution, and the spread of repeated measurements on a card.
+ * Tolerances (compare_rows.c): a capacity within one line of the arch's line
+ * (the sweep's knee is as fine as its stride; a capacity off by more is a
+ * different cache); a line or sector exactly; a latency within half a cycle +
+ * 2% + three standard errors of the measured level.
  */
 #include "analysis/compare.h"
 
