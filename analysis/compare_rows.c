@@ -3,9 +3,16 @@
  *
  * compare.c (the caches, instruction and constant caches) and compare_l1.c
  * (the L1 load path) both add rows here; neither calls the other back.
- * Tolerances: a capacity within one line of the arch's line; a latency within
- * max(1 cycle, 2%) -- the timer resolution, and the spread of repeated
- * measurements on a card.
+ * Tolerances that make sense at every scale: a latency may differ from the
+ * model by
+ *     GD_TOLERANCE_FLOOR_CYCLES + GD_TOLERANCE_RELATIVE x expected
+ *     + GD_TOLERANCE_NOISE_SIGMAS x (standard error of the measured level)
+ * -- half a timer tick (a median of whole clock deltas that is one cycle off
+ * is another value: a 1-cycle latency measured as 2 is a mismatch), 2% for
+ * what repeated runs on a card drift by (clocks, refresh), and three standard
+ * errors of what the run itself measured (zero on a noiseless simulator).  A
+ * capacity within one line of the arch's line; a line, sector, count or name
+ * exactly.
  */
 #include "analysis/compare_rows.h"
 
@@ -14,8 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define LATENCY_TOLERANCE_CYCLES 1.0
-#define LATENCY_TOLERANCE_RELATIVE 0.02
+#include <stdarg.h>
 
 void gd_compare_add_parameter(json_t *params, gd_compare_counts *c, const char *level, const char *what,
                           int measured_ok, double measured, double expected, double tolerance,
@@ -109,10 +115,28 @@ void gd_compare_add_lower_bound(json_t *params, gd_compare_counts *c, const char
     json_array_append_new(params, o);
 }
 
+double gd_compare_tolerance(double expected, double floor, double noise_sd)
+{
+    return floor + GD_TOLERANCE_RELATIVE * fabs(expected) +
+           GD_TOLERANCE_NOISE_SIGMAS * (noise_sd > 0 ? noise_sd : 0);
+}
+
 double gd_compare_latency_tolerance(double expected)
 {
-    double rel = LATENCY_TOLERANCE_RELATIVE * expected;
-    return rel > LATENCY_TOLERANCE_CYCLES ? rel : LATENCY_TOLERANCE_CYCLES;
+    return gd_compare_tolerance(expected, GD_TOLERANCE_FLOOR_CYCLES, 0);
+}
+
+void gd_compare_note(json_t *params, const char *fmt, ...)
+{
+    json_t *last = json_array_get(params, json_array_size(params) - 1);
+    if (!last)
+        return;
+    char text[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    json_object_set_new(last, "note", json_string(text));
 }
 
 

@@ -26,7 +26,19 @@ void gd_compare_add_categorical(json_t *params, gd_compare_counts *c, const char
 void gd_compare_add_lower_bound(json_t *params, gd_compare_counts *c, const char *level,
                                 const char *what, double bound, double expected,
                                 const char *source);
+/* Tolerances (compare_rows.c's top comment; README "Verdicts"): an absolute
+ * floor, a relative part and the measured noise. */
+#define GD_TOLERANCE_FLOOR_CYCLES 0.5   /* half a timer tick */
+#define GD_TOLERANCE_RELATIVE 0.02      /* run-to-run drift of a card */
+#define GD_TOLERANCE_NOISE_SIGMAS 3.0   /* standard errors of the measured level */
+/* floor + GD_TOLERANCE_RELATIVE x |expected| + GD_TOLERANCE_NOISE_SIGMAS x noise_sd */
+double gd_compare_tolerance(double expected, double floor, double noise_sd);
+/* A latency with no noise figure: GD_TOLERANCE_FLOOR_CYCLES + 2% of expected. */
 double gd_compare_latency_tolerance(double expected);
+/* Adds "note" (why the model expects what it does, or why nothing was
+ * measured) to the row added last. */
+void gd_compare_note(json_t *params, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 /* Did the run use this probe? */
 int gd_compare_run_probed(const gd_run *run, const char *probe);
 

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "analysis/model.h"
+#include "analysis/plateau_fit.h"
 #include "analysis/plot.h"
 
 #define MAX_MARKS 32
@@ -144,16 +145,23 @@ static int curve_figure(const gd_run *run, const gd_curve *c, const gd_arch *arc
     const json_t *info = json_object_get(json_object_get(run->inferred_doc, "curves"), c->label);
     size_t i;
     const json_t *o;
+    /* the check the report uses too (compare.json "segmentations") */
+    char why[200];
+    int segmented = gd_plateau_fit(c, info, why, sizeof why);
+    const char *unit = gd_plateau_unit(gd_probe_describe(c->probe).name);
     json_array_foreach(json_object_get(info, "plateaus"), i, o) {
-        if (np == MAX_MARKS)
+        if (np == MAX_MARKS || !segmented)
             break;
         gd_plot_plateau *p = &plateaus[np++];
         p->x_first = json_number_value(json_object_get(o, "x_first"));
         p->x_last = json_number_value(json_object_get(o, "x_last"));
         p->level = json_number_value(json_object_get(o, "level"));
         const char *nm = plateau_name(run, c->label, p->level);
-        snprintf(p->label, sizeof p->label, "%s%s%.1f cycles", nm ? nm : "", nm ? " " : "",
-                 p->level);
+        if (unit[0])
+            snprintf(p->label, sizeof p->label, "%s%s%.1f %s", nm ? nm : "", nm ? " " : "",
+                     p->level, unit);
+        else
+            snprintf(p->label, sizeof p->label, "%s%s%.2f", nm ? nm : "", nm ? " " : "", p->level);
     }
     json_array_foreach(json_object_get(info, "knees"), i, o) {
         if (nk == MAX_MARKS)
@@ -166,8 +174,9 @@ static int curve_figure(const gd_run *run, const gd_curve *c, const gd_arch *arc
         snprintf(k->label, sizeof k->label, "%s%s%s", nm ? nm : "", nm ? " " : "", size);
     }
     const char *spec = json_string_value(json_object_get(json_object_get(run->meta, "device"), "spec"));
-    char title[256];
-    snprintf(title, sizeof title, "%s on %s", c->label, spec ? spec : "?");
+    char title[512];
+    snprintf(title, sizeof title, "%s on %s%s", c->label, spec ? spec : "?",
+             segmented ? "" : " (not segmented into plateaus: no plateau labels)");
     char model_title[96];
     snprintf(model_title, sizeof model_title, "model (%s)", arch ? arch->name : "");
     const char *xlabel, *ylabel;

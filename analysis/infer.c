@@ -52,8 +52,8 @@ double gd_inferred_confidence(const gd_inferred_level *l)
     double c = 1.0;
     if (l->has_size && l->size_confidence < c)
         c = l->size_confidence;
-    if (l->has_line && l->line_confidence < c)
-        c = l->line_confidence;
+    if (l->has_sector && l->sector_confidence < c)
+        c = l->sector_confidence;
     if (l->has_latency && l->latency_confidence < c)
         c = l->latency_confidence;
     if (l->has_scope && l->scope_confidence < c)
@@ -193,8 +193,8 @@ int gd_infer_stride(gd_inference *inf, const gd_curve *curve, const gd_segmentat
     }
     gd_inferred_level *l = &inf->level[level];
     l->present = 1;
-    l->has_line = 1;
-    l->line_bytes = curve->points[g].x;
+    l->has_sector = 1;
+    l->sector_bytes = curve->points[g].x;
     /* confident when the plateau is, and when points below it were measured
      * (a plateau from the first stride on only bounds the granularity) */
     double conf = last->confidence;
@@ -202,8 +202,8 @@ int gd_infer_stride(gd_inference *inf, const gd_curve *curve, const gd_segmentat
         conf *= seg->knees[seg->knee_count - 1].confidence;
     if (g == 0 || last->level - low < 1.0)
         conf *= 0.5;
-    l->line_confidence = conf;
-    snprintf(l->line_from, sizeof l->line_from, "%s", curve->label);
+    l->sector_confidence = conf;
+    snprintf(l->sector_from, sizeof l->sector_from, "%s", curve->label);
     return 0;
 }
 
@@ -228,8 +228,8 @@ void gd_inference_snap(gd_inference *inf)
             continue;
         if (rounds_up_to_kib(i))
             l->size_bytes = (l->size_bytes + 1023) / 1024 * 1024;
-        else if (l->has_line && l->line_bytes)
-            l->size_bytes = l->size_bytes / l->line_bytes * l->line_bytes;
+        else if (l->has_sector && l->sector_bytes)
+            l->size_bytes = l->size_bytes / l->sector_bytes * l->sector_bytes;
     }
 }
 
@@ -254,11 +254,12 @@ json_t *gd_inference_to_json(const gd_inference *inf)
         json_t *o = json_object();
         json_object_set_new(o, "name", json_string(inferred_names[i]));
         json_object_set_new(o, "size_bytes", int_or_null(l->has_size, l->size_bytes));
-        json_object_set_new(o, "line_bytes", int_or_null(l->has_line, l->line_bytes));
+        json_object_set_new(o, "sector_bytes", int_or_null(l->has_sector, l->sector_bytes));
+        json_object_set_new(o, "line_bytes", int_or_null(l->has_alloc_line, l->alloc_line_bytes));
         json_object_set_new(o, "latency_cycles", num_or_null(l->has_latency, l->latency_cycles));
         json_object_set_new(o, "confidence", json_real(gd_inferred_confidence(l)));
         json_object_set_new(o, "size_confidence", num_or_null(l->has_size, l->size_confidence));
-        json_object_set_new(o, "line_confidence", num_or_null(l->has_line, l->line_confidence));
+        json_object_set_new(o, "sector_confidence", num_or_null(l->has_sector, l->sector_confidence));
         json_object_set_new(o, "latency_confidence",
                             num_or_null(l->has_latency, l->latency_confidence));
         if (l->has_size && l->size_is_lower_bound)
@@ -316,11 +317,10 @@ json_t *gd_inference_to_json(const gd_inference *inf)
             json_object_set_new(o, "ways_confidence", json_real(l->ways_confidence));
         }
         if (l->has_alloc_line) {
-            json_object_set_new(o, "alloc_line_bytes", json_integer((json_int_t)l->alloc_line_bytes));
-            if (l->has_line && l->line_bytes)
+            if (l->has_sector && l->sector_bytes)
                 json_object_set_new(o, "sectors_per_line",
-                                    json_integer((json_int_t)(l->alloc_line_bytes / l->line_bytes)));
-            json_object_set_new(o, "alloc_line_confidence", json_real(l->alloc_line_confidence));
+                                    json_integer((json_int_t)(l->alloc_line_bytes / l->sector_bytes)));
+            json_object_set_new(o, "line_confidence", json_real(l->alloc_line_confidence));
         }
         if (l->has_mshr) {
             json_object_set_new(o, "mshr_entries", json_integer(l->mshr_entries));
@@ -350,8 +350,8 @@ json_t *gd_inference_to_json(const gd_inference *inf)
         json_t *from = json_object();
         if (l->has_size)
             json_object_set_new(from, "size", json_string(l->size_from));
-        if (l->has_line)
-            json_object_set_new(from, "line", json_string(l->line_from));
+        if (l->has_sector)
+            json_object_set_new(from, "sector", json_string(l->sector_from));
         if (l->has_latency)
             json_object_set_new(from, "latency", json_string(l->latency_from));
         if (l->has_scope)
@@ -365,7 +365,7 @@ json_t *gd_inference_to_json(const gd_inference *inf)
         if (l->has_ways)
             json_object_set_new(from, "ways", json_string(l->ways_from));
         if (l->has_alloc_line)
-            json_object_set_new(from, "alloc_line", json_string(l->alloc_line_from));
+            json_object_set_new(from, "line", json_string(l->alloc_line_from));
         if (l->has_mshr)
             json_object_set_new(from, "mshr", json_string(l->mshr_from));
         if (l->has_mshr_merge)
@@ -425,11 +425,11 @@ int gd_inference_from_json(const json_t *doc, gd_inference *inf, const char *pat
         l->present = 1;
         if ((l->has_size = get_number(o, "size_bytes", &v)))
             l->size_bytes = (uint64_t)v;
-        if ((l->has_line = get_number(o, "line_bytes", &v)))
-            l->line_bytes = (uint64_t)v;
+        if ((l->has_sector = get_number(o, "sector_bytes", &v)))
+            l->sector_bytes = (uint64_t)v;
         l->has_latency = get_number(o, "latency_cycles", &l->latency_cycles);
         get_number(o, "size_confidence", &l->size_confidence);
-        get_number(o, "line_confidence", &l->line_confidence);
+        get_number(o, "sector_confidence", &l->sector_confidence);
         get_number(o, "latency_confidence", &l->latency_confidence);
         const json_t *k = json_object_get(o, "knee");
         if (k) {
@@ -493,9 +493,9 @@ int gd_inference_from_json(const json_t *doc, gd_inference *inf, const char *pat
         if ((l->has_ways = get_number(o, "ways", &d)))
             l->ways = (uint32_t)d;
         get_number(o, "ways_confidence", &l->ways_confidence);
-        if ((l->has_alloc_line = get_number(o, "alloc_line_bytes", &d)))
+        if ((l->has_alloc_line = get_number(o, "line_bytes", &d)))
             l->alloc_line_bytes = (uint64_t)d;
-        get_number(o, "alloc_line_confidence", &l->alloc_line_confidence);
+        get_number(o, "line_confidence", &l->alloc_line_confidence);
         if ((l->has_mshr = get_number(o, "mshr_entries", &d)))
             l->mshr_entries = (uint32_t)d;
         get_number(o, "mshr_confidence", &l->mshr_confidence);
@@ -527,14 +527,14 @@ int gd_inference_from_json(const json_t *doc, gd_inference *inf, const char *pat
             size_t offset;
         } froms[] = {
             {"size", offsetof(gd_inferred_level, size_from)},
-            {"line", offsetof(gd_inferred_level, line_from)},
+            {"sector", offsetof(gd_inferred_level, sector_from)},
             {"latency", offsetof(gd_inferred_level, latency_from)},
             {"scope", offsetof(gd_inferred_level, scope_from)},
             {"shared_with", offsetof(gd_inferred_level, shared_from)},
             {"replacement", offsetof(gd_inferred_level, replacement_from)},
             {"broadcast", offsetof(gd_inferred_level, broadcast_from)},
             {"ways", offsetof(gd_inferred_level, ways_from)},
-            {"alloc_line", offsetof(gd_inferred_level, alloc_line_from)},
+            {"line", offsetof(gd_inferred_level, alloc_line_from)},
             {"mshr", offsetof(gd_inferred_level, mshr_from)},
             {"mshr_merge", offsetof(gd_inferred_level, mshr_merge_from)},
             {"banks", offsetof(gd_inferred_level, banks_from)},

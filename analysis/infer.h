@@ -4,8 +4,14 @@
  * reach, and the knee after each plateau is that level's capacity; a stride
  * curve's last plateau starts at the level's fetch granularity.  The results go
  * to results/RUN/inferred.json:
- *   {"levels": [{"name": "L1D", "size_bytes": ..., "line_bytes": ...,
- *                "latency_cycles": ..., "confidence": ...}, ...], "curves": {...}}
+ *   {"levels": [{"name": "L1D", "size_bytes": ..., "sector_bytes": ...,
+ *                "line_bytes": ..., "latency_cycles": ..., "confidence": ...}, ...],
+ *    "curves": {...}}
+ * Line and sector are two parameters: `sector_bytes` is the fetch granularity
+ * a stride sweep sees (the sector of a sectored cache, the line of one that is
+ * not: a stride sweep cannot tell which), `line_bytes` the allocation line,
+ * which only a probe that counts lines sees (the coalescer's requests per
+ * instruction: the L1D's); it is null where no probe measured it.
  */
 #ifndef GD_INFER_H
 #define GD_INFER_H
@@ -27,14 +33,14 @@ typedef enum gd_inferred_name {
 
 typedef struct gd_inferred_level {
     int present;
-    int has_size, has_line, has_latency;
+    int has_size, has_sector, has_latency;
     uint64_t size_bytes;
-    uint64_t line_bytes;           /* fetch granularity from a stride sweep */
+    uint64_t sector_bytes;         /* fetch granularity from a stride sweep */
     double latency_cycles;
-    double size_confidence, line_confidence, latency_confidence;
+    double size_confidence, sector_confidence, latency_confidence;
     double knee_below, knee_above; /* the capacity lies in [below, above) */
     int size_is_lower_bound;       /* no knee within the sweep: size >= size_bytes */
-    char size_from[64], line_from[64], latency_from[64]; /* curve labels */
+    char size_from[64], sector_from[64], latency_from[64]; /* curve labels */
 
     /* who shares it: sub-partition, SM or chip (attacker-victim interference) */
     int has_scope;
@@ -65,8 +71,8 @@ typedef struct gd_inferred_level {
     uint32_t ways;
     double ways_confidence;
     char ways_from[64];
-    int has_alloc_line;            /* allocation line, when the fetch granularity is a */
-    uint64_t alloc_line_bytes;     /* sector of it: sectors per line = alloc / line_bytes */
+    int has_alloc_line;            /* allocation line (JSON "line_bytes"), when the fetch */
+    uint64_t alloc_line_bytes;     /* granularity is a sector of it: sectors per line */
     double alloc_line_confidence;
     char alloc_line_from[64];
     int has_mshr;                  /* misses in flight before one waits for a free entry */

@@ -110,7 +110,7 @@ int gd_infer_const_seq(gd_inference *inf, const gd_curve *curve, const gd_segmen
             gd_inferred_set_latency(l, &seg->plateaus[i], curve->label);
         if (first + i == 2)
             continue; /* the L2's capacity is not a constant-cache figure */
-        int line_ok = !l->has_line || stride <= l->line_bytes;
+        int line_ok = !l->has_sector || stride <= l->sector_bytes;
         if (i < seg->knee_count) {
             if (line_ok && (!l->has_size || l->size_is_lower_bound))
                 gd_inferred_set_size(l, &seg->knees[i], curve->label);
@@ -157,12 +157,12 @@ int gd_infer_const_stride(gd_inference *inf, const gd_curve *curve, gd_err *err)
     for (size_t k = 1; k < nl && k - 1 < 2; k++) {
         gd_inferred_level *l = &inf->level[order[k - 1]];
         l->present = 1;
-        l->has_line = 1;
-        l->line_bytes = starts[k];
+        l->has_sector = 1;
+        l->sector_bytes = starts[k];
         /* a step seen between measured strides is pinned; one at the first
          * stride only bounds the line */
-        l->line_confidence = starts[k] > curve->points[0].x ? 1.0 : 0.5;
-        snprintf(l->line_from, sizeof l->line_from, "%s", curve->label);
+        l->sector_confidence = starts[k] > curve->points[0].x ? 1.0 : 0.5;
+        snprintf(l->sector_from, sizeof l->sector_from, "%s", curve->label);
     }
     return 0;
 }
@@ -255,7 +255,7 @@ static void share_l2_latency(gd_inference *inf, const gd_curve *curve)
 static int share_line(gd_inference *inf, const gd_curve *curve, double top)
 {
     gd_inferred_level *l = &inf->level[GD_INF_L15C];
-    if (!l->has_shared_with || l->shared_with != GD_INF_L1I || l->has_line)
+    if (!l->has_shared_with || l->shared_with != GD_INF_L1I || l->has_sector)
         return 0; /* code cannot evict the victim, or the line is known */
     if (!(top > 0) || top > LINE_MAX_RATE)
         return 0;
@@ -263,10 +263,10 @@ static int share_line(gd_inference *inf, const gd_curve *curve, double top)
     double raw = stride / top;
     double snapped = exp2(round(log2(raw)));
     l->present = 1;
-    l->has_line = 1;
-    l->line_bytes = (uint64_t)snapped;
-    l->line_confidence = fmax(0.0, 1.0 - 2.0 * fabs(log2(raw / snapped)));
-    snprintf(l->line_from, sizeof l->line_from, "%s", curve->label);
+    l->has_sector = 1;
+    l->sector_bytes = (uint64_t)snapped;
+    l->sector_confidence = fmax(0.0, 1.0 - 2.0 * fabs(log2(raw / snapped)));
+    snprintf(l->sector_from, sizeof l->sector_from, "%s", curve->label);
     return 0;
 }
 

@@ -117,6 +117,7 @@ static double hit_probability(const level_geom *g, uint64_t addr, uint64_t prev,
  * whatever serves what misses them all. */
 typedef struct chain_path {
     const gd_arch_level *level[3];
+    double latency[3]; /* what a chase measures for a hit there (gd_model_hit_cycles) */
     const char *name[3];
     size_t count;
     double final_latency;
@@ -129,6 +130,14 @@ static const gd_arch_level *storage_of(const gd_arch *arch, gd_level_id id)
     return l->shared_with >= 0 ? &arch->level[l->shared_with] : l;
 }
 
+double gd_model_hit_cycles(const gd_arch *arch, gd_level_id id)
+{
+    double cycles = arch->level[id].latency_cycles;
+    if ((id == GD_L1D || id == GD_L2) && cycles < GD_MODEL_LOAD_PIPELINE_CYCLES)
+        cycles = GD_MODEL_LOAD_PIPELINE_CYCLES;
+    return cycles;
+}
+
 static int chain_path_for(const gd_arch *arch, const char *probe, const gd_probe_opts *opts,
                           chain_path *path, gd_err *err)
 {
@@ -139,6 +148,7 @@ static int chain_path_for(const gd_arch *arch, const char *probe, const gd_probe
          * always fits the L2 */
         if (arch->level[GD_L1C].present) {
             path->name[path->count] = "L1C";
+            path->latency[path->count] = gd_model_hit_cycles(arch, GD_L1C);
             path->level[path->count++] = &arch->level[GD_L1C];
         }
         if (arch->level[GD_L15C].present) {
@@ -147,6 +157,7 @@ static int chain_path_for(const gd_arch *arch, const char *probe, const gd_probe
             l15.latency_cycles = arch->level[GD_L15C].latency_cycles;
             l15.present = 1;
             path->name[path->count] = "L15C";
+            path->latency[path->count] = l15.latency_cycles;
             path->level[path->count++] = &l15;
         }
         path->final_latency = arch->level[GD_L2C].present ? arch->level[GD_L2C].latency_cycles
@@ -158,9 +169,11 @@ static int chain_path_for(const gd_arch *arch, const char *probe, const gd_probe
     }
     if (strcmp(opts->variant, "cg") && arch->level[GD_L1D].present) {
         path->name[path->count] = "L1D";
+        path->latency[path->count] = gd_model_hit_cycles(arch, GD_L1D);
         path->level[path->count++] = &arch->level[GD_L1D];
     }
     path->name[path->count] = "L2";
+    path->latency[path->count] = gd_model_hit_cycles(arch, GD_L2);
     path->level[path->count++] = &arch->level[GD_L2];
     path->final_latency = arch->level[GD_DRAM].latency_cycles;
     path->final_name = "DRAM";
@@ -246,7 +259,7 @@ int gd_model_chain(const chain_path *path, const gd_probe_opts *opts, uint64_t f
         for (size_t i = 0; i < nl; i++) {
             double h = pass * hit_probability(&g[i], ADDR(e), ADDR(p), n > 1);
             served[i] += h;
-            sum += h * path->level[i]->latency_cycles;
+            sum += h * path->latency[i];
             pass -= h;
         }
         served[nl] += pass;

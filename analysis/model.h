@@ -36,6 +36,20 @@ int gd_model_curve(const gd_arch *arch, const char *probe, const gd_probe_opts *
                    const uint64_t *xs, const uint64_t *bases, size_t count, gd_model_point *out,
                    gd_err *err);
 
+/* The load path's two stages before a value can be used: a global load's
+ * request enters the L1 request FIFO in the cycle it issues (the coalescer) and
+ * probes the tags in the next cycle; a hit's data is ready `latency` cycles
+ * after issue, but a value the tags produce in cycle X is used at the earliest
+ * in X + 1 (each cycle the schedulers issue before the load/store unit moves:
+ * sim/gpu.c).  So no global load is used sooner than 2 cycles after it issues,
+ * whatever the arch's L1 access latency: CN110457238A's "1-cycle" L1 measures 2.
+ * A latency of 2 or more already includes both stages. */
+#define GD_MODEL_LOAD_PIPELINE_CYCLES 2.0
+
+/* What a pointer chase measures for a hit at level `id`: the arch's latency,
+ * but at least GD_MODEL_LOAD_PIPELINE_CYCLES on the global load path (L1D, L2). */
+double gd_model_hit_cycles(const gd_arch *arch, gd_level_id id);
+
 /* Steady-state hit rate of a cyclic access to `lines` lines in one set of `ways`
  * ways under random replacement (mean-field fixed point h = (1-1/W)^((N-1)(1-h))). */
 double gd_model_random_hit_rate(uint64_t lines, uint32_t ways);

@@ -14,7 +14,21 @@
  * the way) just brought in, because the lines below can be larger (T4: 128-B L0I
  * lines, 256-B L1I lines) -- else the L2 ([L2C] latency).  The model walks one
  * steady-state pass of the loop's lines this way and adds the waits to one cycle
- * per instruction.  It assumes the loop starts on a line boundary.
+ * per instruction.
+ *
+ * Where the knees fall: a pass needs more than the loop's own lines -- the
+ * prefetcher pulls `prefetch` lines past the loop's end into the first level,
+ * and a loop that does not start on a line boundary spans one line more -- so
+ * a level holds the loop while code + (prefetch + 1) first-level lines fit it
+ * (sim:t4: the L0 knee at 16 000 bytes, not 16 384).  How many of those lines a
+ * pass really adds depends on where the loop starts in its first line and on
+ * the prefetches' alignment, which follow from the kernel's prologue, which the
+ * model does not know (sim:v100's L0 knee is at 12 160 = 12 288 - 128): within
+ * (prefetch + 1) first-level lines below a capacity the model cannot say on
+ * which side a point falls (gd_model_icache_near_knee), and compare does not
+ * hold those points to it.  Past the L2 the
+ * line comes from DRAM: the [DRAM] latency plus what the instruction path adds
+ * to an L2 hit ([L2C] - [L2] latency), as the fetch unit sees it.
  *
  * const_bcast: k distinct addresses of one warp load are served one after the
  * other, each a full L1 constant lookup, so the load takes k times the [L1C]
@@ -33,6 +47,8 @@ static const gd_level_id fetch_levels[] = {GD_L0I, GD_L1I, GD_L15I};
 /* Does a loop over lines [0, lines) of this level fit its sets? */
 static int loop_fits(const gd_arch_level *l, uint64_t bytes)
 {
+    if (!l->line_bytes || !l->sets)
+        return 1;
     uint64_t lines = (bytes + l->line_bytes - 1) / l->line_bytes;
     uint64_t per_set = (lines + l->sets - 1) / l->sets;
     return per_set <= l->ways;
@@ -50,15 +66,24 @@ static double icache_cpi(const gd_arch *arch, const gd_probe_opts *opts, uint64_
     double issue = 1.0;
     if (strcmp(opts->variant, "nop") && arch->gpu.alu_latency_cycles > GD_FFMA_CHAINS)
         issue = (double)arch->gpu.alu_latency_cycles / GD_FFMA_CHAINS;
-    if (n == 0 || loop_fits(lv[0], code_bytes))
+    if (n == 0)
+        return issue;
+    uint64_t line0 = lv[0]->line_bytes, lines = (code_bytes + line0 - 1) / line0;
+    uint32_t prefetch = lv[0]->prefetch_lines;
+    /* what a pass occupies: the loop, the lines prefetched past its end, and
+     * the line its unaligned start adds */
+    uint64_t held = code_bytes + ((uint64_t)prefetch + 1) * line0;
+    if (loop_fits(lv[0], held))
         return issue;
     double l2 = arch->level[GD_L2C].present ? arch->level[GD_L2C].latency_cycles
                                             : arch->level[GD_L2].latency_cycles;
-    uint64_t line0 = lv[0]->line_bytes, lines = (code_bytes + line0 - 1) / line0;
-    uint32_t prefetch = lv[0]->prefetch_lines;
+    /* the L2 is set-associative: a pass's few extra lines overfill a few of its
+     * sets, not all of them, so the loop itself decides */
+    if (arch->level[GD_L2].present && !loop_fits(&arch->level[GD_L2], code_bytes))
+        l2 = arch->level[GD_DRAM].latency_cycles + (l2 - arch->level[GD_L2].latency_cycles);
     int fits[FETCH_LEVELS];
     for (size_t j = 1; j < n; j++)
-        fits[j] = loop_fits(lv[j], code_bytes);
+        fits[j] = loop_fits(lv[j], held);
     /* the lines of each lower level the last demand group touched: [lo, hi] */
     uint64_t lo[FETCH_LEVELS] = {0}, hi[FETCH_LEVELS] = {0};
     int have_group = 0;
@@ -92,6 +117,24 @@ static double icache_cpi(const gd_arch *arch, const gd_probe_opts *opts, uint64_
         }
     }
     return issue + wait / (double)block;
+}
+
+int gd_model_icache_near_knee(const gd_arch *arch, uint64_t code_bytes)
+{
+    const gd_arch_level *first = NULL;
+    for (size_t i = 0; i < FETCH_LEVELS && !first; i++)
+        if (arch->level[fetch_levels[i]].present)
+            first = &arch->level[fetch_levels[i]];
+    if (!first)
+        return 0;
+    uint64_t band = ((uint64_t)first->prefetch_lines + 1) * first->line_bytes;
+    for (size_t i = 0; i < FETCH_LEVELS; i++) {
+        const gd_arch_level *l = &arch->level[fetch_levels[i]];
+        uint64_t cap = l->present ? l->size_bytes : 0;
+        if (cap && code_bytes <= cap && code_bytes + band > cap)
+            return 1;
+    }
+    return 0;
 }
 
 int gd_model_other_curve(const gd_arch *arch, const char *probe, const gd_probe_opts *opts,

@@ -10,6 +10,18 @@
 #include "analysis/model_point.h"
 #include "kernels/probe_layout.h"
 
+/* The icache_seq model is approximate: its CPI on a plateau is one
+ * steady-state pass of demand misses and prefetches, within this relative
+ * error of the simulator's (1-2% on t4 and v100: the demand groups of a real
+ * pass drift against the lines of the lower levels); near a capacity it cannot
+ * say on which side a point falls (gd_model_icache_near_knee). */
+#define MODEL_ICACHE_RELATIVE_ERROR 0.03
+
+/* 1 when `code_bytes` lies within (prefetch + 1) first-level lines below an
+ * instruction cache's capacity: whether such a loop still fits depends on where
+ * it starts in its first line, which the model does not know. */
+int gd_model_icache_near_knee(const gd_arch *arch, uint64_t code_bytes);
+
 /* icache_seq (CPI per code size) and const_bcast (cycles per distinct
  * addresses of a warp load). */
 int gd_model_other_curve(const gd_arch *arch, const char *probe, const gd_probe_opts *opts,

@@ -361,7 +361,7 @@ int gd_report_write(const char *run_dir, gd_err *err)
         report_md_code(&t, compare_path);
         gd_text_printf(&t, " is absent.\n\n");
     }
-    report_put_curves(&t, curves);
+    report_put_curves(&t, curves, compare ? report_get_object(compare, "segmentations") : NULL);
     if (report_put_plots(&t, run_dir, err) != 0)
         goto out;
     rc = gd_text_write_atomic(&t, report_path, err);

@@ -193,8 +193,8 @@ static void put_sweep_value(gd_text *t, const json_t *v, int in_bytes)
 
 static int known_level_key(const char *key)
 {
-    static const char *const known[] = {"name", "size_bytes", "line_bytes", "latency_cycles",
-                                        "confidence", NULL};
+    static const char *const known[] = {"name", "size_bytes", "sector_bytes", "line_bytes",
+                                        "latency_cycles", "confidence", NULL};
     for (const char *const *k = known; *k; k++)
         if (strcmp(key, *k) == 0)
             return 1;
@@ -226,10 +226,11 @@ void report_put_levels(gd_text *t, const json_t *levels)
         gd_text_printf(t, "No level was inferred.\n\n");
         return;
     }
-    gd_text_printf(t, "| Level | Size | Size (bytes) | Line (bytes) | Latency (cycles) | "
-                      "Confidence |%s\n",
+    gd_text_printf(t, "| Level | Size | Size (bytes) | Sector: fetch granularity (bytes) | "
+                      "Line: allocation (bytes) | Latency (cycles) | Confidence |%s\n",
                    other ? " Other |" : "");
-    gd_text_printf(t, "| --- | ---: | ---: | ---: | ---: | ---: |%s\n", other ? " --- |" : "");
+    gd_text_printf(t, "| --- | ---: | ---: | ---: | ---: | ---: | ---: |%s\n",
+                   other ? " --- |" : "");
     json_array_foreach(levels, i, level) {
         const json_t *size = json_object_get(level, "size_bytes");
         uint64_t bytes;
@@ -244,6 +245,7 @@ void report_put_levels(gd_text *t, const json_t *levels)
             report_put_value(t, size);
             gd_text_printf(t, " | " REPORT_MISSING);
         }
+        cell_value(t, json_object_get(level, "sector_bytes"));
         cell_value(t, json_object_get(level, "line_bytes"));
         cell_fixed(t, json_object_get(level, "latency_cycles"), 1);
         cell_fixed(t, json_object_get(level, "confidence"), 2);
@@ -339,6 +341,19 @@ void report_put_comparison(gd_text *t, const json_t *compare)
     if (other)
         gd_text_printf(t, ", %zu other", other);
     gd_text_printf(t, ".\n\n");
+    int notes = 0;
+    json_array_foreach(params, i, p) {
+        const char *note = report_get_string(p, "note");
+        if (!note)
+            continue;
+        gd_text_printf(t, "%s- ", notes++ ? "" : "Notes:\n\n");
+        report_md_code(t, report_get_string(p, "parameter"));
+        gd_text_printf(t, ": ");
+        report_md_text(t, note);
+        gd_text_printf(t, "\n");
+    }
+    if (notes)
+        gd_text_printf(t, "\n");
 }
 
 /* Does curve `name` of inferred.json sweep a byte count? */
@@ -354,8 +369,15 @@ void report_put_residuals(gd_text *t, const json_t *residuals, const json_t *cur
     if (json_array_size(residuals) == 0)
         return;
     gd_text_printf(t, "## Residuals per plateau (measured − model)\n\n");
-    gd_text_printf(t, "| Curve | Plateau | Level | From | To | Points | Mean | RMS | Max abs |\n");
-    gd_text_printf(t, "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+    gd_text_printf(t, "Each point of a plateau must lie within its tolerance of the model: half "
+                      "a cycle (0.02 CPI), 2%% of the model, three standard errors of the "
+                      "point's samples, and an approximate model's stated error (README "
+                      "\"Verdicts\").  Tolerance is that of the point nearest to (or furthest "
+                      "past) it.\n\n");
+    gd_text_printf(t, "| Curve | Plateau | Level | From | To | Points | Mean | RMS | Max abs | "
+                      "Tolerance | Model | Verdict |\n");
+    gd_text_printf(t, "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- "
+                      "| --- |\n");
     size_t i;
     json_t *r;
     json_array_foreach(residuals, i, r) {
@@ -375,24 +397,71 @@ void report_put_residuals(gd_text *t, const json_t *residuals, const json_t *cur
         gd_text_printf(t, " | ");
         put_sweep_value(t, json_object_get(r, "x_last"), in_bytes);
         cell_value(t, json_object_get(r, "points"));
+        const json_t *knee = json_object_get(r, "points_near_knee");
+        if (json_is_integer(knee) && json_integer_value(knee) > 0)
+            gd_text_printf(t, " (+%lld at a knee)", (long long)json_integer_value(knee));
         static const char *const stats[] = {"mean_residual", "rms_residual", "max_abs_residual"};
         for (size_t s = 0; s < sizeof stats / sizeof stats[0]; s++) {
             cell_fixed(t, json_object_get(r, stats[s]), 2);
         }
+        cell_fixed(t, json_object_get(r, "tolerance"), 2);
+        const json_t *mre = json_object_get(r, "model_relative_error");
+        gd_text_printf(t, " | ");
+        if (report_get_string(r, "model"))
+            report_md_text(t, report_get_string(r, "model"));
+        else
+            gd_text_printf(t, REPORT_MISSING);
+        if (json_is_number(mre))
+            gd_text_printf(t, " (±%.0f%%)", 100 * json_number_value(mre));
+        const char *verdict = report_get_string(r, "verdict");
+        gd_text_printf(t, " | ");
+        if (verdict && !strcmp(verdict, "mismatch"))
+            gd_text_printf(t, "**mismatch**");
+        else if (verdict)
+            report_md_text(t, verdict);
+        else
+            gd_text_printf(t, REPORT_MISSING);
         gd_text_printf(t, " |\n");
     }
     gd_text_printf(t, "\n");
+    const char *noted = NULL; /* one line per curve whose model is approximate */
+    json_array_foreach(residuals, i, r) {
+        const char *note = report_get_string(r, "note");
+        const char *curve = report_get_string(r, "curve");
+        if (!note || !curve || (noted && !strcmp(noted, curve)))
+            continue;
+        noted = curve;
+        gd_text_printf(t, "- model of ");
+        report_md_code(t, curve);
+        gd_text_printf(t, ": ");
+        report_md_text(t, note);
+        gd_text_printf(t, "\n");
+    }
+    if (noted)
+        gd_text_printf(t, "\n");
 }
 
 /* ------------------------------------------------------------------------- */
 /* Curves                                                                     */
 
-static void put_curve_details(gd_text *t, const char *name, const json_t *curve, int in_bytes)
+static void put_curve_details(gd_text *t, const char *name, const json_t *curve, int in_bytes,
+                              const json_t *seg)
 {
     const json_t *plateaus = json_object_get(curve, "plateaus");
     const json_t *knees = json_object_get(curve, "knees");
+    /* compare.json's verdict on the segmentation (plateau_fit.c), which the
+     * plots follow too: plateaus that do not describe the curve are not listed */
+    if (seg && json_is_false(json_object_get(seg, "segmented"))) {
+        gd_text_printf(t, "- ");
+        report_md_code(t, name);
+        gd_text_printf(t, ": not segmented into plateaus (");
+        report_md_text(t, report_get_string(seg, "why") ? report_get_string(seg, "why") : "?");
+        gd_text_printf(t, "); its plot has no plateau labels\n");
+        return;
+    }
     if (json_array_size(plateaus) == 0 && json_array_size(knees) == 0)
         return;
+    const char *unit = seg ? report_get_string(seg, "unit") : NULL;
     gd_text_printf(t, "- ");
     report_md_code(t, name);
     gd_text_printf(t, ":");
@@ -400,7 +469,9 @@ static void put_curve_details(gd_text *t, const char *name, const json_t *curve,
     json_t *e;
     json_array_foreach(plateaus, i, e) {
         gd_text_printf(t, "%s plateau ", i ? ";" : "");
-        put_fixed(t, json_object_get(e, "level"), 1);
+        put_fixed(t, json_object_get(e, "level"), unit && !unit[0] ? 2 : 1);
+        if (unit && unit[0])
+            gd_text_printf(t, " %s", unit);
         gd_text_printf(t, " over ");
         put_sweep_value(t, json_object_get(e, "x_first"), in_bytes);
         gd_text_printf(t, "–");
@@ -421,7 +492,7 @@ static void put_curve_details(gd_text *t, const char *name, const json_t *curve,
     gd_text_printf(t, "\n");
 }
 
-void report_put_curves(gd_text *t, const json_t *curves)
+void report_put_curves(gd_text *t, const json_t *curves, const json_t *segmentations)
 {
     if (!curves || json_object_size(curves) == 0)
         return;
@@ -457,7 +528,8 @@ void report_put_curves(gd_text *t, const json_t *curves)
     gd_text_printf(t, "\n");
     json_object_foreach((json_t *)curves, name, c) {
         if (json_is_object(c))
-            put_curve_details(t, name, c, curve_in_bytes(curves, name));
+            put_curve_details(t, name, c, curve_in_bytes(curves, name),
+                              report_get_object(segmentations, name));
     }
     gd_text_printf(t, "\n");
 }

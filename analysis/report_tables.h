@@ -65,7 +65,9 @@ void report_put_comparison(gd_text *t, const json_t *compare);
 void report_put_residuals(gd_text *t, const json_t *residuals, const json_t *curves);
 /* ## Curves: inferred.json's "curves", a table and each curve's plateaus and
  * knees (nothing when there are none). */
-void report_put_curves(gd_text *t, const json_t *curves);
+/* `segmentations`: compare.json's (may be NULL): a curve whose plateaus do not
+ * describe it is listed as not segmented. */
+void report_put_curves(gd_text *t, const json_t *curves, const json_t *segmentations);
 /* ## Plots: RUN_DIR/plots/NAME.png in name order, each with links to its SVG,
  * data and script.  -1 with err filled when the directory cannot be listed. */
 int report_put_plots(gd_text *t, const char *run_dir, gd_err *err);

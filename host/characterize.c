@@ -48,11 +48,11 @@ static void merge_inference(gd_inference *into, const gd_inference *from)
             t->knee_above = f->knee_above;
             memcpy(t->size_from, f->size_from, sizeof t->size_from);
         }
-        if (f->has_line && !t->has_line) {
-            t->has_line = 1;
-            t->line_bytes = f->line_bytes;
-            t->line_confidence = f->line_confidence;
-            memcpy(t->line_from, f->line_from, sizeof t->line_from);
+        if (f->has_sector && !t->has_sector) {
+            t->has_sector = 1;
+            t->sector_bytes = f->sector_bytes;
+            t->sector_confidence = f->sector_confidence;
+            memcpy(t->sector_from, f->sector_from, sizeof t->sector_from);
         }
         if (f->has_latency && !t->has_latency) {
             t->has_latency = 1;
@@ -315,8 +315,8 @@ static int run_step(gd_characterize_ctx *ctx, const gd_suite_step *st, json_t *m
             const gd_inferred_level *l = &ctx->inference.level[i];
             if (l->has_size && l->size_bytes && !l->size_is_lower_bound)
                 ctx->vars.size[i] = l->size_bytes;
-            if (l->has_line && l->line_bytes)
-                ctx->vars.line[i] = l->line_bytes;
+            if (l->has_sector && l->sector_bytes)
+                ctx->vars.line[i] = l->sector_bytes;
             if (l->has_ways && l->ways)
                 ctx->vars.ways[i] = l->ways;
         }

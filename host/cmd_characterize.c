@@ -73,15 +73,17 @@ static void print_levels(const gd_inference *inf)
         const gd_inferred_level *l = &inf->level[i];
         if (!l->present)
             continue;
-        char size[32] = "-", line[32] = "-", lat[32] = "-";
+        char size[32] = "-", sector[32] = "-", line[32] = "-", lat[32] = "-";
         if (l->has_size)
             gd_format_bytes(l->size_bytes, size, sizeof size);
-        if (l->has_line)
-            snprintf(line, sizeof line, "%lluB", (unsigned long long)l->line_bytes);
+        if (l->has_sector)
+            snprintf(sector, sizeof sector, "%lluB", (unsigned long long)l->sector_bytes);
+        if (l->has_alloc_line)
+            snprintf(line, sizeof line, "%lluB", (unsigned long long)l->alloc_line_bytes);
         if (l->has_latency)
             snprintf(lat, sizeof lat, "%.1f", l->latency_cycles);
-        printf("  %-6s size %-9s line %-6s latency %-8s cycles  confidence %.2f\n",
-               gd_inferred_level_name((gd_inferred_name)i), size, line, lat,
+        printf("  %-6s size %-9s sector %-6s line %-6s latency %-8s cycles  confidence %.2f\n",
+               gd_inferred_level_name((gd_inferred_name)i), size, sector, line, lat,
                gd_inferred_confidence(l));
     }
 }

@@ -3,8 +3,8 @@
  *
  * One row per parameter the README says `characterize --suite full` infers,
  * with the rule a careful reader would apply: a capacity within one line (the
- * sweep's resolution), a fetch granularity / way count / bank count / policy /
- * scope exactly, a latency within 1 cycle (2 with noise).  A parameter of a
+ * sweep's resolution), a fetch granularity (sector_bytes) / allocation line
+ * (line_bytes) / way count / bank count / policy / scope exactly, a latency within 1 cycle (2 with noise).  A parameter of a
  * level the arch does not have is not scored; one the run did not report is a
  * miss ("not reported"), as is a lower bound where the value is claimed.
  * Used by tests/test_recovery.c (the fast subset in `make test`, the large
@@ -22,7 +22,8 @@
 
 typedef enum gd_score_kind {
     GD_SCORE_SIZE,       /* size_bytes within one line of the level's (allocation) line */
-    GD_SCORE_FETCH,      /* line_bytes == the fill granularity (sector, else line) */
+    GD_SCORE_FETCH,      /* sector_bytes == the fill granularity (sector, else line) */
+    GD_SCORE_LINE,       /* line_bytes == the allocation line */
     GD_SCORE_LATENCY,    /* latency_cycles within 1 cycle (2 with noise) */
     GD_SCORE_WAYS,       /* ways exactly */
     GD_SCORE_POLICY,     /* replacement exactly (lru / fifo / random) */
@@ -40,7 +41,8 @@ typedef struct gd_score_param {
 
 static const gd_score_param gd_score_params[] = {
     {"L1D", GD_L1D, GD_SCORE_SIZE, "size"},
-    {"L1D", GD_L1D, GD_SCORE_FETCH, "line"},
+    {"L1D", GD_L1D, GD_SCORE_FETCH, "sector"},
+    {"L1D", GD_L1D, GD_SCORE_LINE, "line"},
     {"L1D", GD_L1D, GD_SCORE_LATENCY, "latency"},
     {"L1D", GD_L1D, GD_SCORE_WAYS, "ways"},
     {"L1D", GD_L1D, GD_SCORE_POLICY, "replacement"},
@@ -48,11 +50,11 @@ static const gd_score_param gd_score_params[] = {
     {"SMEM", GD_SMEM, GD_SCORE_BANKS, "banks"},
     {"SMEM", GD_SMEM, GD_SCORE_BANK_WIDTH, "bank_width"},
     {"L2", GD_L2, GD_SCORE_SIZE, "size"},
-    {"L2", GD_L2, GD_SCORE_FETCH, "line"},
+    {"L2", GD_L2, GD_SCORE_FETCH, "sector"},
     {"L2", GD_L2, GD_SCORE_LATENCY, "latency"},
     {"DRAM", GD_DRAM, GD_SCORE_LATENCY, "latency"},
     {"L1C", GD_L1C, GD_SCORE_SIZE, "size"},
-    {"L1C", GD_L1C, GD_SCORE_FETCH, "line"},
+    {"L1C", GD_L1C, GD_SCORE_FETCH, "sector"},
     {"L1C", GD_L1C, GD_SCORE_LATENCY, "latency"},
     {"L15C", GD_L15C, GD_SCORE_SIZE, "size"},
     {"L15C", GD_L15C, GD_SCORE_LATENCY, "latency"},
@@ -122,11 +124,17 @@ static inline gd_score_outcome gd_score_one(const gd_score_param *p, const gd_ar
     case GD_SCORE_FETCH: {
         uint32_t fetch = t->sector_bytes ? t->sector_bytes : t->line_bytes;
         snprintf(expected, ebytes, "%u", fetch);
-        if (!gd_score_number(l, "line_bytes", &v))
+        if (!gd_score_number(l, "sector_bytes", &v))
             return GD_SCORE_MISSING;
         snprintf(measured, mbytes, "%.0f", v);
         return v == fetch ? GD_SCORE_RIGHT : GD_SCORE_WRONG;
     }
+    case GD_SCORE_LINE:
+        snprintf(expected, ebytes, "%u", t->line_bytes);
+        if (!gd_score_number(l, "line_bytes", &v))
+            return GD_SCORE_MISSING;
+        snprintf(measured, mbytes, "%.0f", v);
+        return v == t->line_bytes ? GD_SCORE_RIGHT : GD_SCORE_WRONG;
     case GD_SCORE_LATENCY: {
         snprintf(expected, ebytes, "%u", t->latency_cycles);
         if (!gd_score_number(l, "latency_cycles", &v))

@@ -12,6 +12,7 @@
 #include <math.h>
 
 #include "analysis/arch.h"
+#include "analysis/curve.h"
 #include "analysis/plot.h"
 #include "analysis/results.h"
 
@@ -97,13 +98,112 @@ static void check_icache_const_levels(const json_t *inf, const gd_arch *a)
     check_size(inf, "L1I", a->level[GD_L1I].size_bytes, a->level[GD_L1I].line_bytes);
     check_size(inf, "L1C", a->level[GD_L1C].size_bytes, a->level[GD_L1C].line_bytes);
     check_size(inf, "L15C", a->level[GD_L1I].size_bytes, a->level[GD_L1I].line_bytes);
-    assert_int_equal(num(gd_test_need_level(inf, "L15C"), "line_bytes"), a->level[GD_L1I].line_bytes);
+    assert_int_equal(num(gd_test_need_level(inf, "L15C"), "sector_bytes"), a->level[GD_L1I].line_bytes);
     check_latency(inf, "L1C", a->level[GD_L1C].latency_cycles);
     check_latency(inf, "L15C", a->level[GD_L15C].latency_cycles);
     check_latency(inf, "L2C", a->level[GD_L2C].latency_cycles);
     assert_string_equal(str(gd_test_need_level(inf, "L0I"), "scope"), "subpartition");
     assert_string_equal(str(gd_test_need_level(inf, "L1I"), "scope"), "sm");
     assert_string_equal(str(gd_test_need_level(inf, "L15C"), "shared_with"), "L1I");
+}
+
+static const json_t *param(const json_t *cmp, const char *name)
+{
+    size_t i;
+    const json_t *p;
+    json_array_foreach(json_object_get(cmp, "parameters"), i, p)
+        if (!strcmp(json_string_value(json_object_get(p, "parameter")), name))
+            return p;
+    fail_msg("compare.json has no %s", name);
+    return NULL;
+}
+
+/* Issue 19 on a full-suite run of t4 or v100: line and sector are separate
+ * parameters with their own sources (Jia et al. Table 3.1 gives the L2's
+ * 64-byte line; the 32-byte sector is the GPGPU-Sim config's), every residual
+ * has a verdict and all match (the icache model says it is approximate and by
+ * how much), the icache sweep reaches past the L2 (Fig. 3.6's lower panel: the
+ * DRAM step), and the segmentation behind the plots' labels is checked. */
+static void check_verdicts(const char *run, const gd_arch *a, int plots)
+{
+    json_t *inf = gd_test_load_json(run, "inferred.json");
+    const json_t *l1 = gd_test_need_level(inf, "L1D"), *l2 = gd_test_need_level(inf, "L2");
+    assert_int_equal(num(l1, "sector_bytes"), a->level[GD_L1D].sector_bytes);
+    assert_int_equal(num(l1, "line_bytes"), a->level[GD_L1D].line_bytes);
+    assert_int_equal(num(l2, "sector_bytes"), a->level[GD_L2].sector_bytes);
+    assert_true(json_is_null(json_object_get(l2, "line_bytes")));
+    json_decref(inf);
+
+    json_t *cmp = gd_test_load_json(run, "compare.json");
+    const json_t *p = param(cmp, "L2.line_bytes");
+    assert_string_equal(json_string_value(json_object_get(p, "verdict")), "not measured");
+    assert_int_equal(json_number_value(json_object_get(p, "published")), 64);
+    assert_non_null(strstr(json_string_value(json_object_get(p, "source")), "Table 3.1: line 64 B"));
+    p = param(cmp, "L2.sector_bytes");
+    assert_string_equal(json_string_value(json_object_get(p, "verdict")), "match");
+    assert_int_equal(json_number_value(json_object_get(p, "measured")), 32);
+    assert_non_null(strstr(json_string_value(json_object_get(p, "source")), "32-B sectors"));
+    p = param(cmp, "L1D.line_bytes");
+    assert_string_equal(json_string_value(json_object_get(p, "verdict")), "match");
+    assert_non_null(strstr(json_string_value(json_object_get(p, "source")), "update granularity 128 B"));
+    p = param(cmp, "L1D.sector_bytes");
+    assert_non_null(strstr(json_string_value(json_object_get(p, "source")), "load granularity 32 B"));
+
+    size_t i, icache = 0, past_l2 = 0;
+    json_array_foreach(json_object_get(cmp, "residuals"), i, p) {
+        const char *curve = json_string_value(json_object_get(p, "curve"));
+        const char *verdict = json_string_value(json_object_get(p, "verdict"));
+        if (!verdict || strcmp(verdict, "match"))
+            fail_msg("%s: residual of %s plateau %lld is %s (max %g, tolerance %g)", run, curve,
+                     (long long)json_integer_value(json_object_get(p, "plateau")),
+                     verdict ? verdict : "(none)",
+                     json_number_value(json_object_get(p, "max_abs_residual")),
+                     json_number_value(json_object_get(p, "tolerance")));
+        if (!strncmp(curve, "icache", 6)) {
+            icache++;
+            assert_string_equal(json_string_value(json_object_get(p, "model")), "approximate");
+            assert_true(json_number_value(json_object_get(p, "model_relative_error")) > 0);
+            /* the model's error is stated, and what it allows is no wider than that */
+            assert_true(json_number_value(json_object_get(p, "tolerance")) <
+                        0.1 * json_number_value(json_object_get(p, "level_cycles")) + 0.1);
+            if (!strcmp(curve, "icache-l2") &&
+                json_number_value(json_object_get(p, "x_first")) > (double)a->level[GD_L2].size_bytes)
+                past_l2++;
+        }
+    }
+    assert_true(icache >= 4);
+    assert_int_equal(past_l2, 1); /* a plateau past the L2: code fetched from DRAM */
+    /* the miss-rate curve that rises from 0 to 1 is not one plateau */
+    const json_t *segs = json_object_get(cmp, "segmentations");
+    assert_true(json_is_true(json_object_get(json_object_get(segs, "pchase"), "segmented")));
+    assert_true(json_is_true(json_object_get(json_object_get(segs, "icache-l2"), "segmented")));
+    json_decref(cmp);
+
+    /* the DRAM step of the icache curve, against its L2 plateau */
+    char path[1400];
+    gd_curve c;
+    gd_err err;
+    snprintf(path, sizeof path, "%s/icache-l2.csv", run);
+    assert_int_equal(gd_curve_read_csv(path, "icache-l2", gd_probe_find("icache_seq"), &c, &err), 0);
+    assert_true(c.count >= 4);
+    assert_true(c.points[c.count - 1].x >= 2 * a->level[GD_L2].size_bytes);
+    double first = gd_point_summary(&c.points[0], "cpi")->median;
+    double last = gd_point_summary(&c.points[c.count - 1], "cpi")->median;
+    assert_true(last > first + 1.0);
+    gd_curve_free(&c);
+
+    if (plots) {
+        /* labels from the same segmentation the report uses, in the curve's unit */
+        size_t bytes;
+        snprintf(path, sizeof path, "%s/plots/pchase.gp", run);
+        char *gp = gd_read_file(path, &bytes, &err);
+        assert_non_null(gp);
+        assert_non_null(strstr(gp, "L1D 32.0 cycles"));
+        free(gp);
+        snprintf(path, sizeof path, "%s/plots/icache-l2.png", run);
+        if (gd_plot_check_png(path, &err) != 0)
+            fail_msg("%s", err.msg);
+    }
 }
 
 static void test_full_suite_t4(void **state)
@@ -120,7 +220,7 @@ static void test_full_suite_t4(void **state)
     assert_int_equal(gd_arch_load(arch_path, NULL, 0, &a, &err), 0);
     json_t *inf = gd_test_load_json(run, "inferred.json");
     check_icache_const_levels(inf, &a);
-    assert_int_equal(num(gd_test_need_level(inf, "L1C"), "line_bytes"), a.level[GD_L1C].line_bytes);
+    assert_int_equal(num(gd_test_need_level(inf, "L1C"), "sector_bytes"), a.level[GD_L1C].line_bytes);
     assert_string_equal(str(gd_test_need_level(inf, "L15C"), "scope"), "sm");
     assert_string_equal(str(gd_test_need_level(inf, "L2"), "scope"), "chip");
     assert_string_equal(str(gd_test_need_level(inf, "L1C"), "replacement"), "random");
@@ -131,8 +231,59 @@ static void test_full_suite_t4(void **state)
     json_decref(inf);
     /* one SM issues too few misses while a DRAM miss holds its MSHR to fill
      * 256: a lower bound (tests/test_l1_path.c) */
-    static const char *const unreachable[] = {"L1D.mshr_entries", NULL};
+    static const char *const unreachable[] = {"L1D.mshr_entries", "L2.line_bytes", NULL};
     check_compare(run, unreachable);
+    check_verdicts(run, &a, 1);
+    {
+        /* const-share: a miss rate is never labelled in cycles, and a
+         * segmentation that does not hold its points labels nothing and says so,
+         * in the plot and in the report alike */
+        json_t *cmp = gd_test_load_json(run, "compare.json");
+        const json_t *seg = json_object_get(json_object_get(cmp, "segmentations"), "const-share");
+        assert_non_null(seg);
+        int segmented = json_is_true(json_object_get(seg, "segmented"));
+        json_decref(cmp);
+        size_t bytes;
+        snprintf(path, sizeof path, "%s/plots/const-share.gp", run);
+        char *gp = gd_read_file(path, &bytes, &err);
+        assert_non_null(gp);
+        assert_null(strstr(gp, "cycles\""));
+        snprintf(path, sizeof path, "%s/report.md", run);
+        char *md = gd_read_file(path, &bytes, &err);
+        assert_non_null(md);
+        if (!segmented) {
+            assert_non_null(strstr(gp, "not segmented"));
+            assert_non_null(strstr(md, "`const-share`: not segmented into plateaus"));
+        }
+        free(gp);
+        free(md);
+    }
+    {
+        /* the residual verdicts can fail: against a T4 whose L1I (the L1.5
+         * constant cache's storage) answered in 60 cycles instead of 92, the CPI
+         * plateau past the L0 is a mismatch, though the model is approximate */
+        size_t bytes;
+        char *text = gd_read_file(arch_path, &bytes, &err);
+        assert_non_null(text);
+        char *at = strstr(text, "latency = 92                    ; the L1.5 constant latency");
+        assert_non_null(at);
+        memcpy(at, "latency = 60", 12);
+        char variant[1400], cmd[4096];
+        snprintf(variant, sizeof variant, "%s/t4-fast-l1i.arch", dir);
+        assert_int_equal(gd_write_atomic(variant, text, bytes, &err), 0);
+        free(text);
+        snprintf(cmd, sizeof cmd, "%s compare %s --arch %s", gd_test_binary(), run, variant);
+        gd_test_run(cmd, out, sizeof out);
+        json_t *cmp = gd_test_load_json(run, "compare.json");
+        size_t i, icache_mismatch = 0;
+        const json_t *r;
+        json_array_foreach(json_object_get(cmp, "residuals"), i, r)
+            if (!strcmp(json_string_value(json_object_get(r, "curve")), "icache") &&
+                !strcmp(json_string_value(json_object_get(r, "verdict")), "mismatch"))
+                icache_mismatch++;
+        assert_true(icache_mismatch >= 1);
+        json_decref(cmp);
+    }
     /* the figures of Jia et al.: CPI vs size (3.6), attacker/victim per placement
      * (3.7), victim miss rate (3.8), latency vs distinct addresses (3.9) */
     const char *figures[] = {"icache", "av-L0I", "av-L1I", "av-L2", "const-share",
@@ -179,8 +330,9 @@ static void test_full_suite_v100(void **state)
     json_decref(inf);
     /* what one SM cannot fill within a ~430-cycle DRAM round trip at one request
      * a cycle: 512 MSHRs (a lower bound, tests/test_l1_path.c) */
-    static const char *const unreachable[] = {"L1D.mshr_entries", NULL};
+    static const char *const unreachable[] = {"L1D.mshr_entries", "L2.line_bytes", NULL};
     check_compare(run, unreachable);
+    check_verdicts(run, &a, 0);
     gd_test_rmrf(dir);
     free(dir);
 }
@@ -209,7 +361,7 @@ static void test_v100_line_and_l2_follow_the_arch(void **state)
     if (gd_test_run(cmd, out, sizeof out) != 0)
         fail_msg("%s failed:\n%s", cmd, out);
     json_t *inf = gd_test_load_json(run, "inferred.json");
-    assert_int_equal(num(gd_test_need_level(inf, "L15C"), "line_bytes"), 128);
+    assert_int_equal(num(gd_test_need_level(inf, "L15C"), "sector_bytes"), 128);
     check_latency(inf, "L2C", 300);
     json_decref(inf);
     gd_test_rmrf(dir);

@@ -28,11 +28,14 @@ static const char *const meta_json =
  * extra field. */
 static const char *const inferred_json =
     "{\"device\": \"sim:t4\", \"levels\": [\n"
-    " {\"name\": \"L1D\", \"size_bytes\": 65536, \"line_bytes\": 32, \"latency_cycles\": 32.0,"
+    " {\"name\": \"L1D\", \"size_bytes\": 65536, \"sector_bytes\": 32, \"line_bytes\": 128,"
+    " \"latency_cycles\": 32.0,"
     " \"confidence\": 0.97},\n"
-    " {\"name\": \"L2\", \"size_bytes\": 4194304, \"line_bytes\": 64, \"latency_cycles\": 188.4,"
+    " {\"name\": \"L2\", \"size_bytes\": 4194304, \"sector_bytes\": 32, \"line_bytes\": null,"
+    " \"latency_cycles\": 188.4,"
     " \"confidence\": 0.91, \"ways\": 16},\n"
-    " {\"name\": \"TLB1\", \"size_bytes\": null, \"line_bytes\": null, \"latency_cycles\": null,"
+    " {\"name\": \"TLB1\", \"size_bytes\": null, \"sector_bytes\": null, \"line_bytes\": null,"
+    " \"latency_cycles\": null,"
     " \"confidence\": 0.2},\n"
     " {\"name\": \"DRAM\", \"latency_cycles\": 421.5, \"confidence\": 0.99},\n"
     " {\"name\": \"L15I\", \"size_bytes\": 32768}\n"
@@ -68,7 +71,15 @@ static const char *const compare_json =
     "\"not measured\"}\n"
     "], \"residuals\": [{\"curve\": \"pchase\", \"plateau\": 0, \"level\": \"L1D\", \"x_first\": "
     "1024, \"x_last\": 65536, \"points\": 7, \"mean_residual\": 0.25, \"rms_residual\": 0.5, "
-    "\"max_abs_residual\": 1.125}],\n"
+    "\"max_abs_residual\": 1.125, \"tolerance\": 1.14, \"model\": \"exact\", \"verdict\": "
+    "\"match\"},\n"
+    " {\"curve\": \"icache\", \"plateau\": 1, \"level\": null, \"x_first\": 16128, \"x_last\": "
+    "46720, \"points\": 8, \"mean_residual\": 3.1, \"rms_residual\": 3.2, \"max_abs_residual\": "
+    "3.81, \"tolerance\": 0.26, \"model\": \"approximate\", \"model_relative_error\": 0.03, "
+    "\"note\": \"approximate: a test note\", \"verdict\": \"mismatch\"}],\n"
+    " \"segmentations\": {\"pchase\": {\"segmented\": true, \"unit\": \"cycles\"},"
+    " \"icache\": {\"segmented\": false, \"why\": \"the plateau at 0 does not hold its point at "
+    "93440 (1)\", \"unit\": \"CPI\"}},\n"
     " \"summary\": {\"match\": 6, \"mismatch\": 1, \"not_measured\": 2}}\n";
 
 static const char *const level_names[] = {"L1D", "L2", "TLB1", "DRAM", "L15I"};
@@ -163,8 +174,11 @@ static void test_full_report(void **state)
         assert_true(at > previous);
         previous = at;
     }
-    assert_contains(md, "| L1D | 64KiB | 65536 | 32 | 32.0 | 0.97 |");
-    assert_contains(md, "| TLB1 | — | — | — | — | 0.20 |");
+    /* line and sector, each in its own column */
+    assert_contains(md, "Sector: fetch granularity (bytes) | Line: allocation (bytes)");
+    assert_contains(md, "| L1D | 64KiB | 65536 | 32 | 128 | 32.0 | 0.97 |");
+    assert_contains(md, "| L2 | 4MiB | 4194304 | 32 | — | 188.4 | 0.91 |");
+    assert_contains(md, "| TLB1 | — | — | — | — | — | 0.20 |");
     assert_contains(md, "ways = 16");
 
     /* Provenance. */
@@ -191,7 +205,14 @@ static void test_full_report(void **state)
     assert_contains(md, "| `TLB1.size_bytes` | — | 2MiB (2097152) |");
     assert_contains(md, "**Summary:** 6 match, 1 mismatch, 2 not measured.");
     /* Residuals, with the curve's byte sweep formatted. */
-    assert_contains(md, "| `pchase` | 0 | L1D | 1KiB | 64KiB | 7 | 0.25 | 0.50 | 1.12 |");
+    assert_contains(md, "| `pchase` | 0 | L1D | 1KiB | 64KiB | 7 | 0.25 | 0.50 | 1.12 | 1.14 | "
+                        "exact | match |");
+    /* an approximate model's residual: its error stated, its verdict shown */
+    assert_contains(md, "| 3.81 | 0.26 | approximate (±3%) | **mismatch** |");
+    assert_contains(md, "- model of `icache`: approximate: a test note");
+    /* a curve whose plateaus do not hold its points is listed as such */
+    assert_contains(md, "- `icache`: not segmented into plateaus (the plateau at 0 does not hold");
+    assert_contains(md, "plateau 32.0 cycles over 1KiB–64KiB");
 
     /* Curves. */
     assert_contains(md, "| `pchase` | pchase | `footprint_bytes` | adaptive | 41 | 524257 "
