@@ -64,6 +64,8 @@ typedef struct gd_probe_plan {
     uint32_t code_max_instructions; /* in 16-byte instructions (padding included); 0: unchecked */
     gd_probe_opts opts;       /* as resolved by plan (defaults filled in) */
     gd_load_opts load;        /* a machine-code patch the device applies on load */
+    char note[256];           /* what the plan does other than asked, and why (one line,
+                               * e.g. "patch refused: ..."; "" if nothing): meta.json */
     void *state;              /* probe-private, freed by release */
 } gd_probe_plan;
 
