@@ -1,4 +1,4 @@
-/* sass_patch.h -- rewriting a kernel's machine code in its cubin (sm_70 and later).
+/* sass_patch.h -- rewriting a kernel's machine code in its cubin (where verified: sm_75..sm_90).
  *
  * PTX has no NOP, so an instruction-cache probe made of NOPs is built the way
  * Jia et al. built theirs on Volta and Turing: the driver's JIT compiles a
