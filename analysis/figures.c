@@ -229,6 +229,7 @@ static const char *const placement_titles[GD_PLACE_COUNT] = {
     [GD_PLACE_OTHER_SUB] = "other sub-partition, same SM",
     [GD_PLACE_OTHER_SM] = "other SM",
     [GD_PLACE_DATA_OTHER_SM] = "data attacker, other SM",
+    [GD_PLACE_SAME_SUB_ISSUE] = "same sub-partition, no code (issue only)",
 };
 
 /* One series of a curve: x and median per point (owned arrays). */

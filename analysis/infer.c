@@ -299,6 +299,9 @@ json_t *gd_inference_to_json(const gd_inference *inf)
             json_t *j = json_object();
             json_object_set_new(j, "interferes", json_boolean(r->interferes));
             json_object_set_new(j, "victim_cpi_ratio", json_real(r->ratio));
+            if (r->against_control)
+                json_object_set_new(j, "against", json_string(
+                                        gd_placement_name(GD_PLACE_SAME_SUB_ISSUE)));
             json_object_set_new(j, "confidence", json_real(r->confidence));
             json_object_set_new(j, "from", json_string(r->from));
             json_object_set_new(av, gd_placement_name((gd_placement)pl), j);

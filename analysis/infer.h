@@ -98,9 +98,12 @@ typedef struct gd_inferred_level {
     char hol_from[64];
 } gd_inferred_level;
 
-/* Attacker-victim placements (kernels/icache_av.c variants), nearest first. */
+/* Attacker-victim placements (kernels/icache_av.c variants), nearest first;
+ * then the control of same_sub: same warps, an attacker with no code footprint
+ * (the scheduler's issue slot shared, not the cache). */
 typedef enum gd_placement {
     GD_PLACE_SAME_SUB, GD_PLACE_OTHER_SUB, GD_PLACE_OTHER_SM, GD_PLACE_DATA_OTHER_SM,
+    GD_PLACE_SAME_SUB_ISSUE,
     GD_PLACE_COUNT
 } gd_placement;
 const char *gd_placement_name(gd_placement p);
@@ -110,9 +113,14 @@ int gd_placement_from_name(const char *name); /* -1 if unknown */
 typedef struct gd_interference {
     int measured;
     int interferes;
-    double ratio;          /* victim CPI with the largest attackers / with the smallest */
+    double ratio;          /* victim CPI with the largest attackers / with the smallest
+                            * (same_sub with its control: / the control's with the largest) */
     double confidence;
     char from[64];
+    double victim_cpi_small, victim_cpi_large; /* at the sweep's two ends */
+    double victim_spread;  /* the victim's pass-to-pass spread with the smallest attackers */
+    double overlap_fraction; /* points whose warps ran together, where asked */
+    int against_control;   /* same_sub judged against same_sub_issue (issue slot only) */
 } gd_interference;
 
 typedef struct gd_inference {

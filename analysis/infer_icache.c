@@ -18,6 +18,18 @@
  * of its SM but not another SM -> the SM; only from its own sub-partition -> the
  * sub-partition.  A data attacker on another SM that disturbs a victim living
  * in the L2 shows that code and data share the chip-wide L2.
+ *
+ * same_sub's control.  Warps on one sub-partition share its scheduler's issue
+ * slot as well as its L0, and a larger attacker takes more of the slot (its
+ * per-pass handshake weighs less), so a same_sub victim can slow down with the
+ * attacker's size where no cache is shared -- or, under a greedy scheduler, be
+ * held up behind an attacker that stops stalling.  same_sub_issue runs the same
+ * pair with an attacker that issues as many instructions from a few hundred
+ * bytes of code.  Where it was measured, same_sub interferes (through the
+ * cache) only when its victim's CPI with the largest attackers exceeds the
+ * control's with the largest attackers by INTERFERENCE_RATIO, beyond both
+ * victims' pass-to-pass spread: the issue slot is in both, the cache only in
+ * same_sub.  Without the control, same_sub is judged on its own as before.
  */
 #include "analysis/infer.h"
 
@@ -35,6 +47,7 @@ static const char *const placement_names[GD_PLACE_COUNT] = {
     [GD_PLACE_OTHER_SUB] = "other_sub",
     [GD_PLACE_OTHER_SM] = "other_sm",
     [GD_PLACE_DATA_OTHER_SM] = "data_other_sm",
+    [GD_PLACE_SAME_SUB_ISSUE] = "same_sub_issue",
 };
 
 const char *gd_placement_name(gd_placement p)
@@ -129,12 +142,14 @@ int gd_infer_icache_av(gd_inference *inf, const gd_curve *curve, gd_inferred_nam
         const gd_summary *vw = gd_point_summary(pt, "victim_warp"),
                          *aw = gd_point_summary(pt, "attacker_warp");
         int ok = 1;
+        int wants_other_sm = place == GD_PLACE_OTHER_SM || place == GD_PLACE_DATA_OTHER_SM;
+        int wants_same_sub = place == GD_PLACE_SAME_SUB || place == GD_PLACE_SAME_SUB_ISSUE;
         if (vs && as) {
             int same_sm = vs->median == as->median;
-            ok = place >= GD_PLACE_OTHER_SM ? !same_sm : same_sm;
-            if (ok && place <= GD_PLACE_OTHER_SUB && vw && aw && subpartitions > 0) {
+            ok = wants_other_sm ? !same_sm : same_sm;
+            if (ok && !wants_other_sm && vw && aw && subpartitions > 0) {
                 int same_sub = (long)vw->median % subpartitions == (long)aw->median % subpartitions;
-                ok = place == GD_PLACE_SAME_SUB ? same_sub : !same_sub;
+                ok = wants_same_sub ? same_sub : !same_sub;
             }
         }
         misplaced += !ok;
@@ -143,13 +158,18 @@ int gd_infer_icache_av(gd_inference *inf, const gd_curve *curve, gd_inferred_nam
     gd_interference *r = &inf->av[level][place];
     r->measured = 1;
     r->ratio = hi / lo;
+    r->victim_cpi_small = lo;
+    r->victim_cpi_large = hi;
+    r->victim_spread = s_lo;
+    r->against_control = 0;
     /* beyond the victim's own pass-to-pass spread without a real attacker
      * (with one, passes differ by how the two warps happened to interleave) */
     (void)s_hi;
     r->interferes = r->ratio >= INTERFERENCE_RATIO && hi - lo > s_lo;
     /* confident when the decision is far from the threshold and the warps overlapped */
     double margin = fabs(log(r->ratio) - log(INTERFERENCE_RATIO)) / log(INTERFERENCE_RATIO);
-    r->confidence = (margin > 1 ? 1 : margin) * (double)overlapped / (double)curve->count;
+    r->overlap_fraction = (double)overlapped / (double)curve->count;
+    r->confidence = (margin > 1 ? 1 : margin) * r->overlap_fraction;
     if (misplaced * 2 > curve->count) {
         r->measured = 0; /* the hardware put most pairs elsewhere: no answer */
         return 0;
@@ -173,8 +193,31 @@ static void set_scope(gd_inferred_level *l, gd_scope scope, const gd_interferenc
              b && b->measured ? b->from : "");
 }
 
+/* same_sub against its control (see the top of the file): the victim's CPI
+ * with the largest attackers over the control victim's. */
+static void judge_against_control(gd_interference *same, const gd_interference *control)
+{
+    if (!same->measured || !control->measured || !(control->victim_cpi_large > 0) ||
+        !(same->victim_cpi_large > 0))
+        return;
+    double spread = same->victim_spread > control->victim_spread ? same->victim_spread
+                                                                  : control->victim_spread;
+    same->ratio = same->victim_cpi_large / control->victim_cpi_large;
+    same->interferes = same->ratio >= INTERFERENCE_RATIO &&
+                       same->victim_cpi_large - control->victim_cpi_large > spread;
+    /* far from the threshold, and both pairs' warps overlapped */
+    double margin = fabs(log(same->ratio) - log(INTERFERENCE_RATIO)) / log(INTERFERENCE_RATIO);
+    double overlap = same->overlap_fraction < control->overlap_fraction
+                         ? same->overlap_fraction
+                         : control->overlap_fraction;
+    same->confidence = (margin > 1 ? 1 : margin) * overlap;
+    same->against_control = 1;
+}
+
 void gd_inference_finish(gd_inference *inf)
 {
+    for (int id = 0; id < GD_INF_COUNT; id++)
+        judge_against_control(&inf->av[id][GD_PLACE_SAME_SUB], &inf->av[id][GD_PLACE_SAME_SUB_ISSUE]);
     for (int id = 0; id < GD_INF_COUNT; id++) {
         const gd_interference *t = inf->av[id];
         const gd_interference *sm = &t[GD_PLACE_OTHER_SM], *dsm = &t[GD_PLACE_DATA_OTHER_SM];

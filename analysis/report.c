@@ -117,6 +117,8 @@ static const provenance_row provenance_rows[] = {
     {"Device", "device", "spec", AS_DEVICE, 0},
     {"Architecture file", "device", "arch", AS_ARCH, 1},
     {"Compute capability", "device", "compute_capability", AS_VALUE, 0},
+    {"PTX target", "device", "ptx_target", AS_VALUE, 1},
+    {"PTX target note", "device", "ptx_target_note", AS_VALUE, 1},
     {"SMs", "device", "sm_count", AS_SMS, 0},
     {"SM clock", "device", "sm_clock_mhz", AS_MHZ, 0},
     {"L2", "device", "l2_bytes", AS_BYTES, 0},
@@ -261,6 +263,31 @@ static void put_provenance(gd_text *t, const json_t *meta)
     gd_text_printf(t, "\n");
 }
 
+/* What a probe ran other than asked (meta.json probes[].note: a patch refused
+ * on this target, the variant run instead); nothing when there is none. */
+static void put_probe_notes(gd_text *t, const json_t *meta)
+{
+    const json_t *probes = json_object_get(meta, "probes"), *entry;
+    size_t i;
+    int any = 0;
+    json_array_foreach(probes, i, entry) {
+        const char *note = report_get_string(entry, "note");
+        if (!note)
+            continue;
+        if (!any)
+            gd_text_printf(t, "## What ran other than asked\n\n");
+        any = 1;
+        const char *csv = report_get_string(entry, "csv");
+        gd_text_printf(t, "- ");
+        report_md_text(t, csv ? csv : "?");
+        gd_text_printf(t, ": ");
+        report_md_text(t, note);
+        gd_text_printf(t, "\n");
+    }
+    if (any)
+        gd_text_printf(t, "\n");
+}
+
 /* ------------------------------------------------------------------------- */
 /* The document                                                               */
 
@@ -350,6 +377,7 @@ int gd_report_write(const char *run_dir, gd_err *err)
     put_provenance(&t, meta);
     put_steps_not_measured(&t, meta);
     report_put_conditions(&t, meta);
+    put_probe_notes(&t, meta);
     report_put_levels(&t, levels);
     if (compare) {
         report_put_comparison(&t, compare);

@@ -211,6 +211,8 @@ static int run_step(gd_characterize_ctx *ctx, const gd_suite_step *st, json_t *m
         return gd_fail_prefix(err, "%s:%d", ctx->suite->path, st->line);
     }
     resolved = first.opts;
+    char plan_note[sizeof first.note];
+    memcpy(plan_note, first.note, sizeof plan_note);
     gd_probe_plan_free(st->probe, &first);
 
     gd_curve curve;
@@ -229,6 +231,11 @@ static int run_step(gd_characterize_ctx *ctx, const gd_suite_step *st, json_t *m
     gd_probe_opts_to_json(&resolved, entry);
     json_object_set_new(entry, "strategy", json_string(st->adaptive ? "adaptive" : "uniform"));
     json_object_set_new(entry, "points", json_integer((json_int_t)stats.points));
+    if (plan_note[0]) { /* e.g. a patch refused on this target: what ran instead */
+        json_object_set_new(entry, "note", json_string(plan_note));
+        if (ctx->progress)
+            fprintf(ctx->progress, "%s: %s\n", st->label, plan_note);
+    }
     json_array_append_new(json_object_get(meta, "probes"), entry);
     curve.opts = resolved;
     if (rc != 0)

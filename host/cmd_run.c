@@ -288,6 +288,20 @@ int gd_cmd_run(int argc, char **argv)
     for (size_t i = 0; i < a.override_count; i++)
         json_array_append_new(sets, json_string(a.overrides[i]));
     json_object_set_new(entry, "arch_overrides", sets);
+    {
+        /* what the plan does other than asked (a patch refused on this
+         * target): said in meta.json and on stderr */
+        gd_probe_plan first;
+        if (probe->plan(&a.opts, gd_device_get_info(dev), sweep.points[0], &first, &err) != 0)
+            goto out;
+        if (first.note[0]) {
+            json_object_set_new(entry, "note", json_string(first.note));
+            json_object_set_new(entry, "variant", json_string(first.opts.variant));
+            if (!a.quiet)
+                fprintf(stderr, "%s\n", first.note);
+        }
+        gd_probe_plan_free(probe, &first);
+    }
     json_array_append_new(json_object_get(meta, "probes"), entry);
     if (gd_meta_write(meta, out_dir, &err) != 0)
         goto out;

@@ -9,6 +9,7 @@
 #include "host/nvml.h"
 #include "host/runner.h"
 #include "host/topology.h"
+#include "kernels/ptx_emit.h"
 
 static int run_line(const char *cmd, char *buf, size_t size)
 {
@@ -54,6 +55,17 @@ static json_t *device_json(const gd_device_info *d)
     char cc[16];
     snprintf(cc, sizeof cc, "%d.%d", d->cc_major, d->cc_minor);
     json_object_set_new(o, "compute_capability", json_string(cc));
+    /* what the probes' PTX is written for (a newer GPU than the table knows:
+     * an older target the driver JIT-compiles forward, and the note says so) */
+    gd_ptx_target target;
+    gd_ptx_target_for_cc(d->cc_major, d->cc_minor, &target);
+    char target_name[16], isa[16];
+    snprintf(target_name, sizeof target_name, "sm_%d", target.sm);
+    snprintf(isa, sizeof isa, "%d.%d", target.isa_x10 / 10, target.isa_x10 % 10);
+    json_object_set_new(o, "ptx_target", json_string(target_name));
+    json_object_set_new(o, "ptx_version", json_string(isa));
+    json_object_set_new(o, "ptx_target_note",
+                        target.fallback ? json_string(target.note) : json_null());
     json_object_set_new(o, "driver_version",
                         d->driver_version ? json_integer(d->driver_version) : json_null());
     json_object_set_new(o, "cuda_toolkit_version",

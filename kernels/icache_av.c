@@ -12,6 +12,18 @@
  *
  *   same_sub      one CTA; warps 0 and P, P the sub-partitions per SM (warp w
  *                 runs on scheduler w mod P), so both are on sub-partition 0;
+ *   same_sub_issue the control of same_sub: the same two warps, but the
+ *                 attacker has no code footprint -- a loop over a block of
+ *                 AV_ISSUE_BODY FFMAs, run as many times as it takes to issue
+ *                 about as many instructions per pass as a same_sub attacker
+ *                 of that size.  Two warps on one sub-partition share its
+ *                 scheduler's issue slot as well as its L0, and the attacker's
+ *                 share of the slot grows with its block (its per-pass
+ *                 handshake -- a flag load it waits for -- weighs less), so a
+ *                 same_sub victim slows down with the attacker's size even
+ *                 where no cache is shared.  This pair takes the issue slot
+ *                 and leaves the L0 alone: analysis/infer_icache.c holds
+ *                 same_sub against it, so the verdict is about the cache;
  *   other_sub     one CTA; warps 0 and 1: two sub-partitions of one SM;
  *   other_sm      two CTAs of one warp: on the simulator CTA i goes to SM i;
  *                 on a GPU the two CTAs land on two SMs in practice, and the
@@ -45,16 +57,20 @@
 #define AV_WAIT_SPINS (1u << 20)      /* the victim gives up waiting after this many */
 #define AV_DATA_LINE 128              /* one warp's coalesced ld.global.cg */
 #define AV_DATA_WARPS 16              /* warps of the data attacker's CTA */
+#define AV_ISSUE_BODY 32               /* same_sub_issue: FFMAs in the attacker's loop */
+#define AV_ISSUE_LOOP 3                /* its counter, compare and branch */
 #define AV_SASS_EXTRA_MIN 60
 #define AV_SASS_EXTRA_MAX 320
 
-enum { AV_SAME_SUB, AV_OTHER_SUB, AV_OTHER_SM, AV_DATA_OTHER_SM };
+/* the order of analysis/infer.h's gd_placement */
+enum { AV_SAME_SUB, AV_OTHER_SUB, AV_OTHER_SM, AV_DATA_OTHER_SM, AV_SAME_SUB_ISSUE };
 static const char *const av_variants[] = {"same_sub", "other_sub", "other_sm", "data_other_sm",
-                                          NULL};
+                                          "same_sub_issue", NULL};
 
 typedef struct av_state {
     int placement;
     uint32_t victim_len, attacker_len; /* instructions */
+    uint32_t issue_loops;              /* same_sub_issue: passes over its small block */
     uint64_t data_bytes;
     uint32_t passes;                   /* victim: 1 warm + samples */
 } av_state;
@@ -224,7 +240,21 @@ static char *av_ptx(const gd_device_info *dev, const av_state *st)
             "$L_apass:\n"
             "    .pragma \"nounroll\";\n"
             "    mov.u64 %%rd4, %%clock64;\n");
-        gd_ffma_block(&p, st->attacker_len);
+        if (st->placement == AV_SAME_SUB_ISSUE) {
+            /* as many instructions, from a few hundred bytes of code */
+            gd_ptx_printf(&p,
+                "    mov.u32 %%r32, 0;\n"
+                "$L_aloop:\n"
+                "    .pragma \"nounroll\";\n");
+            gd_ffma_block(&p, AV_ISSUE_BODY);
+            gd_ptx_printf(&p,
+                "    add.u32 %%r32, %%r32, 1;\n"
+                "    setp.lt.u32 %%p7, %%r32, %u;\n"
+                "    @%%p7 bra $L_aloop;\n",
+                st->issue_loops);
+        } else {
+            gd_ffma_block(&p, st->attacker_len);
+        }
         av_store_pass(&p, "attacker", W_ATTACKER0);
         gd_ptx_printf(&p,
             "    setp.eq.u32 %%p4, %%r8, 0;\n"
@@ -326,7 +356,8 @@ static int av_plan(const gd_probe_opts *opts, const gd_device_info *dev, uint64_
         return gd_fail(err, "icache_av: victim of %llu bytes of code is outside [16, %u]",
                        (unsigned long long)victim, (1u << 22) * GD_INSTRUCTION_BYTES);
     uint32_t subs = dev->subpartitions_per_sm > 0 ? (uint32_t)dev->subpartitions_per_sm : 4;
-    if (placement == AV_SAME_SUB && subs > 31)
+    int same_sub = placement == AV_SAME_SUB || placement == AV_SAME_SUB_ISSUE;
+    if (same_sub && subs > 31)
         return gd_fail(err, "icache_av: %u sub-partitions per SM is more than a CTA can span",
                        subs);
     av_state *st = calloc(1, sizeof *st);
@@ -350,6 +381,11 @@ static int av_plan(const gd_probe_opts *opts, const gd_device_info *dev, uint64_
                            (unsigned long long)point, (1u << 22) * GD_INSTRUCTION_BYTES);
         }
         st->attacker_len = (uint32_t)alen;
+        if (placement == AV_SAME_SUB_ISSUE) {
+            st->issue_loops = st->attacker_len / (AV_ISSUE_BODY + AV_ISSUE_LOOP);
+            if (st->issue_loops == 0)
+                st->issue_loops = 1;
+        }
     }
     o->footprint_bytes = victim;
     o->stride_bytes = GD_INSTRUCTION_BYTES;
@@ -362,8 +398,8 @@ static int av_plan(const gd_probe_opts *opts, const gd_device_info *dev, uint64_
         return gd_fail(err, "icache_av: out of memory");
     }
     snprintf(out->entry, sizeof out->entry, "gd_icache_av");
-    uint32_t by_cta = placement >= AV_OTHER_SM;
-    uint32_t attacker_id = placement == AV_SAME_SUB ? subs : 1;
+    uint32_t by_cta = placement == AV_OTHER_SM || placement == AV_DATA_OTHER_SM;
+    uint32_t attacker_id = same_sub ? subs : 1;
     out->grid[0] = by_cta ? 2 : 1;
     out->block[0] = placement == AV_DATA_OTHER_SM ? 32 * AV_DATA_WARPS
                     : by_cta                      ? 32
@@ -386,9 +422,11 @@ static int av_plan(const gd_probe_opts *opts, const gd_device_info *dev, uint64_
     out->params[7] = (gd_probe_param){.kind = GD_PARAM_U32,
                                       .value = st->data_bytes / AV_DATA_LINE};
     out->param_count = 8 + gd_ffma_params(out->params + 8);
-    out->intended_instructions = st->victim_len + st->attacker_len;
-    out->code_min_instructions = st->victim_len + st->attacker_len + AV_SASS_EXTRA_MIN;
-    out->code_max_instructions = st->victim_len + st->attacker_len + AV_SASS_EXTRA_MAX;
+    /* the FFMAs in the code (the control's attacker: its loop's block) */
+    uint32_t attacker_code = placement == AV_SAME_SUB_ISSUE ? AV_ISSUE_BODY : st->attacker_len;
+    out->intended_instructions = st->victim_len + attacker_code;
+    out->code_min_instructions = st->victim_len + attacker_code + AV_SASS_EXTRA_MIN;
+    out->code_max_instructions = st->victim_len + attacker_code + AV_SASS_EXTRA_MAX;
     return 0;
 }
 
@@ -419,8 +457,11 @@ static int av_decode(const gd_probe_plan *plan, const gd_devptr *addresses, void
     uint32_t arec = apasses - 1 < AV_ATTACKER_RECORDS ? apasses - 1 : AV_ATTACKER_RECORDS;
     if (arec == 0)
         arec = 1; /* only its first pass: report that one */
+    /* per pass: lines streamed, or instructions issued */
     double alen = st->placement == AV_DATA_OTHER_SM ? (double)(st->data_bytes / AV_DATA_LINE)
-                                                    : (double)st->attacker_len;
+                  : st->placement == AV_SAME_SUB_ISSUE
+                      ? (double)st->issue_loops * (AV_ISSUE_BODY + AV_ISSUE_LOOP)
+                      : (double)st->attacker_len;
     gd_series *v = gd_probe_result_add(out, "victim_cpi", n);
     gd_series *a = gd_probe_result_add(out, "attacker_cpi", arec);
     gd_series *vsm = gd_probe_result_add(out, "victim_sm", 1);

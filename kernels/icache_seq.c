@@ -19,7 +19,15 @@
  *   nop   the same kernel, whose FFMA block the device rewrites into NOPs of the
  *         same size when it loads it (gd_load_opts: on a GPU in the cubin --
  *         kernels/sass_patch.c --, in the simulator on the parsed PTX), as Jia
- *         et al. did on Volta and Turing, where ptxas puts stalls between FFMAs.
+ *         et al. did on Volta and Turing, where ptxas puts stalls between FFMAs
+ *         (a 2-cycle stall on sm_75/sm_80: the FFMA variant cannot go below CPI
+ *         2 there, the NOPs run at 1).  Only where the patch is verified
+ *         (gd_sass_nop_patch_refusal: sm_75..sm_90): elsewhere -- sm_100 and
+ *         later, whose cubins carry code the driver may regenerate, and sm_70
+ *         -- the plan falls back to ffma, says so in plan->note ("patch
+ *         refused: ...", into meta.json and the report) and resolves the
+ *         variant to "ffma".  The decision follows the compute capability
+ *         alone, so a simulated GPU runs what the card would.
  * A calibration pass with an empty block measures the cost of the clock reads,
  * which is subtracted.
  */
@@ -30,6 +38,7 @@
 #include "kernels/ffma_block.h"
 #include "kernels/probe.h"
 #include "kernels/ptx_emit.h"
+#include "kernels/sass_patch.h"
 #include "kernels/timer.h"
 
 #define LOOP_OVERHEAD GD_ICACHE_LOOP_INSTRUCTIONS
@@ -132,6 +141,14 @@ static int icache_plan(const gd_probe_opts *opts, const gd_device_info *dev, uin
     int nop = !strcmp(o->variant, "nop");
     if (!nop && strcmp(o->variant, "ffma"))
         return gd_fail(err, "icache_seq: unknown variant '%s' (expected ffma or nop)", o->variant);
+    char refusal[GD_SASS_REFUSAL_BYTES];
+    if (nop && gd_sass_nop_patch_refusal(dev->cc_major * 10 + dev->cc_minor, refusal,
+                                         sizeof refusal)) {
+        nop = 0;
+        strcpy(o->variant, "ffma");
+        snprintf(out->note, sizeof out->note, "icache_seq nop: %s; ran the ffma variant",
+                 refusal);
+    }
     if (!o->samples)
         o->samples = DEFAULT_SAMPLES;
     if (o->samples > MAX_SAMPLES)

@@ -63,6 +63,8 @@ typedef struct gd_probe_plan {
      * probe that has `split` plans n launches of about 1/n of it each. */
     uint64_t dependent_accesses;
     unsigned launches;        /* launches the point takes (0 or 1: one, with params) */
+    char note[256];           /* what the plan does other than asked, and why (one line,
+                               * e.g. "patch refused: ..."; "" if nothing): meta.json */
     void *state;              /* probe-private, freed by release */
 } gd_probe_plan;
 

@@ -1,8 +1,25 @@
 /* ptx_emit.c -- a growable PTX text buffer and the module header.
  *
- * The version table follows the PTX ISA release notes (the "PTX ISA Version"
- * column of each target's introduction).  Unknown newer targets get the newest
- * version listed, which ptxas of that generation accepts.
+ * THE TARGET TABLE.  Each plain target sm_XY with the PTX ISA version that
+ * introduced it: the PTX ISA release notes ("PTX ISA version N.M adds support
+ * for sm_XY"), as LLVM's NVPTX backend records them (NVPTX.td, `Proc<"sm_88",
+ * [SM88, PTX90]>` ...).  Checked against the installed ptxas (CUDA 13.0,
+ * V13.0.88): for every target its `--help` lists, a loop over `.version 6.3 ..
+ * 9.0` finds the oldest version it accepts, and that is the table's value for
+ * all but sm_88, which ptxas already takes at 7.3 although the notes introduce
+ * it with 9.0 (we keep 9.0: a driver is not bound to be as lenient).
+ * tests/test_ptxas.c re-checks that every target the installed ptxas lists is in
+ * the table and that ptxas rejects the version just below each entry.
+ *
+ * AN UNKNOWN COMPUTE CAPABILITY.  A GPU newer than the table (or one in a gap,
+ * cc 10.4, say) gets `.target` the newest known plain target below it, with
+ * that target's version.  That is the only safe choice: PTX for a plain sm_XY is
+ * JIT-compiled by the driver for any GPU of compute capability X.Y or later
+ * (ptxas --help: "PTX for .target sm_XY can be compiled to all GPU targets sm_MN
+ * ... where MN >= XY"), while machine code (and the a/f feature targets) is
+ * not portable across majors, and a .target newer than the driver's PTX ISA
+ * fails outright.  The header then carries a comment line that says so, and
+ * gd_ptx_target_for_cc's note is what meta.json records.
  */
 #include "kernels/ptx_emit.h"
 
@@ -62,32 +79,75 @@ void gd_ptx_free(gd_ptx *p)
     memset(p, 0, sizeof *p);
 }
 
+/* sm_XY -> the PTX ISA (times ten) that introduced it; see the top of the file. */
+static const struct {
+    int sm;
+    int isa_x10;
+} target_table[] = {
+    {50, 40}, {52, 41}, {53, 42}, {60, 50}, {61, 50}, {62, 50}, {70, 60}, {72, 61},
+    {75, 63}, {80, 70}, {86, 71}, {87, 74}, {88, 90}, {89, 78}, {90, 78}, {100, 86},
+    {101, 86}, /* Thor before CUDA 13 renamed it sm_110 */
+    {103, 88}, {110, 90}, {120, 87}, {121, 88},
+};
+#define TARGET_COUNT (sizeof target_table / sizeof target_table[0])
+
 int gd_ptx_isa_for_target(int sm)
 {
-    static const struct {
-        int sm;
-        int isa_x10;
-    } table[] = {
-        {50, 40}, {52, 41}, {53, 42}, {60, 50}, {61, 50}, {62, 50}, {70, 60}, {72, 61},
-        {75, 63}, {80, 70}, {86, 71}, {87, 74}, {89, 78}, {90, 78}, {100, 86}, {120, 87},
-    };
-    int best = 0;
-    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
-        if (table[i].sm == sm)
-            return table[i].isa_x10;
-        if (table[i].sm < sm)
-            best = table[i].isa_x10;
+    for (size_t i = 0; i < TARGET_COUNT; i++)
+        if (target_table[i].sm == sm)
+            return target_table[i].isa_x10;
+    return 0;
+}
+
+const int *gd_ptx_known_targets(size_t *count)
+{
+    static int sms[TARGET_COUNT];
+    for (size_t i = 0; i < TARGET_COUNT; i++)
+        sms[i] = target_table[i].sm;
+    *count = TARGET_COUNT;
+    return sms;
+}
+
+void gd_ptx_target_for_cc(int cc_major, int cc_minor, gd_ptx_target *out)
+{
+    memset(out, 0, sizeof *out);
+    int sm = cc_major * 10 + cc_minor;
+    size_t below = TARGET_COUNT; /* the newest known target <= sm */
+    for (size_t i = 0; i < TARGET_COUNT; i++) {
+        if (target_table[i].sm == sm) {
+            out->sm = sm;
+            out->isa_x10 = target_table[i].isa_x10;
+            return;
+        }
+        if (target_table[i].sm < sm &&
+            (below == TARGET_COUNT || target_table[i].sm > target_table[below].sm))
+            below = i;
     }
-    return best;
+    out->fallback = 1;
+    if (below == TARGET_COUNT) {
+        out->sm = target_table[0].sm;
+        out->isa_x10 = target_table[0].isa_x10;
+        snprintf(out->note, sizeof out->note,
+                 "compute capability %d.%d is older than every PTX target known (sm_%d): PTX "
+                 "for sm_%d, which its driver cannot run", cc_major, cc_minor, out->sm, out->sm);
+        return;
+    }
+    out->sm = target_table[below].sm;
+    out->isa_x10 = target_table[below].isa_x10;
+    snprintf(out->note, sizeof out->note,
+             "compute capability %d.%d is unknown to the PTX target table: PTX for sm_%d "
+             "(.version %d.%d), which the driver JIT-compiles forward", cc_major, cc_minor,
+             out->sm, out->isa_x10 / 10, out->isa_x10 % 10);
 }
 
 void gd_ptx_header(gd_ptx *p, int cc_major, int cc_minor, int min_isa_x10)
 {
-    int sm = cc_major * 10 + cc_minor;
-    int isa = gd_ptx_isa_for_target(sm);
-    if (isa < min_isa_x10)
-        isa = min_isa_x10;
+    gd_ptx_target t;
+    gd_ptx_target_for_cc(cc_major, cc_minor, &t);
+    int isa = t.isa_x10 < min_isa_x10 ? min_isa_x10 : t.isa_x10;
     gd_ptx_printf(p, "//\n// Generated by gpudissect\n//\n\n");
+    if (t.fallback)
+        gd_ptx_printf(p, "// %s\n", t.note);
     gd_ptx_printf(p, ".version %d.%d\n.target sm_%d\n.address_size 64\n\n", isa / 10, isa % 10,
-                  sm);
+                  t.sm);
 }

@@ -86,10 +86,23 @@
  * independent FFMAs on values computed by fixed-latency instructions that union
  * is empty (the test checks it), so every NOP waits on nothing.
  *
- * Beyond sm_90 the FFMA register/immediate forms and the NOP decode the same on
- * sm_100 and sm_120 (nvdisasm -b), but the constant-bank form does not, so only
- * sm_70..sm_90 are claimed (and only sm_75..sm_90 checked: CUDA 13's ptxas
- * makes nothing older).  As the interface says, any sm_70+ cubin is accepted.
+ * WHERE IT IS VERIFIED, AND WHERE IT IS REFUSED.  The patch is applied only to
+ * machine code of the targets on which the tests check all of the above
+ * against ptxas and nvdisasm: sm_75, 80, 86, 87, 88, 89 and 90 (VERIFIED_SMS).
+ * Everything else is refused with one line (gd_sass_nop_patch_refusal), and the
+ * probes fall back to their FFMA variant and say so (kernels/icache_seq.c):
+ *   - sm_100 and later (sm_100, 103, 110, 120, 121 with CUDA 13.0): the words
+ *     decode the same (nvdisasm -b SM100 ... SM121 reads the FFMA register and
+ *     immediate forms and the NOP alike), but every such cubin carries
+ *     .nv.capmerc.text.<entry> and .nv.merc.* sections beside .text.<entry>
+ *     (readelf; tests/test_sass_patch.c checks which targets have them).  They
+ *     hold the kernel again in a form the driver can regenerate machine code
+ *     from; if it does, the patched NOPs never run and the probe would time
+ *     FFMAs while believing it times NOPs.  Until a card shows that the patched
+ *     .text is what executes, no patch there.
+ *   - sm_70 and sm_72 (Volta, Xavier): Jia et al. patched Volta this way, but
+ *     CUDA 13's ptxas makes no such cubin and its nvdisasm reads no SM70 words,
+ *     so nothing here checks the encoding.
  */
 #include "kernels/sass_patch.h"
 
@@ -99,6 +112,9 @@
 #include <string.h>
 
 #define SASS_FIRST_SM 70 /* Volta: the first 128-bit encoding */
+/* the targets the tests verify the patch on (see the top of the file) */
+static const int VERIFIED_SMS[] = {75, 80, 86, 87, 88, 89, 90};
+#define SASS_FIRST_MERC_SM 100 /* cubins carry .nv.capmerc / .nv.merc sections */
 #define SASS_INSTRUCTION_BYTES 16u
 /* Runs this long issue as NOPs with stall 1: longer than any fixed latency
  * (FP32 and integer pipes: 4-6 cycles) they could otherwise cut short. */
@@ -135,6 +151,24 @@ int gd_sass_is_nop(uint64_t lo, uint64_t hi)
 {
     (void)hi; /* control bits only */
     return (lo & SASS_OPCODE12_MASK) == SASS_OPCODE12_NOP;
+}
+
+int gd_sass_nop_patch_refusal(int sm, char *why, size_t why_bytes)
+{
+    for (size_t i = 0; i < sizeof VERIFIED_SMS / sizeof VERIFIED_SMS[0]; i++)
+        if (VERIFIED_SMS[i] == sm)
+            return 0;
+    if (sm >= SASS_FIRST_MERC_SM)
+        snprintf(why, why_bytes, "patch refused: sm_%d cubins carry .nv.capmerc/.nv.merc "
+                 "sections the driver may regenerate the code from, so patched NOPs might not "
+                 "run (verified only on sm_75..sm_90)", sm);
+    else if (sm >= SASS_FIRST_SM)
+        snprintf(why, why_bytes, "patch refused: the sm_%d encoding is not verified (no ptxas "
+                 "or nvdisasm here handles it; verified only on sm_75..sm_90)", sm);
+    else
+        snprintf(why, why_bytes, "patch refused: sm_%d has no 128-bit encoding (sm_%d and "
+                 "later; verified only on sm_75..sm_90)", sm, SASS_FIRST_SM);
+    return 1;
 }
 
 static uint64_t wait_mask(uint64_t hi)
@@ -233,6 +267,9 @@ int gd_sass_ffma_to_nop(void *cubin, size_t size, const char *entry, uint32_t co
     if (sm < SASS_FIRST_SM)
         return gd_fail(err, "sass patch of %s: the cubin is for sm_%d; FFMA->NOP knows only "
                        "the 128-bit encodings of sm_%d and later", entry, sm, SASS_FIRST_SM);
+    char why[GD_SASS_REFUSAL_BYTES];
+    if (gd_sass_nop_patch_refusal(sm, why, sizeof why))
+        return gd_fail(err, "sass patch of %s: the cubin is for sm_%d: %s", entry, sm, why);
 
     uint64_t offset = 0, bytes = 0;
     if (gd_cubin_text_section(cubin, size, entry, &offset, &bytes, err) != 0)

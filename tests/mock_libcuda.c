@@ -80,6 +80,18 @@ void mock_cuda_reset_records(void)
     state.last_global_name[0] = '\0';
 }
 
+void mock_cc(int *major, int *minor)
+{
+    *major = MOCK_CUDA_CC_MAJOR;
+    *minor = MOCK_CUDA_CC_MINOR;
+    const char *env = getenv(MOCK_CUDA_CC_ENV);
+    int a, b;
+    if (env && sscanf(env, "%d.%d", &a, &b) == 2 && a > 0 && b >= 0) {
+        *major = a;
+        *minor = b;
+    }
+}
+
 CUresult mock_need_context(void)
 {
     if (!initialized)
@@ -212,8 +224,8 @@ CUresult CUDAAPI cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevi
     case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: *pi = MOCK_CUDA_SM_COUNT; break;
     case CU_DEVICE_ATTRIBUTE_CLOCK_RATE: *pi = MOCK_CUDA_CLOCK_KHZ; break;
     case CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE: *pi = MOCK_CUDA_L2_BYTES; break;
-    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *pi = MOCK_CUDA_CC_MAJOR; break;
-    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: *pi = MOCK_CUDA_CC_MINOR; break;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: mock_cc(pi, &(int){0}); break;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: mock_cc(&(int){0}, pi); break;
     case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK:
         *pi = MOCK_CUDA_SHARED_PER_BLOCK_BYTES;
         break;

@@ -26,6 +26,10 @@
 #define MOCK_CUDA_L2_BYTES (4 * 1024 * 1024)
 #define MOCK_CUDA_CC_MAJOR 7
 #define MOCK_CUDA_CC_MINOR 5
+/* GD_MOCK_CC=MAJOR.MINOR in the environment makes the device report that
+ * compute capability instead, and its JIT assemble for that sm_XY (a Blackwell
+ * card, say: tests of what the backend does on targets it may not patch). */
+#define MOCK_CUDA_CC_ENV "GD_MOCK_CC"
 #define MOCK_CUDA_TOTAL_MEM_BYTES (16ull << 30)
 #define MOCK_CUDA_SHARED_PER_BLOCK_BYTES 49152
 #define MOCK_CUDA_SHARED_PER_BLOCK_OPTIN_BYTES 65536
@@ -124,6 +128,8 @@ typedef const void *(*mock_cuda_global_fn)(const char *name, size_t *bytes);
 mock_cuda_state *mock_cuda_records(void);
 /* CUDA_SUCCESS when initialized with the retained primary context current. */
 CUresult mock_need_context(void);
+/* The compute capability the device reports (MOCK_CUDA_CC_ENV, else 7.5). */
+void mock_cc(int *major, int *minor);
 
 /* A kernel of a loaded module, with the parameter sizes its PTX declares. */
 struct CUfunc_st {

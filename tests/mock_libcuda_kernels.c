@@ -201,8 +201,10 @@ static CUresult run_ptxas(const char *ptx, int verbose, void **cubin, size_t *cu
     snprintf(ptx_path, sizeof ptx_path, "%s/in.ptx", dir);
     snprintf(cubin_path, sizeof cubin_path, "%s/out.cubin", dir);
     snprintf(log_path, sizeof log_path, "%s/ptxas.log", dir);
-    snprintf(records->jit_ptxas_arch, sizeof records->jit_ptxas_arch, "sm_%d%d",
-             MOCK_CUDA_CC_MAJOR, MOCK_CUDA_CC_MINOR);
+    int cc_major, cc_minor;
+    mock_cc(&cc_major, &cc_minor);
+    snprintf(records->jit_ptxas_arch, sizeof records->jit_ptxas_arch, "sm_%d%d", cc_major,
+             cc_minor);
     snprintf(arch, sizeof arch, "-arch=%s", records->jit_ptxas_arch);
 
     CUresult rc = CUDA_ERROR_OPERATING_SYSTEM;

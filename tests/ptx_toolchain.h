@@ -11,8 +11,77 @@
 #include "kernels/cubin_elf.h"
 #include "kernels/probe.h"
 
-static const int gd_test_targets[] = {75, 80, 86, 89, 90};
-#define GD_TEST_TARGET_COUNT (sizeof gd_test_targets / sizeof gd_test_targets[0])
+#include "kernels/ptx_emit.h"
+
+/* The targets every probe is assembled for: the plain sm_XY values (no a/f
+ * feature targets, no compute_/lto_ names) the installed ptxas lists under
+ * --gpu-name in its --help ("Allowed values for this option: ... 'sm_100',
+ * 'sm_100a', ..."), ascending -- sm_75 .. sm_121 for CUDA 13.0.  Without ptxas
+ * (no test assembles then), the emitter's table from sm_75 on.  One place: the
+ * tests name no target list of their own. */
+#define GD_TEST_MAX_TARGETS 64
+typedef struct gd_test_target_list {
+    int sm[GD_TEST_MAX_TARGETS];
+    size_t count;
+    int from_ptxas; /* 1: parsed from ptxas --help */
+} gd_test_target_list;
+
+/* Parses the plain sm_XY names out of ptxas --help's --gpu-name paragraph into
+ * *list (ascending, no duplicates); returns how many. */
+static inline size_t gd_test_parse_gpu_names(const char *help, gd_test_target_list *list)
+{
+    list->count = 0;
+    const char *at = strstr(help, "--gpu-name");
+    at = at ? strstr(at, "Allowed values for this option:") : NULL;
+    if (!at)
+        return 0;
+    const char *end = strstr(at, "Default value");
+    for (const char *q = strstr(at, "'sm_"); q && (!end || q < end); q = strstr(q + 1, "'sm_")) {
+        char *after;
+        long sm = strtol(q + 4, &after, 10);
+        if (after == q + 4 || *after != '\'' || sm <= 0 || list->count == GD_TEST_MAX_TARGETS)
+            continue; /* sm_90a, sm_100f: feature targets, not portable forward */
+        size_t i = list->count;
+        while (i > 0 && list->sm[i - 1] > sm)
+            i--;
+        if (i > 0 && list->sm[i - 1] == sm)
+            continue;
+        memmove(list->sm + i + 1, list->sm + i, (list->count - i) * sizeof list->sm[0]);
+        list->sm[i] = (int)sm;
+        list->count++;
+    }
+    return list->count;
+}
+
+static inline const gd_test_target_list *gd_test_target_list_get(void)
+{
+    static gd_test_target_list list;
+    static int done;
+    if (done)
+        return &list;
+    done = 1;
+    const char *ptxas = gd_test_ptxas();
+    if (ptxas) {
+        static char help[1 << 16];
+        char cmd[1200];
+        snprintf(cmd, sizeof cmd, "'%s' --help", ptxas);
+        if (gd_test_run(cmd, help, sizeof help) == 0 && gd_test_parse_gpu_names(help, &list) > 0) {
+            list.from_ptxas = 1;
+            return &list;
+        }
+        print_message("note: no sm_XY list in '%s --help': the emitter's table stands in\n",
+                      ptxas);
+    }
+    size_t known;
+    const int *sms = gd_ptx_known_targets(&known);
+    for (size_t i = 0; i < known && list.count < GD_TEST_MAX_TARGETS; i++)
+        if (sms[i] >= 75) /* CUDA 13's oldest */
+            list.sm[list.count++] = sms[i];
+    return &list;
+}
+
+#define gd_test_targets (gd_test_target_list_get()->sm)
+#define GD_TEST_TARGET_COUNT (gd_test_target_list_get()->count)
 
 /* Every target the ptxas of CUDA 13 knows: the SASS order check
  * (tests/test_sass_order.c) covers them all.  __attribute__((unused)): the

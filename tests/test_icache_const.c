@@ -13,6 +13,7 @@
 
 #include "analysis/arch.h"
 #include "analysis/curve.h"
+#include "analysis/infer.h"
 #include "analysis/plot.h"
 #include "analysis/results.h"
 
@@ -86,6 +87,42 @@ static void check_latency(const json_t *inf, const char *name, double cycles)
     double lat = num(gd_test_need_level(inf, name), "latency_cycles");
     if (fabs(lat - cycles) > 1.0)
         fail_msg("%s latency %.2f, arch %.0f", name, lat, cycles);
+}
+
+/* The suite's icache step in meta.json: the variant that ran, and the note
+ * saying why when it is not the nop variant the suite asks for. */
+static void check_icache_variant(const char *run, const char *variant, const char *note)
+{
+    json_t *meta = gd_test_load_json(run, "meta.json");
+    size_t i;
+    const json_t *entry;
+    int found = 0;
+    json_array_foreach(json_object_get(meta, "probes"), i, entry) {
+        if (strcmp(str(entry, "csv"), "icache"))
+            continue;
+        found = 1;
+        assert_string_equal(str(entry, "variant"), variant);
+        if (note) {
+            if (!strstr(str(entry, "note"), note))
+                fail_msg("%s: icache note '%s' lacks '%s'", run, str(entry, "note"), note);
+        } else {
+            assert_null(json_object_get(entry, "note"));
+        }
+    }
+    assert_true(found);
+    json_decref(meta);
+}
+
+/* The L0I's same_sub pair was judged against its control, which saw no
+ * interference (the simulator's greedy scheduler leaves the victim its slot). */
+static void check_same_sub_against_control(const json_t *inf)
+{
+    const json_t *av = json_object_get(gd_test_need_level(inf, "L0I"), "interference");
+    const json_t *same = json_object_get(av, "same_sub"), *ctl = json_object_get(av, "same_sub_issue");
+    if (!same || !ctl)
+        fail_msg("L0I lacks the same_sub pair or its control");
+    assert_string_equal(str(same, "against"), "same_sub_issue");
+    assert_false(json_is_true(json_object_get(ctl, "interferes")));
 }
 
 /* What both bundled GPUs must show against their arch file: the instruction
@@ -213,6 +250,8 @@ static void test_full_suite_t4(void **state)
     char run[1200], path[1400];
     snprintf(run, sizeof run, "%s/t4", dir);
     run_characterize("sim:t4", "full", run, 1);
+    /* sm_75: the patch is verified, the NOPs run */
+    check_icache_variant(run, "nop", NULL);
     gd_arch a;
     gd_err err;
     char arch_path[1024];
@@ -220,6 +259,7 @@ static void test_full_suite_t4(void **state)
     assert_int_equal(gd_arch_load(arch_path, NULL, 0, &a, &err), 0);
     json_t *inf = gd_test_load_json(run, "inferred.json");
     check_icache_const_levels(inf, &a);
+    check_same_sub_against_control(inf);
     assert_int_equal(num(gd_test_need_level(inf, "L1C"), "sector_bytes"), a.level[GD_L1C].line_bytes);
     assert_string_equal(str(gd_test_need_level(inf, "L15C"), "scope"), "sm");
     assert_string_equal(str(gd_test_need_level(inf, "L2"), "scope"), "chip");
@@ -318,6 +358,21 @@ static void test_full_suite_v100(void **state)
     char run[1200];
     snprintf(run, sizeof run, "%s/v100", dir);
     run_characterize("sim:v100", "full", run, 0);
+    /* sm_70: no tool here checks the encoding, so FFMAs run, and meta.json and
+     * the report say so */
+    check_icache_variant(run, "ffma", "patch refused: the sm_70 encoding is not verified");
+    {
+        char path[1400];
+        snprintf(path, sizeof path, "%s/report.md", run);
+        size_t bytes;
+        gd_err e;
+        char *report = gd_read_file(path, &bytes, &e);
+        if (!report)
+            fail_msg("%s", e.msg);
+        if (!strstr(report, "What ran other than asked") || !strstr(report, "patch refused"))
+            fail_msg("report.md does not say the icache step ran FFMAs");
+        free(report);
+    }
     gd_arch a;
     gd_err err;
     char arch_path[1024];
@@ -411,6 +466,7 @@ static void test_inference_follows_the_arch(void **state)
     const char *steps =
         "icache      icache_seq --sweep 1KiB:128KiB --adaptive --resolution 128\n"
         "av-l0i-same icache_av --variant same_sub --level L0I --footprint L0I/2 --sweep L0I/8:2*L0I:6\n"
+        "av-l0i-issue icache_av --variant same_sub_issue --level L0I --footprint L0I/2 --sweep L0I/8:2*L0I:6\n"
         "av-l0i-sub  icache_av --variant other_sub --level L0I --footprint L0I/2 --sweep L0I/8:2*L0I:6\n"
         "av-l0i-sm   icache_av --variant other_sm --level L0I --footprint L0I/2 --sweep L0I/8:2*L0I:6\n"
         "const-l1    const_seq --sweep 256:8KiB --adaptive --stride 64\n"
@@ -423,6 +479,7 @@ static void test_inference_follows_the_arch(void **state)
     run_characterize(device, suite, run, 0);
     json_t *inf = gd_test_load_json(run, "inferred.json");
     assert_string_equal(str(gd_test_need_level(inf, "L0I"), "scope"), "sm");
+    check_same_sub_against_control(inf);
     assert_string_equal(str(gd_test_need_level(inf, "L1C"), "replacement"), "lru-or-fifo");
     const json_t *l15 = gd_test_need_level(inf, "L15C");
     assert_true(json_is_null(json_object_get(l15, "shared_with")));
@@ -443,9 +500,100 @@ static void test_inference_follows_the_arch(void **state)
     free(dir);
 }
 
+/* ---- same_sub against its issue-only control ---------------------------- */
+
+/* An icache_av curve of `n` attacker sizes whose victim CPI goes linearly from
+ * `small` to `large` (every pass alike), both warps where the placement asks. */
+static void av_curve(gd_curve *c, const char *variant, double small, double large, size_t n)
+{
+    gd_probe_opts opts = {0};
+    snprintf(opts.variant, sizeof opts.variant, "%s", variant);
+    gd_curve_init(c, variant, gd_probe_find("icache_av"), &opts);
+    c->points = calloc(n, sizeof *c->points);
+    assert_non_null(c->points);
+    c->capacity = c->count = n;
+    int same_sub = !strncmp(variant, "same_sub", 8);
+    for (size_t i = 0; i < n; i++) {
+        gd_point *pt = &c->points[i];
+        pt->x = 1024 * (i + 1);
+        const struct {
+            const char *name;
+            double value;
+        } series[] = {{"victim_cpi", small + (large - small) * (double)i / (double)(n - 1)},
+                      {"overlap", 1},
+                      {"victim_sm", 0},
+                      {"attacker_sm", 0},
+                      {"victim_warp", 0},
+                      {"attacker_warp", same_sub ? 4 : 1}};
+        for (size_t k = 0; k < sizeof series / sizeof series[0]; k++) {
+            gd_point_series *ps = &pt->series[pt->series_count++];
+            snprintf(ps->name, sizeof ps->name, "%s", series[k].name);
+            ps->summary = (gd_summary){.min = series[k].value, .median = series[k].value,
+                                       .mean = series[k].value, .max = series[k].value,
+                                       .p05 = series[k].value, .p95 = series[k].value,
+                                       .count = 8};
+        }
+    }
+}
+
+/* The L0I scope from same_sub, other_sub (flat) and, where given, the control
+ * (NULL: "none"). */
+static const char *l0i_scope(double same_small, double same_large, double control_small,
+                             double control_large, int with_control, int *against)
+{
+    gd_inference inf;
+    memset(&inf, 0, sizeof inf);
+    gd_err err;
+    gd_curve same, other, control;
+    av_curve(&same, "same_sub", same_small, same_large, 8);
+    av_curve(&other, "other_sub", 1.0, 1.0, 8);
+    assert_int_equal(gd_infer_icache_av(&inf, &same, GD_INF_L0I, 4, &err), 0);
+    assert_int_equal(gd_infer_icache_av(&inf, &other, GD_INF_L0I, 4, &err), 0);
+    if (with_control) {
+        av_curve(&control, "same_sub_issue", control_small, control_large, 8);
+        if (gd_infer_icache_av(&inf, &control, GD_INF_L0I, 4, &err) != 0)
+            fail_msg("%s", err.msg);
+        gd_curve_free(&control);
+    }
+    gd_curve_free(&same);
+    gd_curve_free(&other);
+    gd_inference_finish(&inf);
+    *against = inf.av[GD_INF_L0I][GD_PLACE_SAME_SUB].against_control;
+    const gd_inferred_level *l = &inf.level[GD_INF_L0I];
+    if (!l->has_scope)
+        return "none";
+    return l->scope == GD_SCOPE_SUBPARTITION ? "subpartition"
+           : l->scope == GD_SCOPE_SM         ? "sm"
+                                             : "chip";
+}
+
+/* A victim that slows down only because the attacker takes more of the issue
+ * slot (the control slows it just as much) is no evidence of a shared L0; one
+ * that slows down beyond the control is. */
+static void test_same_sub_judged_against_issue_control(void **state)
+{
+    (void)state;
+    int against;
+    /* issue only: the same rise with and without the attacker's code */
+    assert_string_equal(l0i_scope(2.0, 2.8, 2.0, 2.8, 1, &against), "none");
+    assert_true(against);
+    /* without the control, the same curve reads as a private L0 */
+    assert_string_equal(l0i_scope(2.0, 2.8, 0, 0, 0, &against), "subpartition");
+    assert_false(against);
+    /* the cache: a rise well beyond the control's */
+    assert_string_equal(l0i_scope(2.0, 4.5, 2.0, 2.8, 1, &against), "subpartition");
+    /* a greedy scheduler (the simulator): the control leaves the victim alone */
+    assert_string_equal(l0i_scope(1.0, 2.5, 1.0, 1.0, 1, &against), "subpartition");
+    /* an attacker that issues less once it misses can hide the cache from
+     * same_sub alone (the victim gets the slot back); the control shows it */
+    assert_string_equal(l0i_scope(2.0, 2.1, 2.0, 1.2, 0, &against), "none");
+    assert_string_equal(l0i_scope(2.0, 2.1, 2.0, 1.2, 1, &against), "subpartition");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_same_sub_judged_against_issue_control),
         cmocka_unit_test(test_inference_follows_the_arch),
         cmocka_unit_test(test_full_suite_t4),
         cmocka_unit_test(test_full_suite_v100),

@@ -1,15 +1,27 @@
 /* test_ptxas_icache.c -- the instruction- and constant-cache probes' machine
- * code is what they intend, on every target (sm_75, 80, 86, 89, 90).
+ * code is what they intend, on every target the installed ptxas lists
+ * (tests/ptx_toolchain.h: sm_75 ... sm_121 with CUDA 13.0).
  *
- *   - icache_seq: at every point of a sweep from 1 KiB to 64 KiB of code (and
- *     on to 256 KiB on sm_75), the timed pass holds exactly the block's L FFMA
+ *   - icache_seq: the timed pass holds exactly the block's L FFMA
  *     instructions, as one unbroken run between its two clock reads, and no
- *     FFMA is anywhere else (so the NOP patch finds exactly that run);
- *   - icache_av and const_icache_share: the FFMA blocks are all there (ptxas
- *     keeps every instruction of the victim's and the attacker's blocks);
- *   - icache_seq's nop variant: the cubin the JIT would return, patched as the
- *     CUDA backend patches it on load, has exactly L NOPs and no FFMA between
- *     the clock reads of its timed pass;
+ *     FFMA is anywhere else (so the NOP patch finds exactly that run) -- at
+ *     every octave from 1 KiB to 64 KiB of code on sm_75 (on to 256 KiB) and
+ *     sm_90 (the two families of FFMA encodings), at 1 KiB and 64 KiB on the
+ *     other targets;
+ *   - icache_av and const_icache_share, every variant: the FFMA blocks are all
+ *     there (ptxas keeps every instruction of the victim's and the attacker's
+ *     blocks), read with nvdisasm on sm_75, sm_90 and the newest target, the
+ *     code size checked on every target;
+ *   - icache_seq's nop variant: where the patch is verified, the cubin the JIT
+ *     would return, patched as the CUDA backend patches it on load, has exactly
+ *     L NOPs and no FFMA between the clock reads of its timed pass; elsewhere
+ *     (sm_100 and later) the plan is the ffma variant, unpatched, with a note;
+ *   - the CPI floor of the timed block, from the stall counts in the control
+ *     words (hi bits 41..44, bits 105..108 of the instruction): the FFMA block's
+ *     and, where the patch is verified, the patched NOPs'.  FFMA carries a
+ *     2-cycle stall on sm_75 and sm_80 (floor 2: the reason Jia et al. moved to
+ *     NOPs), the NOPs 1; the variant the suites run (nop, falling back to ffma)
+ *     is printed with its floor per target;
  *   - const_seq and const_bcast: the timed sequence is clock read, LDC, the
  *     shared store that consumes it, clock read.
  * Without ptxas the tests say "skipped: ptxas not found"; without nvdisasm the
@@ -32,10 +44,13 @@ static void test_icache_seq_counts(void **state)
     for (size_t t = 0; t < GD_TEST_TARGET_COUNT; t++) {
         int sm = gd_test_targets[t];
         gd_device_info info = gd_test_device_info(sm);
-        /* the suite's coarse grid, one point per octave: 1 KiB..64 KiB on every
-         * target, on to 256 KiB on sm_75 (ptxas takes a second per 16 K
-         * instructions) */
-        for (uint64_t bytes = 1024; bytes <= (sm == 75 ? 256u : 64u) * 1024; bytes *= 2) {
+        /* the suite's coarse grid, one point per octave, 1 KiB..64 KiB on sm_75
+         * (on to 256 KiB) and sm_90, the two encoding families; the ends of
+         * it elsewhere (nvdisasm takes ~0.3 s per cubin, ptxas a second per
+         * 16 K instructions) */
+        int full_grid = sm == 75 || sm == 90;
+        for (uint64_t bytes = 1024; bytes <= (sm == 75 ? 256u : 64u) * 1024;
+             bytes = full_grid || bytes == 64 * 1024 ? bytes * 2 : 64 * 1024) {
             gd_probe_opts opts = {0};
             gd_probe_plan plan;
             gd_err err;
@@ -108,7 +123,18 @@ static void test_icache_nop_patch(void **state)
         gd_probe_plan plan;
         gd_err err;
         assert_int_equal(probe->plan(&opts, &info, 8192, &plan, &err), 0);
+        char why[GD_SASS_REFUSAL_BYTES];
+        if (gd_sass_nop_patch_refusal(sm, why, sizeof why)) {
+            /* not verified there: the ffma variant, unpatched, and why */
+            assert_int_equal(plan.load.patch, GD_PATCH_NONE);
+            assert_string_equal(plan.opts.variant, "ffma");
+            if (!strstr(plan.note, why))
+                fail_msg("sm_%d: note '%s' lacks '%s'", sm, plan.note, why);
+            gd_probe_plan_free(probe, &plan);
+            continue;
+        }
         assert_int_equal(plan.load.patch, GD_PATCH_FFMA_TO_NOP);
+        assert_string_equal(plan.note, "");
         assert_int_equal(plan.load.patch_count, plan.intended_instructions);
         char name[64], patched_name[80], path[1200];
         snprintf(name, sizeof name, "icache-nop-sm%d", sm);
@@ -149,6 +175,135 @@ static void test_icache_nop_patch(void **state)
     free(dir);
 }
 
+/* Where the attacker-victim blocks are read back with nvdisasm: the two FFMA
+ * encoding families (sm_75, sm_90) and the newest target listed. */
+static int read_sass_on(int sm)
+{
+    return sm == 75 || sm == 90 || sm == gd_test_targets[GD_TEST_TARGET_COUNT - 1];
+}
+
+/* The mean stall count (cycles before the next issue, hi bits 41..44) over
+ * instructions [from, to) of the code: the fewest cycles per instruction the
+ * stretch can issue at. */
+static double stall_floor(const unsigned char *code, int from, int to)
+{
+    double cycles = 0;
+    for (int i = from; i < to; i++) {
+        uint64_t hi;
+        memcpy(&hi, code + 16 * (size_t)i + 8, 8);
+        cycles += (double)((hi >> 41) & 0xfu);
+    }
+    return cycles / (to - from);
+}
+
+/* The --variant of the icache_seq step of bench/suites/NAME.suite ("" if none). */
+static void suite_icache_variant(const char *name, char *variant, size_t size)
+{
+    char path[1024];
+    snprintf(path, sizeof path, GD_SOURCE_DIR "/bench/suites/%s.suite", name);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        fail_msg("cannot open %s", path);
+    char line[512];
+    int steps = 0;
+    variant[0] = '\0';
+    while (fgets(line, sizeof line, f)) {
+        if (line[0] == '#' || !strstr(line, " icache_seq "))
+            continue;
+        steps++;
+        const char *v = strstr(line, "--variant ");
+        if (v)
+            sscanf(v + 10, "%31s", variant);
+    }
+    fclose(f);
+    if (steps != 1)
+        fail_msg("%s: %d icache_seq steps", path, steps);
+    (void)size;
+}
+
+static void test_cpi_floor_from_control_words(void **state)
+{
+    (void)state;
+    /* the suites ask for the NOPs (their floor is 1 wherever the patch is
+     * verified; the FFMAs' is 2 on sm_75/80) */
+    const char *suites[] = {"full", "icache"};
+    for (size_t i = 0; i < 2; i++) {
+        char variant[32];
+        suite_icache_variant(suites[i], variant, sizeof variant);
+        if (strcmp(variant, "nop"))
+            fail_msg("%s.suite runs icache_seq variant '%s', not nop", suites[i],
+                     variant[0] ? variant : "(default: ffma)");
+    }
+    if (!gd_test_ptxas())
+        GD_SKIP("ptxas not found");
+    if (!gd_test_nvdisasm())
+        GD_SKIP("nvdisasm not found (pip install nvidia-cuda-nvdisasm)");
+    char *dir = gd_test_tmpdir();
+    const gd_probe *probe = gd_probe_find("icache_seq");
+    for (size_t t = 0; t < GD_TEST_TARGET_COUNT; t++) {
+        int sm = gd_test_targets[t];
+        gd_device_info info = gd_test_device_info(sm);
+        /* the variant the suites ask for */
+        gd_probe_opts opts = {0};
+        snprintf(opts.variant, sizeof opts.variant, "nop");
+        gd_probe_plan plan;
+        gd_err err;
+        assert_int_equal(probe->plan(&opts, &info, 8192, &plan, &err), 0);
+        char name[64];
+        snprintf(name, sizeof name, "floor-sm%d", sm);
+        size_t size;
+        unsigned char *cubin = gd_test_ptxas_compile(gd_test_ptxas(), dir, name, plan.ptx, sm,
+                                                     &size);
+        assert_non_null(cubin);
+        uint64_t offset, bytes;
+        assert_int_equal(gd_cubin_text_section(cubin, size, plan.entry, &offset, &bytes, &err), 0);
+        gd_sass s;
+        gd_test_read_sass(dir, name, &s);
+        assert_int_equal((uint64_t)s.n, bytes / 16); /* line i is instruction i */
+        int c[4];
+        timed_pass(&s, c);
+        /* the block: the run of FFMAs between the clock reads */
+        int first = c[2] + 1;
+        while (first < c[3] && !gd_sass_is(s.line[first], "FFMA"))
+            first++;
+        int end = first;
+        while (end < c[3] && gd_sass_is(s.line[end], "FFMA"))
+            end++;
+        assert_int_equal(end - first, (int)plan.intended_instructions);
+        double ffma_floor = stall_floor(cubin + offset, first, end);
+        assert_true(ffma_floor >= 1.0);
+        if (sm == 75 || sm == 80) /* [Jia19]: the FFMA variant cannot go below 2 */
+            if (ffma_floor < 2.0)
+                fail_msg("sm_%d: FFMA block floor %.2f, expected the 2-cycle stall", sm,
+                         ffma_floor);
+        double nop_floor = 0;
+        if (plan.load.patch == GD_PATCH_FFMA_TO_NOP) {
+            if (gd_sass_ffma_to_nop(cubin, size, plan.entry, plan.load.patch_count, &err) != 0)
+                fail_msg("%s: %s", name, err.msg);
+            for (int i = first; i < end; i++) {
+                uint64_t lo, hi;
+                memcpy(&lo, cubin + offset + 16 * (size_t)i, 8);
+                memcpy(&hi, cubin + offset + 16 * (size_t)i + 8, 8);
+                assert_true(gd_sass_is_nop(lo, hi));
+            }
+            nop_floor = stall_floor(cubin + offset, first, end);
+            assert_true(nop_floor == 1.0);
+            assert_true(nop_floor <= ffma_floor);
+        }
+        char nop_text[32] = "- (patch refused)";
+        if (plan.load.patch == GD_PATCH_FFMA_TO_NOP)
+            snprintf(nop_text, sizeof nop_text, "%.2f", nop_floor);
+        printf("note: sm_%d: CPI floor of the timed block: ffma %.2f, nop %s; the suites run "
+               "%s (floor %.2f)\n", sm, ffma_floor, nop_text, plan.opts.variant,
+               plan.load.patch == GD_PATCH_FFMA_TO_NOP ? nop_floor : ffma_floor);
+        free(cubin);
+        gd_sass_free(&s);
+        gd_probe_plan_free(probe, &plan);
+    }
+    gd_test_rmrf(dir);
+    free(dir);
+}
+
 static void test_av_and_share_keep_their_blocks(void **state)
 {
     (void)state;
@@ -171,6 +326,23 @@ static void test_av_and_share_keep_their_blocks(void **state)
                     fail_msg("%s", err.msg);
                 char name[96];
                 snprintf(name, sizeof name, "%s-%s-sm%d", probes[p], *v, sm);
+                if (!read_sass_on(sm)) { /* the code size (test_ptxas.c) only */
+                    size_t size;
+                    void *cubin = gd_test_ptxas_compile(gd_test_ptxas(), dir, name, plan.ptx, sm,
+                                                        &size);
+                    if (!cubin)
+                        fail_msg("%s did not assemble", name);
+                    uint64_t bytes;
+                    assert_int_equal(gd_cubin_text_size(cubin, size, plan.entry, &bytes, &err), 0);
+                    if (bytes / 16 < plan.code_min_instructions ||
+                        bytes / 16 > plan.code_max_instructions)
+                        fail_msg("%s: %llu instructions, expected %u..%u", name,
+                                 (unsigned long long)(bytes / 16), plan.code_min_instructions,
+                                 plan.code_max_instructions);
+                    free(cubin);
+                    gd_probe_plan_free(probe, &plan);
+                    continue;
+                }
                 gd_sass s;
                 if (gd_test_build_plan(&plan, name, sm, dir, &s) == 0) {
                     int ffma = gd_sass_count(&s, "FFMA");
@@ -236,6 +408,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_icache_seq_counts),
         cmocka_unit_test(test_icache_nop_patch),
+        cmocka_unit_test(test_cpi_floor_from_control_words),
         cmocka_unit_test(test_av_and_share_keep_their_blocks),
         cmocka_unit_test(test_constant_timed_sequences),
     };

@@ -15,17 +15,26 @@
  *     outside the block unchanged; the patcher's own classification agrees
  *     with nvdisasm on every instruction; the reuse bits agree with .reuse;
  *   - the failures on real cubins: no run of that length, two runs, a
- *     truncated cubin, a cubin for sm_6x.
+ *     truncated cubin, a cubin for sm_6x;
+ *   - the targets: for every target the installed ptxas lists, the patcher
+ *     accepts it exactly when the checks above pass there and its cubins carry
+ *     no .nv.capmerc/.nv.merc sections (sm_75..sm_90); on sm_100 and later it
+ *     refuses with one line and leaves the cubin as it was; on a CUDA device of
+ *     compute capability 10.0 (the mock driver) icache_seq's nop variant runs
+ *     the FFMA variant, unpatched, and says so in meta.json.
  *
  * Tests that need ptxas or nvdisasm say "skipped: ... not found" without them.
  */
 #include "tests/testing.h"
+#include "host/device_registry.h"
 #include "tests/ptx_toolchain.h"
 #include "tests/tiny_cubin.h"
 
 #include "kernels/cubin_elf.h"
 #include "kernels/ptx_emit.h"
+#include "kernels/probe.h"
 #include "kernels/sass_patch.h"
+#include "host/device.h"
 #include "tests/cuda_test_kernels.h"
 
 #include <elf.h>
@@ -199,6 +208,16 @@ static void test_patch_built_cubin(void **unused)
     EXPECT_PATCH_ERROR(buf, size, "k", 3, "for sm_61", "sm_70 and later");
     set_e_flags(buf, 7, 0x3d0000u | 61u); /* sm_61 as older toolkits wrote it */
     EXPECT_PATCH_ERROR(buf, size, "k", 3, "for sm_61");
+    /* 128-bit targets the patch is not verified on: refused, one line */
+    set_e_flags(buf, 8, (GD_TINY_SM75_FLAGS & ~0xff00u) | 70u << 8);
+    EXPECT_PATCH_ERROR(buf, size, "k", 3, "sm_70", "patch refused", "not verified");
+    set_e_flags(buf, 8, (GD_TINY_SM75_FLAGS & ~0xff00u) | 100u << 8);
+    EXPECT_PATCH_ERROR(buf, size, "k", 3, "sm_100", "patch refused", ".nv.capmerc");
+    set_e_flags(buf, 8, (GD_TINY_SM75_FLAGS & ~0xff00u) | 121u << 8);
+    EXPECT_PATCH_ERROR(buf, size, "k", 3, "sm_121", "patch refused");
+    /* and a verified one other than sm_75 is patched */
+    set_e_flags(buf, 8, (GD_TINY_SM75_FLAGS & ~0xff00u) | 86u << 8);
+    assert_int_equal(gd_sass_ffma_to_nop(buf, size, "k", 3, &err), 0);
     memcpy(buf, good, size);
     Elf64_Ehdr ehdr;
     memcpy(&ehdr, buf, sizeof ehdr);
@@ -342,6 +361,12 @@ static void test_raw_encodings_decode(void **unused)
 
     for (size_t t = 0; t < GD_TEST_TARGET_COUNT; t++) {
         int sm = gd_test_targets[t];
+        char why[GD_SASS_REFUSAL_BYTES];
+        if (gd_sass_nop_patch_refusal(sm, why, sizeof why)) {
+            /* not patched there: what nvdisasm makes of the words is no claim */
+            printf("note: sm_%d: raw words not checked (%s)\n", sm, why);
+            continue;
+        }
         char cmd[2048], out[16384];
         snprintf(cmd, sizeof cmd, "'%s' -hex -b SM%d '%s'", nvdisasm, sm, path);
         if (gd_test_run(cmd, out, sizeof out) != 0)
@@ -499,6 +524,32 @@ static unsigned check_patch(const char *ptxas, const char *nvdisasm, const char 
     return forms;
 }
 
+/* How many sections of an ELF cubin are named .nv.capmerc* or .nv.merc*. */
+static int merc_sections(const unsigned char *elf, size_t size)
+{
+    Elf64_Ehdr ehdr;
+    assert_true(size >= sizeof ehdr);
+    memcpy(&ehdr, elf, sizeof ehdr);
+    assert_true(ehdr.e_shoff + (uint64_t)ehdr.e_shnum * sizeof(Elf64_Shdr) <= size);
+    assert_true(ehdr.e_shstrndx < ehdr.e_shnum);
+    Elf64_Shdr names;
+    memcpy(&names, elf + ehdr.e_shoff + ehdr.e_shstrndx * sizeof names, sizeof names);
+    assert_true(names.sh_offset + names.sh_size <= size);
+    int count = 0;
+    for (unsigned i = 0; i < ehdr.e_shnum; i++) {
+        Elf64_Shdr sh;
+        memcpy(&sh, elf + ehdr.e_shoff + i * sizeof sh, sizeof sh);
+        if (sh.sh_name >= names.sh_size)
+            continue;
+        const char *name = (const char *)elf + names.sh_offset + sh.sh_name;
+        size_t room = names.sh_size - sh.sh_name;
+        if (strnlen(name, room) == room)
+            continue;
+        count += !strncmp(name, ".nv.capmerc", 11) || !strncmp(name, ".nv.merc", 8);
+    }
+    return count;
+}
+
 static void test_patch_ptxas_blocks(void **unused)
 {
     (void)unused;
@@ -509,7 +560,31 @@ static void test_patch_ptxas_blocks(void **unused)
     assert_non_null(dir);
     static const unsigned lengths[] = {16, 64, 200};
     unsigned all_forms = 0;
+    int verified = 0, refused = 0;
     for (size_t t = 0; t < GD_TEST_TARGET_COUNT; t++) {
+        int sm = gd_test_targets[t];
+        char why[GD_SASS_REFUSAL_BYTES];
+        int refuses = gd_sass_nop_patch_refusal(sm, why, sizeof why);
+        size_t size = 0;
+        char path[1200];
+        unsigned char *cubin = assemble_block(ptxas, dir, sm, 16, 1, &size, path, sizeof path);
+        int merc = merc_sections(cubin, size);
+        /* accepted exactly where the cubin holds nothing the driver could
+         * regenerate the code from (and the checks below pass) */
+        if (refuses != (merc > 0))
+            fail_msg("sm_%d: the patcher %s it, and its cubin has %d .nv.capmerc/.nv.merc "
+                     "sections", sm, refuses ? "refuses" : "accepts", merc);
+        if (refuses) {
+            assert_null(strchr(why, '\n'));
+            assert_true(strstr(why, "patch refused") == why);
+            EXPECT_PATCH_ERROR(cubin, size, ENTRY, 16, "patch refused", ".nv.capmerc");
+            printf("note: sm_%d: %d .nv.capmerc/.nv.merc sections: %s\n", sm, merc, why);
+            free(cubin);
+            refused++;
+            continue;
+        }
+        free(cubin);
+        verified++;
         unsigned forms = 0;
         for (size_t l = 0; l < sizeof lengths / sizeof lengths[0]; l++)
             forms |= check_patch(ptxas, nvdisasm, dir, gd_test_targets[t], lengths[l]);
@@ -525,6 +600,8 @@ static void test_patch_ptxas_blocks(void **unused)
     if (all_forms != 0xfe)
         printf("note: not every FFMA form (0x223..0xe23) came out of ptxas (mask 0x%x)\n",
                all_forms);
+    printf("note: patch verified on %d targets, refused on %d\n", verified, refused);
+    assert_true(verified > 0);
     gd_test_rmrf(dir);
     free(dir);
 }
@@ -607,6 +684,94 @@ static void test_patch_errors_on_ptxas_cubins(void **unused)
     free(dir);
 }
 
+/* A CUDA device of compute capability 10.0 (the mock driver, whose JIT runs
+ * ptxas for sm_100): icache_seq's nop variant plans the FFMA variant with no
+ * patch and a note; its kernel loads as the JIT made it; a patch asked for
+ * anyway is refused in one line; `gpudissect run` records the note in
+ * meta.json.  On the mock's default sm_75 the same plan keeps its patch. */
+static void test_cuda_sm100_falls_back_to_ffma(void **unused)
+{
+    (void)unused;
+    const char *ptxas, *mock = gd_test_mock_libcuda();
+    if (!need_tools(&ptxas, NULL))
+        return;
+    if (!mock)
+        GD_SKIP("mock driver (libmockcuda.so) not found");
+    setenv("GPUDISSECT_LIBCUDA", mock, 1);
+    const gd_probe *probe = gd_probe_find("icache_seq");
+    assert_non_null(probe);
+    static const struct {
+        const char *cc;
+        int patched;
+    } cases[] = {{"10.0", 0}, {"7.5", 1}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        setenv("GD_MOCK_CC", cases[i].cc, 1);
+        gd_device *dev = NULL;
+        gd_err err = {{0}};
+        gd_device_opts dopts = {0};
+        if (gd_device_open("cuda:0", &dopts, &dev, &err) != 0)
+            fail_msg("open cuda:0 on the mock: %s", err.msg);
+        const gd_device_info *info = gd_device_get_info(dev);
+        char cc[16];
+        snprintf(cc, sizeof cc, "%d.%d", info->cc_major, info->cc_minor);
+        assert_string_equal(cc, cases[i].cc);
+        gd_probe_opts opts = {0};
+        snprintf(opts.variant, sizeof opts.variant, "nop");
+        gd_probe_plan plan;
+        assert_int_equal(probe->plan(&opts, info, 2048, &plan, &err), 0);
+        if (cases[i].patched) {
+            assert_int_equal(plan.load.patch, GD_PATCH_FFMA_TO_NOP);
+            assert_string_equal(plan.opts.variant, "nop");
+            assert_string_equal(plan.note, "");
+        } else {
+            assert_int_equal(plan.load.patch, GD_PATCH_NONE);
+            assert_string_equal(plan.opts.variant, "ffma");
+            assert_contains(plan.note, "patch refused: sm_100");
+            assert_contains(plan.note, "ran the ffma variant");
+            assert_null(strchr(plan.note, '\n'));
+        }
+        gd_kernel *kernel = NULL;
+        if (gd_kernel_load(dev, plan.ptx, plan.entry, &plan.load, &kernel, &err) != 0)
+            fail_msg("cc %s: load: %s", cases[i].cc, err.msg);
+        gd_kernel_unload(dev, kernel);
+        if (!cases[i].patched) {
+            /* the patch itself, asked for on sm_100: refused, one line */
+            gd_load_opts forced = {.patch = GD_PATCH_FFMA_TO_NOP,
+                                   .patch_count = plan.intended_instructions};
+            kernel = NULL;
+            assert_int_equal(gd_kernel_load(dev, plan.ptx, plan.entry, &forced, &kernel, &err), -1);
+            assert_null(kernel);
+            assert_contains(err.msg, "patch refused");
+            assert_null(strchr(err.msg, '\n'));
+        }
+        gd_probe_plan_free(probe, &plan);
+        gd_device_close(dev);
+    }
+    /* the run's meta.json says what ran (the mock runs no kernel: the run
+     * stops at the first decode, after meta.json is written) */
+    char *dir = gd_test_tmpdir();
+    assert_non_null(dir);
+    char cmd[4096], out[8192], path[1300];
+    snprintf(cmd, sizeof cmd,
+             "GD_MOCK_CC=10.0 %s run --device cuda:0 --probe icache_seq --variant nop --sweep "
+             "1KiB:1KiB --samples 4 --out %s/c",
+             gd_test_binary(), dir);
+    gd_test_run(cmd, out, sizeof out);
+    assert_contains(out, "patch refused: sm_100");
+    snprintf(path, sizeof path, "%s/c/meta.json", dir);
+    size_t size;
+    gd_err err;
+    char *meta = gd_read_file(path, &size, &err);
+    if (!meta)
+        fail_msg("%s\n%s", err.msg, out);
+    assert_contains(meta, "\"note\": \"icache_seq nop: patch refused: sm_100");
+    assert_contains(meta, "\"variant\": \"ffma\"");
+    free(meta);
+    unsetenv("GD_MOCK_CC");
+    gd_test_rmrf(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -615,6 +780,7 @@ int main(void)
         cmocka_unit_test(test_raw_encodings_decode),
         cmocka_unit_test(test_patch_ptxas_blocks),
         cmocka_unit_test(test_patch_errors_on_ptxas_cubins),
+        cmocka_unit_test(test_cuda_sm100_falls_back_to_ffma),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
