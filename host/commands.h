@@ -12,6 +12,10 @@ int gd_cmd_model(int argc, char **argv);
 int gd_cmd_compare(int argc, char **argv);
 int gd_cmd_plot(int argc, char **argv);
 int gd_cmd_report(int argc, char **argv);
+/* cmd_config.c: GPGPU-Sim configs (issue 16); validate exits 3 on a contradiction */
+int gd_cmd_import_config(int argc, char **argv);
+int gd_cmd_export_config(int argc, char **argv);
+int gd_cmd_validate(int argc, char **argv);
 
 /* Prints "gpudissect: error: MSG" on stderr; returns 1. */
 int gd_report_error(const char *msg);
