@@ -10,6 +10,7 @@
 #include "analysis/curve.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +25,7 @@
 
 static void csv_number(gd_text *t, double v)
 {
-    if (v == (double)(long long)v && v > -GD_CSV_EXACT_INTEGER_LIMIT && v < GD_CSV_EXACT_INTEGER_LIMIT)
+    if (isfinite(v) && v > -GD_CSV_EXACT_INTEGER_LIMIT && v < GD_CSV_EXACT_INTEGER_LIMIT && v == floor(v))
         gd_text_printf(t, ",%lld", (long long)v);
     else
         gd_text_printf(t, ",%.17g", v);
