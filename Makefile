@@ -30,7 +30,7 @@ WARN += $(shell $(CC) -Werror -Wno-format-truncation -E -x c /dev/null >/dev/nul
 CPPFLAGS += -D_GNU_SOURCE -I. -DGD_SOURCE_DIR='"$(CURDIR)"'
 CFLAGS ?= -O2 -g
 CFLAGS += -std=c11 $(WARN) -MMD -MP
-LDLIBS += -ljansson -linih -lhwloc -ldl -lm
+LDLIBS += -ljansson -linih -lhwloc -lz -ldl -lm
 
 ifneq ($(SAN),)
 CFLAGS += -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
@@ -48,7 +48,7 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 BENCH_SRC := $(wildcard bench/bench_*.c)
 BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 
-DEB_PKGS := gcc make gnuplot-nox libhwloc-dev libcmocka-dev libjansson-dev libinih-dev
+DEB_PKGS := gcc make gnuplot-nox libhwloc-dev libcmocka-dev libjansson-dev libinih-dev zlib1g-dev
 
 .PHONY: all deps demo test bench valgrind clean tests-build check-layout
 all: $(BIN)

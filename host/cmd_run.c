@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "analysis/arch.h"
+#include "analysis/curve_samples.h"
 #include "analysis/results.h"
 #include "host/adaptive.h"
 #include "host/commands.h"
@@ -316,6 +317,8 @@ int gd_cmd_run(int argc, char **argv)
         gd_meta_finish(meta, dev, out_dir, &ignored);
         goto out;
     }
+    if (gd_curve_write_samples(&curve, out_dir, &err) != 0) /* for `gpudissect infer` */
+        goto out;
     if (a.adaptive) {
         json_object_set_new(entry, "strategy", json_string("adaptive"));
         json_object_set_new(entry, "points", json_integer((json_int_t)st.points));
