@@ -18,6 +18,8 @@ int gd_cmd_export_config(int argc, char **argv);
 int gd_cmd_validate(int argc, char **argv);
 /* cmd_infer.c: the inference redone from a results directory */
 int gd_cmd_infer(int argc, char **argv);
+/* cmd_import_curve.c: a footprint/latency table as a results directory */
+int gd_cmd_import_curve(int argc, char **argv);
 
 /* Prints "gpudissect: error: MSG" on stderr; returns 1. */
 int gd_report_error(const char *msg);

@@ -24,6 +24,7 @@ static const command commands[] = {
     {"plot", gd_cmd_plot, "draw a run's curves with gnuplot (plots/*.png, *.svg)"},
     {"report", gd_cmd_report, "write a run's report.md"},
     {"infer", gd_cmd_infer, "redo a results directory's inference from its files (inferred.json)"},
+    {"import-curve", gd_cmd_import_curve, "a footprint/latency table from elsewhere as a results directory"},
     {"import-config", gd_cmd_import_config, "print the arch file of a GPGPU-Sim gpgpusim.config"},
     {"export-config", gd_cmd_export_config, "write the GPGPU-Sim config lines a run measured"},
     {"validate", gd_cmd_validate, "hold a run against a GPGPU-Sim config (exit 3: contradicted)"},

@@ -9,7 +9,9 @@
  * instead of the full suite's 30-60 s), then export-config reproduces every
  * option measured, validate against the config finds nothing contradicted,
  * and validate against altered configs (dl1 size, L2 latency, dl1 ways) finds
- * exactly those options, with exit status 3.
+ * exactly those options, with exit status 3.  On GTX480 (the quickest) also
+ * `infer RUN` (the same levels as characterize) and `import-curve` of the
+ * run's per-access p-chase samples (the same latencies and sizes, validated).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -318,7 +320,52 @@ static const char *exported(const char *text, const char *option, char *value, s
     return value;
 }
 
-static void round_trip(const char *name)
+/* infer RUN redoes characterize's inference from the files alone; a per-access
+ * table of the run's p-chase, imported, infers the same latencies and sizes. */
+static void infer_and_import(const char *dir, const char *run, const char *config)
+{
+    char cmd[3000], path[1300];
+    json_t *before = gd_test_load_json(run, "inferred.json");
+    snprintf(cmd, sizeof cmd, "%s infer %s", gd_test_binary(), run);
+    if (gd_test_run(cmd, out, sizeof out) != 0)
+        fail_msg("%s failed:\n%s", cmd, out);
+    json_t *after = gd_test_load_json(run, "inferred.json");
+    if (!json_equal(json_object_get(before, "levels"), json_object_get(after, "levels")))
+        fail_msg("infer RUN gave other levels than characterize");
+    json_decref(before);
+    json_decref(after);
+
+    snprintf(path, sizeof path, "%s/table.txt", dir);
+    snprintf(cmd, sizeof cmd,
+             "zcat %s/pchase.samples.gz | awk -F, '$2==\"cycles\"{for(i=4;i<=NF;i++) print $1, $i}' > %s",
+             run, path);
+    assert_int_equal(gd_test_run(cmd, out, sizeof out), 0);
+    char imported[1300];
+    snprintf(imported, sizeof imported, "%s/imported", dir);
+    json_t *meta = gd_test_load_json(run, "meta.json");
+    json_int_t l2 = json_integer_value(json_object_get(json_object_get(meta, "device"), "l2_bytes"));
+    json_decref(meta);
+    snprintf(cmd, sizeof cmd, "%s import-curve %s --out %s --stride 128 --l2 %lld && %s infer %s",
+             gd_test_binary(), path, imported, (long long)l2, gd_test_binary(), imported);
+    if (gd_test_run(cmd, out, sizeof out) != 0)
+        fail_msg("%s failed:\n%s", cmd, out);
+    char rows[4096];
+    assert_int_equal(validate(imported, config, rows, sizeof rows), 0);
+    json_t *doc = gd_test_load_json(imported, "validate.json");
+    assert_int_equal(json_integer_value(json_object_get(doc, "matched")), 5); /* 3 latencies, 2 sizes */
+    json_decref(doc);
+
+    /* a malformed table: FILE:LINE */
+    snprintf(cmd, sizeof cmd, "printf 'footprint latency\\n1024 42\\n2048 fast\\n' > %s && %s import-curve %s --out %s/bad",
+             path, gd_test_binary(), path, dir);
+    assert_int_equal(gd_test_run(cmd, out, sizeof out), 1);
+    char want[1400];
+    snprintf(want, sizeof want, "%s:3: expected 'footprint latency', got '2048 fast'", path);
+    if (!strstr(out, want))
+        fail_msg("expected \"%s\", got %s", want, out);
+}
+
+static void round_trip(const char *name, int with_infer)
 {
     char *dir = gd_test_tmpdir(), config[1200], run[1200], cmd[3000];
     assert_non_null(dir);
@@ -387,6 +434,9 @@ static void round_trip(const char *name)
     assert_non_null(strstr(text, "## GPGPU-Sim config validation"));
     free(text);
 
+    if (with_infer)
+        infer_and_import(dir, run, config);
+
     /* altered configs: exactly the altered options contradicted, exit 3 */
     gd_gs_config c2;
     assert_int_equal(gd_gs_config_load(config, &c2, &err), 0);
@@ -424,25 +474,25 @@ static void round_trip(const char *name)
 static void test_round_trip_gtx480(void **state)
 {
     (void)state;
-    round_trip("SM2_GTX480");
+    round_trip("SM2_GTX480", 1);
 }
 
 static void test_round_trip_qv100(void **state)
 {
     (void)state;
-    round_trip("SM7_QV100");
+    round_trip("SM7_QV100", 0);
 }
 
 static void test_round_trip_rtx2060(void **state)
 {
     (void)state;
-    round_trip("SM75_RTX2060");
+    round_trip("SM75_RTX2060", 0);
 }
 
 static void test_round_trip_rtx3070(void **state)
 {
     (void)state;
-    round_trip("SM86_RTX3070");
+    round_trip("SM86_RTX3070", 0);
 }
 
 int main(void)
