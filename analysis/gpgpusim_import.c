@@ -76,9 +76,11 @@ static void kv(gd_text *t, const gd_gs_config *cfg, const char *key, const char 
     if (o)
         snprintf(comment, sizeof comment, "%s:%d -%s %s%s%s", cfg->file, o->line, o->name, o->value,
                  note ? ": " : "", note ? note : "");
+    else if (option)
+        snprintf(comment, sizeof comment, "-%s absent: GPGPU-Sim's default%s%s", option,
+                 note ? ": " : "", note ? note : "");
     else
-        snprintf(comment, sizeof comment, "%s%s%s", option ? "-" : "", option ? option : "",
-                 note ? note : "");
+        snprintf(comment, sizeof comment, "%s", note ? note : "");
     if (strlen(comment) > GS_COMMENT_CHARS)
         snprintf(comment + GS_COMMENT_CHARS - 3, 4, "...");
     gd_text_printf(t, "%-12s = %-14s ; %s\n", key, value, comment);
@@ -92,28 +94,40 @@ static void kv_u(gd_text *t, const gd_gs_config *cfg, const char *key, uint64_t 
     kv(t, cfg, key, v, option, note);
 }
 
-/* A required integer option. */
-static int need_uint(gd_gs_config *cfg, const char *name, int first, uint64_t *out, gd_err *err)
-{
-    int rc = gd_gs_uint(cfg, name, first, out, err);
-    if (rc < 0)
-        return -1;
-    if (rc == 0)
-        return gd_fail(err, "%s: -%s: missing (GPGPU-Sim would take its built-in default, which "
-                            "this importer does not guess: give it in the config)",
-                       cfg->path, name);
-    return 0;
-}
+/* GPGPU-Sim's built-in defaults (the option registrations of
+ * src/gpgpu-sim/gpu-sim.cc, dev branch) for the options the importer reads:
+ * a config that omits one runs with these, so the import does too and its
+ * comment says so. */
+static const struct {
+    const char *name;
+    uint64_t value;
+} gs_defaults[] = {
+    {"gpgpu_n_clusters", 10},        {"gpgpu_n_cores_per_cluster", 3},
+    {"gpgpu_n_mem", 8},              {"gpgpu_n_sub_partition_per_mchannel", 1},
+    {"gpgpu_num_sched_per_core", 1}, {"gpgpu_clock_domains", 500},
+    {"gpgpu_l1_latency", 1},         {"gpgpu_l2_rop_latency", 85},
+    {"dram_latency", 30},            {"gpgpu_shmem_size", 16384},
+    {"gpgpu_shmem_num_banks", 16},   {"gpgpu_smem_latency", 3},
+    {"gpgpu_shader_core_pipeline", 1024}, {"gpgpu_shader_cta", 32},
+    {"gpgpu_shmem_per_block", 49152}, {"ptx_opcode_latency_int", 4},
+    {"gpgpu_compute_capability_major", 7}, {"gpgpu_compute_capability_minor", 0},
+};
+#define GS_DEFAULT_DL2 "S:32:128:24,L:B:m:L:P,A:192:4,32:0,32" /* gpu-sim.cc's default dl2 */
 
-static int opt_uint(gd_gs_config *cfg, const char *name, int first, uint64_t fallback,
-                    uint64_t *out, gd_err *err)
+/* An integer option, or GPGPU-Sim's default when the config omits it. */
+static int gs_value(gd_gs_config *cfg, const char *name, int first, uint64_t *out, gd_err *err)
 {
     int rc = gd_gs_uint(cfg, name, first, out, err);
     if (rc < 0)
         return -1;
-    if (rc == 0)
-        *out = fallback;
-    return 0;
+    if (rc == 1)
+        return 0;
+    for (size_t i = 0; i < sizeof gs_defaults / sizeof gs_defaults[0]; i++)
+        if (!strcmp(gs_defaults[i].name, name)) {
+            *out = gs_defaults[i].value;
+            return 0;
+        }
+    return gd_fail(err, "%s: -%s: missing, and no default known", cfg->path, name);
 }
 
 static int need_cache(gd_gs_config *cfg, const char *name, gd_gs_cache *c, gd_err *err)
@@ -159,26 +173,27 @@ int gd_gs_import(gd_gs_config *cfg, const char *name, char **arch_text, gd_err *
     uint64_t clusters, cores, n_mem, subparts, sched, clock, l1_lat, rop_lat, dram_lat;
     uint64_t smem_bytes, smem_banks, smem_lat, pipeline, ctas, alu, per_block, cc_major, cc_minor;
     gd_gs_cache dl1, dl2, l1c;
-    if (need_uint(cfg, "gpgpu_n_clusters", 0, &clusters, err) ||
-        opt_uint(cfg, "gpgpu_n_cores_per_cluster", 0, 1, &cores, err) ||
-        need_uint(cfg, "gpgpu_n_mem", 0, &n_mem, err) ||
-        opt_uint(cfg, "gpgpu_n_sub_partition_per_mchannel", 0, 1, &subparts, err) ||
-        opt_uint(cfg, "gpgpu_num_sched_per_core", 0, 1, &sched, err) ||
-        need_uint(cfg, "gpgpu_clock_domains", 1, &clock, err) ||
-        need_uint(cfg, "gpgpu_l1_latency", 0, &l1_lat, err) ||
-        need_uint(cfg, "gpgpu_l2_rop_latency", 0, &rop_lat, err) ||
-        need_uint(cfg, "dram_latency", 0, &dram_lat, err) ||
-        need_uint(cfg, "gpgpu_shmem_size", 0, &smem_bytes, err) ||
-        opt_uint(cfg, "gpgpu_shmem_num_banks", 0, 32, &smem_banks, err) ||
-        need_uint(cfg, "gpgpu_smem_latency", 0, &smem_lat, err) ||
-        opt_uint(cfg, "gpgpu_shader_core_pipeline", 1, 1024, &pipeline, err) ||
-        opt_uint(cfg, "gpgpu_shader_cta", 0, 8, &ctas, err) ||
-        opt_uint(cfg, "ptx_opcode_latency_int", 1, 4, &alu, err) ||
-        opt_uint(cfg, "gpgpu_shmem_per_block", 0, smem_bytes < 49152 ? smem_bytes : 49152,
-                 &per_block, err) ||
-        opt_uint(cfg, "gpgpu_compute_capability_major", 0, GS_MIN_CC_MAJOR, &cc_major, err) ||
-        opt_uint(cfg, "gpgpu_compute_capability_minor", 0, 0, &cc_minor, err) ||
-        need_cache(cfg, "gpgpu_cache:dl1", &dl1, err) || need_cache(cfg, "gpgpu_cache:dl2", &dl2, err) ||
+    if (gs_value(cfg, "gpgpu_n_clusters", 0, &clusters, err) ||
+        gs_value(cfg, "gpgpu_n_cores_per_cluster", 0, &cores, err) ||
+        gs_value(cfg, "gpgpu_n_mem", 0, &n_mem, err) ||
+        gs_value(cfg, "gpgpu_n_sub_partition_per_mchannel", 0, &subparts, err) ||
+        gs_value(cfg, "gpgpu_num_sched_per_core", 0, &sched, err) ||
+        gs_value(cfg, "gpgpu_clock_domains", 1, &clock, err) ||
+        gs_value(cfg, "gpgpu_l1_latency", 0, &l1_lat, err) ||
+        gs_value(cfg, "gpgpu_l2_rop_latency", 0, &rop_lat, err) ||
+        gs_value(cfg, "dram_latency", 0, &dram_lat, err) ||
+        gs_value(cfg, "gpgpu_shmem_size", 0, &smem_bytes, err) ||
+        gs_value(cfg, "gpgpu_shmem_num_banks", 0, &smem_banks, err) ||
+        gs_value(cfg, "gpgpu_smem_latency", 0, &smem_lat, err) ||
+        gs_value(cfg, "gpgpu_shader_core_pipeline", 1, &pipeline, err) ||
+        gs_value(cfg, "gpgpu_shader_cta", 0, &ctas, err) ||
+        gs_value(cfg, "ptx_opcode_latency_int", 1, &alu, err) ||
+        gs_value(cfg, "gpgpu_shmem_per_block", 0, &per_block, err) ||
+        gs_value(cfg, "gpgpu_compute_capability_major", 0, &cc_major, err) ||
+        gs_value(cfg, "gpgpu_compute_capability_minor", 0, &cc_minor, err) ||
+        need_cache(cfg, "gpgpu_cache:dl1", &dl1, err) ||
+        (gd_gs_find(cfg, "gpgpu_cache:dl2") ? need_cache(cfg, "gpgpu_cache:dl2", &dl2, err)
+                                            : gd_gs_cache_parse(GS_DEFAULT_DL2, "GPGPU-Sim's default dl2", &dl2, err)) ||
         need_cache(cfg, "gpgpu_const_cache:l1", &l1c, err))
         return -1;
     if (clusters * cores == 0 || n_mem == 0 || subparts == 0)
@@ -209,8 +224,7 @@ int gd_gs_import(gd_gs_config *cfg, const char *name, char **arch_text, gd_err *
     snprintf(v, sizeof v, "x %llu cores per cluster", (unsigned long long)cores);
     kv_u(&t, cfg, "sms", clusters * cores, "gpgpu_n_clusters", v);
     uint64_t sp = sched < 1 ? 1 : sched > GS_MAX_SUBPARTITIONS ? GS_MAX_SUBPARTITIONS : sched;
-    kv_u(&t, cfg, "subpartitions", sp, gd_gs_find(cfg, "gpgpu_num_sched_per_core") ? "gpgpu_num_sched_per_core" : NULL,
-         gd_gs_find(cfg, "gpgpu_num_sched_per_core") ? NULL : "gpgpu_num_sched_per_core absent: GPGPU-Sim's 1");
+    kv_u(&t, cfg, "subpartitions", sp, "gpgpu_num_sched_per_core", NULL);
     kv_u(&t, cfg, "clock_mhz", clock, "gpgpu_clock_domains", "the core clock");
     uint64_t warps = pipeline / GS_WARP_THREADS;
     if (warps < 1)
@@ -219,8 +233,9 @@ int gd_gs_import(gd_gs_config *cfg, const char *name, char **arch_text, gd_err *
          "gpgpu_shader_core_pipeline", "threads / 32");
     kv_u(&t, cfg, "max_ctas_per_sm", ctas ? ctas : 1, "gpgpu_shader_cta", NULL);
     kv_u(&t, cfg, "alu_latency", alu ? alu : 1, "ptx_opcode_latency_int", "ADD");
-    kv_u(&t, cfg, "shared_per_block", per_block, gd_gs_find(cfg, "gpgpu_shmem_per_block") ? "gpgpu_shmem_per_block" : "gpgpu_shmem_size",
-         NULL);
+    if (per_block > smem_bytes)
+        per_block = smem_bytes; /* a block cannot have more than the SM */
+    kv_u(&t, cfg, "shared_per_block", per_block, "gpgpu_shmem_per_block", "at most -gpgpu_shmem_size");
     gd_text_printf(&t, "seed = 1 ; simulator setting: seed of random replacement\n");
 
     gd_text_printf(&t, "\n[L1D]\n");
@@ -242,8 +257,7 @@ int gd_gs_import(gd_gs_config *cfg, const char *name, char **arch_text, gd_err *
 
     gd_text_printf(&t, "\n[SMEM]\n");
     kv_u(&t, cfg, "size", smem_bytes, "gpgpu_shmem_size", NULL);
-    kv_u(&t, cfg, "banks", smem_banks, gd_gs_find(cfg, "gpgpu_shmem_num_banks") ? "gpgpu_shmem_num_banks" : NULL,
-         gd_gs_find(cfg, "gpgpu_shmem_num_banks") ? NULL : "gpgpu_shmem_num_banks absent: 32 assumed");
+    kv_u(&t, cfg, "banks", smem_banks, "gpgpu_shmem_num_banks", NULL);
     kv_u(&t, cfg, "latency", smem_lat + GD_GS_SMEM_OFFSET_CYCLES, "gpgpu_smem_latency",
          "no offset measured for shared memory");
 
@@ -293,6 +307,15 @@ int gd_gs_import(gd_gs_config *cfg, const char *name, char **arch_text, gd_err *
                            ";     carve-out its shared memory leaves; the sim keeps the dl1 string as written "
                            "(%llu B), the L1 GPGPU-Sim showed under the p-chase (issue 16)\n",
                        adaptive->value, adaptive->line, (unsigned long long)gd_gs_cache_bytes(&dl1));
+    uint64_t skip_l1 = 0;
+    if (gd_gs_uint(cfg, "gpgpu_gmem_skip_L1D", 0, &skip_l1, err) < 0) {
+        gd_text_free(&t);
+        return -1;
+    }
+    if (skip_l1)
+        gd_text_printf(&t, ";   -gpgpu_gmem_skip_L1D %llu: GPGPU-Sim's global loads bypass the L1 (as ld.cg); the "
+                           "sim's ld.ca loads still use it, so its L1 plateau is one GPGPU-Sim would not show\n",
+                       (unsigned long long)skip_l1);
     for (size_t i = 0; i < cfg->count; i++) {
         gd_gs_option *o = &cfg->options[i];
         if (o->used || gd_gs_find(cfg, o->name) != o)

@@ -221,6 +221,67 @@ static void test_import_reference_configs(void **state)
     }
 }
 
+/* Configs beyond the four: options left out take GPGPU-Sim's defaults (and
+ * say so), a Kepler-style config (L1 bypass, an older option name) and an
+ * H100-style one (228 KiB carve-out option, XOR-indexed 50 MiB L2) import. */
+static void test_import_other_configs(void **state)
+{
+    (void)state;
+    char *dir = gd_test_tmpdir(), path[1200];
+    assert_non_null(dir);
+    gd_err err;
+    const char *kepler = "-gpgpu_compute_capability_major 3\n-gpgpu_compute_capability_minor 5\n"
+                         "-gpgpu_n_clusters 14\n-gpgpu_n_cores_per_cluster 1\n-gpgpu_n_mem 12\n"
+                         "-gpgpu_n_sub_partition_per_mchannel 2\n-gpgpu_clock_domains 837.0:837.0:837.0:1502.0\n"
+                         "-gpgpu_cache:dl1  S:4:128:32,L:L:s:N:L,A:256:8,16:0,32\n-gpgpu_shmem_size 49152\n"
+                         "-gpgpu_gmem_skip_L1D 1\n-gpgpu_l1_latency 82\n-smem_latency 24\n"
+                         "-gpgpu_cache:dl2 S:32:128:16,L:B:m:L:P,A:256:64,16:0,32\n"
+                         "-gpgpu_const_cache:l1 N:128:64:2,L:R:f:N:L,S:2:64,4\n"
+                         "-gpgpu_l2_rop_latency 120\n-dram_latency 100\n";
+    snprintf(path, sizeof path, "%s/SM3_KEPLER_TITAN.config", dir);
+    assert_int_equal(gd_write_atomic(path, kepler, strlen(kepler), &err), 0);
+    char *text = NULL;
+    assert_int_equal(gd_gs_import_file(path, NULL, &text, &err), 0);
+    assert_non_null(strstr(text, "-gpgpu_smem_latency absent: GPGPU-Sim's default"));
+    assert_non_null(strstr(text, "-smem_latency 24 (line 12): not modelled"));
+    assert_non_null(strstr(text, "-gpgpu_gmem_skip_L1D 1: GPGPU-Sim's global loads bypass the L1"));
+    free(text);
+    gd_arch a;
+    if (gd_arch_load(path, NULL, 0, &a, &err) != 0)
+        fail_msg("%s", err.msg);
+    assert_string_equal(a.name, "SM3_KEPLER_TITAN");
+    assert_int_equal(a.gpu.cc_major * 10 + a.gpu.cc_minor, 75); /* ptxas 13's oldest target */
+    assert_int_equal(a.level[GD_SMEM].banks, 16);               /* GPGPU-Sim's defaults */
+    assert_int_equal(a.level[GD_SMEM].latency_cycles, 3);
+    assert_int_equal(a.level[GD_L2].size_bytes, 1536u << 10);   /* 64 KiB x 12 x 2 */
+    assert_int_equal(a.level[GD_L1D].latency_cycles, 82 + GD_GS_L1_OFFSET_CYCLES);
+
+    const char *h100 = "-gpgpu_n_clusters 132\n-gpgpu_n_cores_per_cluster 1\n-gpgpu_n_mem 40\n"
+                       "-gpgpu_n_sub_partition_per_mchannel 2\n-gpgpu_clock_domains 1980:3106:3106:3106\n"
+                       "-gpgpu_compute_capability_major 9\n-gpgpu_compute_capability_minor 0\n"
+                       "-gpgpu_shader_core_pipeline 2048:32\n-gpgpu_num_sched_per_core 4\n"
+                       "-gpgpu_adaptive_cache_config 1\n-gpgpu_shmem_option 0,8,16,32,64,228\n"
+                       "-gpgpu_unified_l1d_size 256\n-gpgpu_cache:dl1 S:4:128:64,L:T:m:L:L,A:512:64,16:0,32\n"
+                       "-gpgpu_l1_latency 41\n-gpgpu_shmem_size 233472\n-gpgpu_smem_latency 29\n"
+                       "-gpgpu_shmem_num_banks 32\n-gpgpu_cache:dl2 S:256:128:20,L:B:m:L:X,A:384:4,32:0,32\n"
+                       "-gpgpu_const_cache:l1 N:128:64:8,L:R:f:N:L,S:2:64,4\n"
+                       "-gpgpu_l2_rop_latency 237\n-dram_latency 194\n-gpgpu_simple_dram_model 1\n";
+    snprintf(path, sizeof path, "%s/gpgpusim.config", dir);
+    assert_int_equal(gd_write_atomic(path, h100, strlen(h100), &err), 0);
+    assert_int_equal(gd_gs_import_file(path, "H100", &text, &err), 0);
+    assert_non_null(strstr(text, "set index 'X' (the sim indexes sets linearly)"));
+    assert_non_null(strstr(text, "-gpgpu_unified_l1d_size 256"));
+    assert_non_null(strstr(text, "-gpgpu_simple_dram_model 1 (line 22): not modelled"));
+    free(text);
+    if (gd_arch_load(path, NULL, 0, &a, &err) != 0)
+        fail_msg("%s", err.msg);
+    assert_int_equal(a.level[GD_L2].size_bytes, 50u << 20); /* 640 KiB x 40 x 2 */
+    assert_int_equal(a.level[GD_L2].ways, 20);
+    assert_int_equal(a.level[GD_DRAM].latency_cycles, 41 + 237 + 194 + GD_GS_DRAM_OFFSET_CYCLES);
+    gd_test_rmrf(dir);
+    free(dir);
+}
+
 /* ---- CSV numbers ---- */
 
 static void test_csv_exact(void **state)
@@ -503,6 +564,7 @@ int main(void)
         cmocka_unit_test(test_config_parse),
         cmocka_unit_test(test_import_errors),
         cmocka_unit_test(test_import_reference_configs),
+        cmocka_unit_test(test_import_other_configs),
         cmocka_unit_test(test_csv_exact),
         cmocka_unit_test(test_round_trip_gtx480),
         cmocka_unit_test(test_round_trip_qv100),
