@@ -341,10 +341,21 @@ static void export_dl1(gs_lines *ls, const gd_gs_value *m, gd_gs_config *base)
         ls->count--;
         return;
     }
+    char unmeasured[128] = "";
+    static const struct {
+        gd_gs_field field;
+        const char *name;
+    } geometry[] = {{GD_GS_DL1_SECTORED, "type"}, {GD_GS_DL1_LINE, "line"}, {GD_GS_DL1_WAYS, "ways"},
+                    {GD_GS_DL1_SIZE, "sets"}, {GD_GS_DL1_MSHR, "MSHRs"}, {GD_GS_DL1_MERGE, "merges"}};
+    for (size_t i = 0; i < sizeof geometry / sizeof geometry[0]; i++)
+        if (!usable(&m[geometry[i].field])) {
+            size_t u = strlen(unmeasured);
+            snprintf(unmeasured + u, sizeof unmeasured - u, "%s, ", geometry[i].name);
+        }
     size_t used = strlen(l->comment);
     snprintf(l->comment + used, sizeof l->comment - used,
-             "#   fields not measured (write policy, allocation, index, miss queue, port) from %s\n",
-             from_base ? "--base" : "GPGPU-Sim's tested SM75/SM86 configs");
+             "#   fields not measured (%swrite policy, allocation, index, miss queue, port) from %s\n",
+             unmeasured, from_base ? "--base" : "GPGPU-Sim's tested SM75/SM86 configs");
     cache_format(&c, l->value, sizeof l->value);
 }
 
