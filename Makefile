@@ -32,7 +32,7 @@ WARN += $(shell $(CC) -Werror -Wno-format-truncation -E -x c /dev/null >/dev/nul
 CPPFLAGS += -D_GNU_SOURCE -I. -DGD_SOURCE_DIR='"$(CURDIR)"'
 CFLAGS ?= -O2 -g
 CFLAGS += -std=c11 $(WARN) -MMD -MP
-LDLIBS += -ljansson -linih -lhwloc -ldl -lm
+LDLIBS += -ljansson -linih -lhwloc -lz -ldl -lm
 
 ifneq ($(SAN),)
 CFLAGS += -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
@@ -50,9 +50,10 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 BENCH_SRC := $(wildcard bench/bench_*.c)
 BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 
-# slurm-wlm and munge: tests/test_fleet_slurm.c brings up a one-host Slurm
+# slurm-wlm and munge: tests/test_fleet_slurm.c brings up a one-host Slurm;
+# zlib1g-dev: the samples each run keeps for `infer` (LABEL.samples.gz)
 DEB_PKGS := gcc make gnuplot-nox libhwloc-dev libcmocka-dev libjansson-dev libinih-dev \
-            slurm-wlm munge
+            slurm-wlm munge zlib1g-dev
 
 .PHONY: all deps demo test bench valgrind clean tests-build check-layout recovery
 all: $(BIN)

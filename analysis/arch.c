@@ -73,9 +73,16 @@ const char *gd_arch_dir(void)
 
 int gd_arch_resolve(const char *name_or_path, char *path, size_t path_bytes, gd_err *err)
 {
+    /* "gpgpusim:PATH": a GPGPU-Sim config, imported on loading (gd_arch_load) */
+    if (strncmp(name_or_path, "gpgpusim:", 9) == 0) {
+        name_or_path += 9;
+        if (!*name_or_path)
+            return gd_fail(err, "arch 'gpgpusim:': missing the config's path");
+    }
     size_t len = strlen(name_or_path);
     int is_path = strchr(name_or_path, '/') != NULL ||
-                  (len > 5 && strcmp(name_or_path + len - 5, ".arch") == 0);
+                  (len > 5 && strcmp(name_or_path + len - 5, ".arch") == 0) ||
+                  (len > 7 && strcmp(name_or_path + len - 7, ".config") == 0);
     int n;
     if (is_path)
         n = snprintf(path, path_bytes, "%s", name_or_path);

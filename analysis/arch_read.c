@@ -28,6 +28,7 @@
 
 #include "analysis/arch_parse.h"
 #include "analysis/arch_validate.h"
+#include "analysis/gpgpusim_import.h"
 
 /* ------------------------------------------------------------------------- */
 /* The key table.                                                            */
@@ -408,6 +409,17 @@ int gd_arch_parse_string(const char *text, const char *path, const char *const *
 int gd_arch_load(const char *path, const char *const *overrides, size_t override_count,
                  gd_arch *out, gd_err *err)
 {
+    if (gd_gs_is_config_path(path)) {
+        /* a GPGPU-Sim config: its arch text, parsed as any other (issue 16) */
+        char *imported = NULL;
+        if (gd_gs_import_file(path, NULL, &imported, err) != 0)
+            return -1;
+        int rc = gd_arch_parse_string(imported, path, overrides, override_count, out, err);
+        free(imported);
+        if (rc == 0)
+            gd_gs_config_name(path, out->name, sizeof out->name);
+        return rc;
+    }
     FILE *f = fopen(path, "rb");
     if (!f)
         return gd_fail(err, "%s: cannot open arch file: %s", path, strerror(errno));

@@ -18,6 +18,20 @@
 
 #include "analysis/results.h"
 
+/* Every number exactly: a whole value (a cycle count, an address such as
+ * chain_base) as an integer, anything else with the 17 significant digits that
+ * give back the same double on reading (%.6g rounded a 2^40-sized address by
+ * kilobytes, and a standalone compare mis-modelled its alignment). */
+#define GD_CSV_EXACT_INTEGER_LIMIT 9007199254740992.0 /* 2^53: every integer below is exact */
+
+static void csv_number(gd_text *t, double v)
+{
+    if (isfinite(v) && v > -GD_CSV_EXACT_INTEGER_LIMIT && v < GD_CSV_EXACT_INTEGER_LIMIT && v == floor(v))
+        gd_text_printf(t, ",%lld", (long long)v);
+    else
+        gd_text_printf(t, ",%.17g", v);
+}
+
 int gd_curve_write_csv(const gd_curve *curve, const char *dir, gd_err *err)
 {
     gd_text t;
@@ -30,12 +44,19 @@ int gd_curve_write_csv(const gd_curve *curve, const char *dir, gd_err *err)
          * where the probe does not measure it */
         char clock[32] = "";
         if (isfinite(p->sm_clock_mhz) && p->sm_clock_mhz > 0)
-            snprintf(clock, sizeof clock, "%.6g", p->sm_clock_mhz);
+            snprintf(clock, sizeof clock, "%.17g", p->sm_clock_mhz);
         for (unsigned s = 0; s < p->series_count; s++) {
             const gd_summary *m = &p->series[s].summary;
-            gd_text_printf(&t, "%llu,%s,%.6g,%.6g,%.6g,%.6g,%zu,%.6g,%.6g,%.6g,%s\n",
-                           (unsigned long long)p->x, p->series[s].name, m->min, m->median, m->mean,
-                           m->max, m->count, m->p05, m->p95, m->stddev, clock);
+            gd_text_printf(&t, "%llu,%s", (unsigned long long)p->x, p->series[s].name);
+            csv_number(&t, m->min);
+            csv_number(&t, m->median);
+            csv_number(&t, m->mean);
+            csv_number(&t, m->max);
+            gd_text_printf(&t, ",%zu", m->count);
+            csv_number(&t, m->p05);
+            csv_number(&t, m->p95);
+            csv_number(&t, m->stddev);
+            gd_text_printf(&t, ",%s\n", clock);
         }
     }
     char path[1024];
@@ -51,8 +72,11 @@ int gd_curve_write_csv(const gd_curve *curve, const char *dir, gd_err *err)
         const gd_point *p = &curve->points[i];
         counted += p->counters.count;
         for (size_t c = 0; c < p->counters.count; c++)
-            gd_text_printf(&t, "%llu,%s,%.10g\n", (unsigned long long)p->x,
-                           p->counters.items[c].name, p->counters.items[c].value);
+        {
+            gd_text_printf(&t, "%llu,%s", (unsigned long long)p->x, p->counters.items[c].name);
+            csv_number(&t, p->counters.items[c].value);
+            gd_text_printf(&t, "\n");
+        }
     }
     if (counted) {
         snprintf(path, sizeof path, "%s/%s.counters.csv", dir, curve->label);

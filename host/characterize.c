@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "analysis/compare.h"
+#include "analysis/curve_samples.h"
 #include "analysis/figures.h"
 #include "analysis/infer.h"
 #include "analysis/infer_access.h"
@@ -185,6 +186,72 @@ static int unknown_variable(const gd_err *err)
 }
 
 /* Runs one step; appends its meta entry and its curve analysis. */
+int gd_infer_curve(gd_inference *run_inf, const gd_curve *curve, const gd_segmentation *seg,
+                   const char *level, uint64_t l2_bytes_hint, int cc_major, int subpartitions,
+                   const char *where, gd_err *err)
+{
+    const gd_probe *probe = curve->probe;
+    int rc = 0;
+    /* probes whose reading depends on what earlier steps found refine the
+     * run's inference itself; the others start from nothing and are merged */
+    const char *const refining[] = {"const_seq", "pchase_fine", "mshr", "resv_stall",
+                                    "const_icache_share"};
+    int refines = 0;
+    for (size_t r = 0; r < sizeof refining / sizeof refining[0]; r++)
+        refines |= !strcmp(probe->name, refining[r]);
+    gd_inference step_inf;
+    if (refines)
+        step_inf = *run_inf;
+    else
+        memset(&step_inf, 0, sizeof step_inf);
+    int bypass = !strcmp(curve->opts.variant, "cg");
+    const char *pn = probe->name;
+    if (!strcmp(pn, "pchase")) {
+        rc = gd_infer_pchase(&step_inf, curve, seg, bypass, l2_bytes_hint, err);
+    } else if (!strcmp(pn, "pchase_stride")) {
+        gd_inferred_name lv = level[0] ? (gd_inferred_name)gd_inferred_level_from_name(level)
+                                       : (bypass ? GD_INF_L2 : GD_INF_L1D);
+        rc = gd_infer_stride(&step_inf, curve, seg, lv, err);
+    } else if (!strcmp(pn, "icache_seq")) {
+        rc = gd_infer_icache_seq(&step_inf, curve, seg, cc_major >= 7, err);
+    } else if (!strcmp(pn, "icache_av")) {
+        if (!level[0]) {
+            rc = gd_fail(err, "%s: an icache_av step needs --level (the level its victim "
+                              "is sized for)",
+                         where);
+        } else {
+            /* the table accumulates over steps: infer into the run's inference */
+            rc = gd_infer_icache_av(run_inf, curve,
+                                    (gd_inferred_name)gd_inferred_level_from_name(level),
+                                    subpartitions, err);
+        }
+    } else if (!strcmp(pn, "const_seq")) {
+        rc = gd_infer_const_seq(&step_inf, curve, seg, err);
+    } else if (!strcmp(pn, "const_stride")) {
+        rc = gd_infer_const_stride(&step_inf, curve, err);
+    } else if (!strcmp(pn, "const_bcast")) {
+        rc = gd_infer_const_bcast(&step_inf, curve, err);
+    } else if (!strcmp(pn, "const_icache_share")) {
+        rc = gd_infer_const_share(&step_inf, curve, err);
+    } else if (!strcmp(pn, "smem_bank")) {
+        rc = gd_infer_smem_bank(&step_inf, curve, err);
+    } else if (!strcmp(pn, "coalesce")) {
+        rc = gd_infer_coalesce(&step_inf, curve, err);
+    } else if (!strcmp(pn, "pchase_fine")) {
+        rc = !strcmp(curve->opts.variant, "policy") ? gd_infer_fine_policy(&step_inf, curve, err)
+                                                   : gd_infer_fine_ways(&step_inf, curve, seg, err);
+    } else if (!strcmp(pn, "mshr")) {
+        rc = gd_infer_mshr(&step_inf, curve, err);
+    } else if (!strcmp(pn, "resv_stall")) {
+        rc = gd_infer_resv_stall(&step_inf, curve, err);
+    }
+    if (rc == 0 && refines)
+        *run_inf = step_inf;
+    else if (rc == 0)
+        merge_inference(run_inf, &step_inf);
+    return rc;
+}
+
 static int run_step(gd_characterize_ctx *ctx, const gd_suite_step *st, json_t *meta,
                     json_t *curves_json, gd_err *err)
 {
@@ -237,7 +304,12 @@ static int run_step(gd_characterize_ctx *ctx, const gd_suite_step *st, json_t *m
             fprintf(ctx->progress, "%s: %s\n", st->label, plan_note);
     }
     json_array_append_new(json_object_get(meta, "probes"), entry);
+    if (st->level[0])
+        json_object_set_new(entry, "level", json_string(st->level));
     curve.opts = resolved;
+    /* every sample, so that `gpudissect infer RUN` can redo this step */
+    if (rc == 0 && ctx->out_dir && gd_curve_write_samples(&curve, ctx->out_dir, err) != 0)
+        rc = -1;
     if (rc != 0)
         goto out;
 
@@ -258,65 +330,12 @@ static int run_step(gd_characterize_ctx *ctx, const gd_suite_step *st, json_t *m
     }
     json_object_set_new(curves_json, st->label, cj);
 
-    /* probes whose reading depends on what earlier steps found refine the
-     * run's inference itself; the others start from nothing and are merged */
-    const char *const refining[] = {"const_seq", "pchase_fine", "mshr", "resv_stall",
-                                    "const_icache_share"};
-    int refines = 0;
-    for (size_t r = 0; r < sizeof refining / sizeof refining[0]; r++)
-        refines |= !strcmp(st->probe->name, refining[r]);
-    gd_inference step_inf;
-    if (refines)
-        step_inf = ctx->inference;
-    else
-        memset(&step_inf, 0, sizeof step_inf);
-    int bypass = !strcmp(opts.variant, "cg");
-    const char *pn = st->probe->name;
-    const gd_device_info *info = gd_device_get_info(ctx->runner->dev);
-    if (!strcmp(pn, "pchase")) {
-        rc = gd_infer_pchase(&step_inf, &curve, &seg, bypass, ctx->device_l2_bytes, err);
-    } else if (!strcmp(pn, "pchase_stride")) {
-        gd_inferred_name level = st->level[0] ? (gd_inferred_name)gd_inferred_level_from_name(st->level)
-                                              : (bypass ? GD_INF_L2 : GD_INF_L1D);
-        rc = gd_infer_stride(&step_inf, &curve, &seg, level, err);
-    } else if (!strcmp(pn, "icache_seq")) {
-        rc = gd_infer_icache_seq(&step_inf, &curve, &seg, info->cc_major >= 7, err);
-    } else if (!strcmp(pn, "icache_av")) {
-        if (!st->level[0]) {
-            rc = gd_fail(err, "%s:%d: an icache_av step needs --level (the level its victim "
-                              "is sized for)",
-                         ctx->suite->path, st->line);
-        } else {
-            /* the table accumulates over steps: infer into the run's inference */
-            rc = gd_infer_icache_av(&ctx->inference, &curve,
-                                    (gd_inferred_name)gd_inferred_level_from_name(st->level),
-                                    info->subpartitions_per_sm, err);
-        }
-    } else if (!strcmp(pn, "const_seq")) {
-        rc = gd_infer_const_seq(&step_inf, &curve, &seg, err);
-    } else if (!strcmp(pn, "const_stride")) {
-        rc = gd_infer_const_stride(&step_inf, &curve, err);
-    } else if (!strcmp(pn, "const_bcast")) {
-        rc = gd_infer_const_bcast(&step_inf, &curve, err);
-    } else if (!strcmp(pn, "const_icache_share")) {
-        rc = gd_infer_const_share(&step_inf, &curve, err);
-    } else if (!strcmp(pn, "smem_bank")) {
-        rc = gd_infer_smem_bank(&step_inf, &curve, err);
-    } else if (!strcmp(pn, "coalesce")) {
-        rc = gd_infer_coalesce(&step_inf, &curve, err);
-    } else if (!strcmp(pn, "pchase_fine")) {
-        rc = !strcmp(curve.opts.variant, "policy") ? gd_infer_fine_policy(&step_inf, &curve, err)
-                                                   : gd_infer_fine_ways(&step_inf, &curve, &seg, err);
-    } else if (!strcmp(pn, "mshr")) {
-        rc = gd_infer_mshr(&step_inf, &curve, err);
-    } else if (!strcmp(pn, "resv_stall")) {
-        rc = gd_infer_resv_stall(&step_inf, &curve, err);
-    }
+    char where[600];
+    snprintf(where, sizeof where, "%s:%d", ctx->suite->path, st->line);
+    rc = gd_infer_curve(&ctx->inference, &curve, &seg, st->level, ctx->device_l2_bytes,
+                        gd_device_get_info(ctx->runner->dev)->cc_major,
+                        gd_device_get_info(ctx->runner->dev)->subpartitions_per_sm, where, err);
     gd_segmentation_free(&seg);
-    if (rc == 0 && refines)
-        ctx->inference = step_inf;
-    else if (rc == 0)
-        merge_inference(&ctx->inference, &step_inf);
     if (rc == 0) {
         for (int i = 0; i < GD_INF_COUNT; i++) {
             const gd_inferred_level *l = &ctx->inference.level[i];

@@ -29,6 +29,13 @@ typedef struct gd_characterize_ctx {
  * only when the results directory itself cannot be written. */
 int gd_characterize(gd_characterize_ctx *ctx, json_t *meta, gd_err *err);
 
+/* One curve's inference, folded into the run's: what characterize does after
+ * each step and `gpudissect infer` redoes from a results directory.  `level`:
+ * the step's --level ("" for none); `where` names the step in errors. */
+int gd_infer_curve(gd_inference *run_inf, const gd_curve *curve, const gd_segmentation *seg,
+                   const char *level, uint64_t l2_bytes_hint, int cc_major, int subpartitions,
+                   const char *where, gd_err *err);
+
 /* compare.json (when `arch` is given), plots/ (when `plots`), report.md, all from
  * the files of the results directory. */
 int gd_analyze_run(const char *dir, const gd_arch *arch, int plots, gd_err *err);

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "analysis/arch.h"
+#include "analysis/curve_samples.h"
 #include "analysis/results.h"
 #include "host/adaptive.h"
 #include "host/commands.h"
@@ -16,6 +17,7 @@
 #include "host/meta.h"
 #include "host/runner.h"
 #include "kernels/probe.h"
+#include "kernels/timer.h"
 
 #define MAX_OVERRIDES 64
 
@@ -33,6 +35,7 @@ typedef struct run_args {
     uint64_t resolution;
     int trace;
     uint64_t trace_limit;
+    int timer_clock32;  /* emit --timer clock32: %clock reads for GPGPU-Sim */
 } run_args;
 
 static const char run_help[] =
@@ -70,12 +73,14 @@ static const char emit_help[] =
     "Prints the PTX the probe hands to the device for one sweep point (default: the\n"
     "first point of a 1KiB sweep).  --device picks the target (default sim:t4, whose\n"
     "arch file says sm_75; cuda:N uses the card's compute capability).  Takes the\n"
-    "probe options of `gpudissect run`.\n";
+    "probe options of `gpudissect run`.\n"
+    "  --timer clock32     read the 32-bit %clock instead of %clock64 (wrap-safe 32-bit\n"
+    "                      deltas): the same probe for GPGPU-Sim, which aborts on %clock64\n";
 
 static int parse_args(int argc, char **argv, run_args *a, const char *help, int is_emit)
 {
     enum { O_STRIDE = 256, O_PATTERN, O_SEED, O_VARIANT, O_SAMPLES, O_SET, O_OUT, O_QUIET, O_POINT,
-           O_FOOTPRINT, O_ADAPTIVE, O_RESOLUTION, O_TRACE, O_TRACE_LIMIT };
+           O_FOOTPRINT, O_ADAPTIVE, O_RESOLUTION, O_TRACE, O_TRACE_LIMIT, O_TIMER };
     static const struct option opts[] = {
         {"device", required_argument, 0, 'd'},   {"probe", required_argument, 0, 'p'},
         {"sweep", required_argument, 0, 's'},    {"stride", required_argument, 0, O_STRIDE},
@@ -86,6 +91,7 @@ static int parse_args(int argc, char **argv, run_args *a, const char *help, int 
         {"footprint", required_argument, 0, O_FOOTPRINT},
         {"adaptive", no_argument, 0, O_ADAPTIVE}, {"resolution", required_argument, 0, O_RESOLUTION},
         {"trace", no_argument, 0, O_TRACE}, {"trace-limit", required_argument, 0, O_TRACE_LIMIT},
+        {"timer", required_argument, 0, O_TIMER},
         {"help", no_argument, 0, 'h'},           {0, 0, 0, 0},
     };
     memset(a, 0, sizeof *a);
@@ -173,6 +179,13 @@ static int parse_args(int argc, char **argv, run_args *a, const char *help, int 
             break;
         }
         case O_POINT: a->point = optarg; break;
+        case O_TIMER:
+            if (!is_emit || (strcmp(optarg, "clock32") && strcmp(optarg, "clock64"))) {
+                fprintf(stderr, "gpudissect: --timer clock32|clock64 is an option of `emit`\n");
+                return 2;
+            }
+            a->timer_clock32 = !strcmp(optarg, "clock32");
+            break;
         case 'h': fputs(help, stdout); return 0;
         case ':':
             fprintf(stderr, "gpudissect: option '%s' needs a value\n", argv[optind - 1]);
@@ -319,6 +332,8 @@ int gd_cmd_run(int argc, char **argv)
         gd_meta_finish(meta, dev, out_dir, &ignored);
         goto out;
     }
+    if (gd_curve_write_samples(&curve, out_dir, &err) != 0) /* for `gpudissect infer` */
+        goto out;
     if (a.adaptive) {
         json_object_set_new(entry, "strategy", json_string("adaptive"));
         json_object_set_new(entry, "points", json_integer((json_int_t)st.points));
@@ -384,7 +399,19 @@ int gd_cmd_emit(int argc, char **argv)
         gd_device_close(dev);
         return gd_report_error(err.msg);
     }
-    fputs(plan.ptx, stdout);
+    if (a.timer_clock32) {
+        char *ptx32 = NULL;
+        unsigned reads = 0;
+        if (gd_timer_clock32_ptx(plan.ptx, &ptx32, &reads, &err) != 0) {
+            gd_probe_plan_free(probe, &plan);
+            gd_device_close(dev);
+            return gd_report_error(err.msg);
+        }
+        fputs(ptx32, stdout);
+        free(ptx32);
+    } else {
+        fputs(plan.ptx, stdout);
+    }
     gd_probe_plan_free(probe, &plan);
     gd_device_close(dev);
     return 0;

@@ -22,6 +22,15 @@ int gd_cmd_fleet(int argc, char **argv);
 int gd_cmd_node_run(const char *command, int argc, char **argv, const char *device,
                     const char *out, int quiet);
 
+/* cmd_config.c: GPGPU-Sim configs (issue 16); validate exits 3 on a contradiction */
+int gd_cmd_import_config(int argc, char **argv);
+int gd_cmd_export_config(int argc, char **argv);
+int gd_cmd_validate(int argc, char **argv);
+/* cmd_infer.c: the inference redone from a results directory */
+int gd_cmd_infer(int argc, char **argv);
+/* cmd_import_curve.c: a footprint/latency table as a results directory */
+int gd_cmd_import_curve(int argc, char **argv);
+
 /* Prints "gpudissect: error: MSG" on stderr; returns 1. */
 int gd_report_error(const char *msg);
 

@@ -39,7 +39,7 @@ int gd_device_open(const char *spec, const gd_device_opts *opts, gd_device **out
         if (cuda_device_open((int)ordinal, opts, out, err) != 0)
             return -1;
     } else {
-        return gd_fail(err, "unknown device '%s' (expected sim:ARCH or cuda:N)", spec);
+        return gd_fail(err, "unknown device '%s' (expected sim:ARCH, sim:gpgpusim:CONFIG or cuda:N)", spec);
     }
     snprintf((*out)->info.spec, sizeof (*out)->info.spec, "%s", spec);
     return 0;

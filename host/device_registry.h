@@ -11,7 +11,8 @@
 
 #include "host/device.h"
 
-/* Open "sim:ARCH" (ARCH: a bundled arch name or a path to an .arch file) or
+/* Open "sim:ARCH" (ARCH: a bundled arch name or a path to an .arch file;
+ * "sim:gpgpusim:PATH" runs a GPGPU-Sim config, imported on loading) or
  * "cuda:N".  opts may be NULL.  Close with gd_device_close (host/device.h). */
 int gd_device_open(const char *spec, const gd_device_opts *opts, gd_device **out, gd_err *err);
 

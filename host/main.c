@@ -24,6 +24,11 @@ static const command commands[] = {
     {"plot", gd_cmd_plot, "draw a run's curves with gnuplot (plots/*.png, *.svg)"},
     {"report", gd_cmd_report, "write a run's report.md"},
     {"fleet", gd_cmd_fleet, "every GPU of a cluster: Slurm job array (submit, status) and merge"},
+    {"infer", gd_cmd_infer, "redo a results directory's inference from its files (inferred.json)"},
+    {"import-curve", gd_cmd_import_curve, "a footprint/latency table from elsewhere as a results directory"},
+    {"import-config", gd_cmd_import_config, "print the arch file of a GPGPU-Sim gpgpusim.config"},
+    {"export-config", gd_cmd_export_config, "write the GPGPU-Sim config lines a run measured"},
+    {"validate", gd_cmd_validate, "hold a run against a GPGPU-Sim config (exit 3: contradicted)"},
 };
 
 static void usage(FILE *out)
@@ -32,7 +37,7 @@ static void usage(FILE *out)
                  "Dissects a GPU's memory hierarchy with PTX microbenchmarks, on a real GPU\n"
                  "(cuda:N) or on the simulated GPU of an arch file (sim:ARCH).\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        fprintf(out, "  %-12s %s\n", commands[i].name, commands[i].summary);
+        fprintf(out, "  %-14s %s\n", commands[i].name, commands[i].summary);
 }
 
 int main(int argc, char **argv)

@@ -2,6 +2,7 @@
 #include "kernels/timer.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -88,5 +89,92 @@ int gd_timer_add_clock_series(gd_probe_result *out, uint64_t cycles, uint64_t ns
     if (!s)
         return -1;
     s->samples[0] = gd_timer_effective_mhz(cycles, ns);
+    return 0;
+}
+
+/* ---- --timer clock32: the probe PTX for GPGPU-Sim (issue 16) ----
+ *
+ * GPGPU-Sim implements %clock but aborts on the first read of %clock64.  This
+ * rewrites every "mov.u64 %rdN, %clock64;" of a probe's PTX into a 32-bit
+ * read widened into the same register:
+ *     mov.u32 %gd_clock32, %clock;
+ *     cvt.u64.u32 %rdN, %gd_clock32;
+ * declaring %gd_clock32 beside each entry's first .reg line.  The probes keep
+ * their deltas as 32-bit words (sub.s64 then cvt.u32.u64), so the delta of
+ * two widened reads is (t1 - t0) mod 2^32: right across a wrap of the 32-bit
+ * clock, as long as one timed interval is under 2^32 cycles. */
+#define GD_CLOCK32_REG "%gd_clock32"
+
+static int clock64_read(const char *line, size_t len, char *reg, size_t reg_bytes)
+{
+    static const char mov[] = "mov.u64", src[] = "%clock64;";
+    const char *p = line, *end = line + len;
+    while (p < end && (*p == ' ' || *p == '\t'))
+        p++;
+    if ((size_t)(end - p) < sizeof mov || strncmp(p, mov, sizeof mov - 1))
+        return 0;
+    p += sizeof mov - 1;
+    while (p < end && (*p == ' ' || *p == '\t'))
+        p++;
+    const char *r = p;
+    while (p < end && *p != ',' && *p != ' ')
+        p++;
+    size_t rlen = (size_t)(p - r);
+    while (p < end && (*p == ',' || *p == ' ' || *p == '\t'))
+        p++;
+    if (rlen == 0 || rlen >= reg_bytes || (size_t)(end - p) < sizeof src - 1 ||
+        strncmp(p, src, sizeof src - 1))
+        return 0;
+    memcpy(reg, r, rlen);
+    reg[rlen] = 0;
+    return 1;
+}
+
+int gd_timer_clock32_ptx(const char *ptx, char **out, unsigned *reads, gd_err *err)
+{
+    *out = NULL;
+    *reads = 0;
+    size_t cap = strlen(ptx) * 3 + 4096, used = 0;
+    char *text = malloc(cap);
+    if (!text)
+        return gd_fail(err, "timer clock32: out of memory");
+    int in_entry = 0, declared = 0;
+    for (const char *line = ptx; *line;) {
+        size_t len = strcspn(line, "\n");
+        char reg[64];
+        const char *piece = line;
+        size_t piece_len = len;
+        char buf[256];
+        if (clock64_read(line, len, reg, sizeof reg)) {
+            int n = snprintf(buf, sizeof buf, "    mov.u32 %s, %%clock;\n    cvt.u64.u32 %s, %s;",
+                             GD_CLOCK32_REG, reg, GD_CLOCK32_REG);
+            piece = buf;
+            piece_len = (size_t)n;
+            ++*reads;
+        }
+        if (used + piece_len + 64 > cap) {
+            free(text);
+            return gd_fail(err, "timer clock32: the rewritten PTX outgrew its buffer");
+        }
+        memcpy(text + used, piece, piece_len);
+        used += piece_len;
+        text[used++] = '\n';
+        if (strstr(line, ".entry") && strstr(line, ".entry") < line + len) {
+            in_entry = 1;
+            declared = 0;
+        }
+        const char *dot_reg = strstr(line, ".reg ");
+        if (in_entry && !declared && dot_reg && dot_reg < line + len) {
+            used += (size_t)sprintf(text + used, "    .reg .u32 %s;\n", GD_CLOCK32_REG);
+            declared = 1;
+        }
+        line += len + (line[len] == '\n');
+    }
+    text[used] = 0;
+    if (*reads == 0) {
+        free(text);
+        return gd_fail(err, "timer clock32: the PTX reads no %%clock64 to rewrite");
+    }
+    *out = text;
     return 0;
 }

@@ -47,4 +47,10 @@ double gd_timer_min_u32(const uint8_t *buf, size_t n);
 /* The median of n doubles (a sorted copy is made; n <= 65536; NAN for none). */
 double gd_timer_median(const double *v, size_t n);
 
+/* --timer clock32: the PTX with every %clock64 read replaced by a 32-bit
+ * %clock read widened into the same register (GPGPU-Sim implements %clock
+ * only); the probes' 32-bit deltas stay right across a wrap.  *out: malloc'd;
+ * *reads: the reads rewritten (none is an error). */
+int gd_timer_clock32_ptx(const char *ptx, char **out, unsigned *reads, gd_err *err);
+
 #endif
