@@ -81,9 +81,10 @@ int gd_jit_check(const char *probe, const gd_probe_plan *plan, const void *cubin
  * instruction per line, ".L_x_N:" label lines kept; NULL: no nvdisasm)
  * against the plan's PTX, read with parameter base `param_base` (0: unknown).
  * Writes one verdict line -- "ok: N timed regions in PTX order", "mismatch:
- * timed region ...; first difference: PTX `...`, SASS `...`", "unchecked:
- * why" (no nvdisasm, no parameter base, a reader's limit exceeded) -- and
- * returns the status. */
+ * timed region K ...; first difference at event E; PTX `<its event>`, SASS
+ * `<the event in its place>`", "unchecked: why" (no nvdisasm, no parameter
+ * base, no timed region, a reader's limit exceeded) -- and returns the
+ * status. */
 gd_jit_status gd_jit_check_order(const char *probe, const gd_probe_plan *plan, const char *sass,
                                  unsigned param_base, char *verdict, size_t size);
 
