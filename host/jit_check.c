@@ -12,8 +12,17 @@
  *     counted (FFMA for the instruction-cache probes, whose block must survive
  *     whole; LDG without .STRONG.GPU for the L1-path probes, whose flush pass
  *     uses ld.cg -- exactly as the tests count them);
- *   - order: gd_jit_check_order, a hook for the dataflow-order checker another
- *     change brings (tests/sass_order.h); it says "unchecked" until then.
+ *   - order: the listing (labels kept, for the control flow) and the plan's
+ *     PTX are read by host/ptx_reader.h and host/sass_reader.h and held to
+ *     each other by host/sass_order.h's gd_order_check -- every timed region
+ *     of the PTX must be in the SASS with its loads, clock reads and stores in
+ *     the PTX's order (the check tests/test_sass_order.c makes on ptxas'
+ *     output for every target).  The SASS names kernel parameters by their
+ *     c[0x0] offsets, whose base differs by target: gd_jit_param_base
+ *     measures it on the device itself (a two-parameter kernel through the
+ *     same JIT and nvdisasm), since a card's machine may have no ptxas.
+ *     A reader's limit (labels, registers, clock reads, memory) makes
+ *     "unchecked: ...", never an abort and never a pass.
  *
  * Only a failed check is a mismatch.  Missing tools or a plan that asks for
  * nothing make "unchecked: why", which the runner records and lets run.
@@ -26,6 +35,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "host/cuda_device.h"
+#include "host/sass_order.h"
 #include "kernels/cubin_elf.h"
 
 /* sm_70+ encodes every instruction in 16 bytes (control bits inside). */
@@ -140,9 +151,9 @@ static int sass_count(const char *sass, const char *opcode)
 }
 
 /* nvdisasm -c of the cubin, reduced to one instruction per line (the text
- * between the address comment and the ';'), as tests/ptx_toolchain.h does.
- * Returns a malloc'ed listing or NULL with err. */
-static char *disassemble(const char *nvdisasm, const void *cubin, size_t size, gd_err *err)
+ * between the address comment and the ';') and its ".L_x_N:" labels, as
+ * tests/ptx_toolchain.h (gd_test_sass_labels) does. */
+char *gd_jit_disassemble(const char *nvdisasm, const void *cubin, size_t size, gd_err *err)
 {
     char path[] = "/tmp/gd-jit-XXXXXX";
     int fd = mkstemp(path);
@@ -166,6 +177,22 @@ static char *disassemble(const char *nvdisasm, const void *cubin, size_t size, g
     while (p && fgets(line, sizeof line, p)) {
         if (!first_line[0])
             snprintf(first_line, sizeof first_line, "%s", line);
+        /* a label line: ".L_x_4:" (the branch targets of the listing) */
+        char *label = line + strspn(line, " \t");
+        if (!strncmp(label, ".L_", 3)) {
+            size_t len = strspn(label + 3, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                           "0123456789_") + 3;
+            if (label[len] == ':' && out) {
+                if (used + len + 3 > SASS_LISTING_MAX_BYTES) {
+                    broken = 1;
+                    continue;
+                }
+                memcpy(out + used, label, len + 1);
+                used += len + 1;
+                out[used++] = '\n';
+            }
+            continue;
+        }
         /* a line: address comment, instruction, ';', encoding comment */
         char *at = strstr(line, "/*");
         if (!at || !strchr("0123456789abcdef", at[2]))
@@ -202,17 +229,85 @@ static char *disassemble(const char *nvdisasm, const void *cubin, size_t size, g
     return out;
 }
 
-gd_jit_status gd_jit_check_order(const char *probe, const gd_probe_plan *plan, const char *sass,
-                                 char *verdict, size_t size)
+/* The line of `msg` after `after` that starts with "   -> " (the event the
+ * order check marks), without its marker, into out. */
+static void marked_event(const char *msg, const char *after, char *out, size_t size)
 {
-    /* The hook for tests/sass_order.h's dataflow-order checker (the timed
-     * region's clock reads bracket the load and its consumer).  Until it is
-     * plugged in, nothing is claimed. */
-    (void)probe, (void)plan;
-    snprintf(verdict, size, "unchecked: %s",
-             sass ? "the timed-region order check is not plugged in yet (tests/sass_order.h)"
-                  : "no nvdisasm");
-    return GD_JIT_UNCHECKED;
+    const char *s = after ? strstr(msg, after) : msg;
+    const char *m = s ? strstr(s, "   -> ") : NULL;
+    if (!m) {
+        snprintf(out, size, "nothing: the region ends there");
+        return;
+    }
+    m += 6;
+    snprintf(out, size, "%.*s", (int)strcspn(m, "\n"), m);
+}
+
+gd_jit_status gd_jit_check_order(const char *probe, const gd_probe_plan *plan, const char *sass,
+                                 unsigned param_base, char *verdict, size_t size)
+{
+    (void)probe;
+    if (!sass) {
+        snprintf(verdict, size, "unchecked: no nvdisasm");
+        return GD_JIT_UNCHECKED;
+    }
+    if (!param_base) {
+        snprintf(verdict, size, "unchecked: the target's parameter base was not measured");
+        return GD_JIT_UNCHECKED;
+    }
+    gd_order_prog ptx, code;
+    gd_order_parse_pair(&ptx, &code, plan->ptx, sass, param_base);
+    char msg[4096] = "";
+    int timed = 0;
+    int rc = gd_order_check(&ptx, &code, &timed, msg, sizeof msg);
+    gd_jit_status status = GD_JIT_OK;
+    if (rc == GD_ORDER_UNCHECKED) {
+        status = GD_JIT_UNCHECKED;
+        snprintf(verdict, size, "unchecked: %s", msg);
+    } else if (rc != 0) {
+        status = GD_JIT_MISMATCH;
+        char want[160], got[160];
+        marked_event(msg, "PTX order:", want, sizeof want);
+        marked_event(msg, "SASS order", got, sizeof got);
+        snprintf(verdict, size, "mismatch: %.*s; PTX `%s`, SASS `%s`", (int)strcspn(msg, "\n"),
+                 msg, want, strstr(msg, "SASS order") ? got : "(no timed region in its place)");
+    } else if (timed == 0) {
+        status = GD_JIT_UNCHECKED;
+        snprintf(verdict, size, "unchecked: %s has no timed region", plan->entry);
+    } else {
+        snprintf(verdict, size, "ok: %d timed region%s in PTX order", timed, timed == 1 ? "" : "s");
+    }
+    gd_order_free(&ptx);
+    gd_order_free(&code);
+    return status;
+}
+
+int gd_jit_param_base(gd_device *dev, const char *nvdisasm, unsigned *out, gd_err *err)
+{
+    *out = 0;
+    if (!nvdisasm)
+        return gd_fail(err, "parameter base: no nvdisasm");
+    const gd_device_info *info = gd_device_get_info(dev);
+    char *ptx = gd_sass_param_base_ptx(info->cc_major * 10 + info->cc_minor);
+    if (!ptx)
+        return gd_fail(err, "parameter base: out of memory for its kernel");
+    gd_kernel *kernel = NULL;
+    const void *cubin = NULL;
+    size_t size = 0;
+    char *sass = NULL;
+    int rc = gd_kernel_load(dev, ptx, "gd_param_base", NULL, &kernel, err);
+    free(ptx);
+    if (rc != 0)
+        return gd_fail_prefix(err, "parameter base: loading its kernel");
+    if (cuda_kernel_jit_cubin(kernel, &cubin, &size) != 0)
+        rc = gd_fail(err, "parameter base: the JIT returned no cubin");
+    else if (!(sass = gd_jit_disassemble(nvdisasm, cubin, size, err)))
+        rc = gd_fail_prefix(err, "parameter base");
+    else if (!(*out = gd_sass_param_base(sass)))
+        rc = gd_fail(err, "parameter base: no c[0x0] parameter read in the JIT's gd_param_base");
+    free(sass);
+    gd_kernel_unload(dev, kernel);
+    return rc;
 }
 
 static gd_jit_status worse(gd_jit_status a, gd_jit_status b)
@@ -226,7 +321,7 @@ static gd_jit_status worse(gd_jit_status a, gd_jit_status b)
 }
 
 int gd_jit_check(const char *probe, const gd_probe_plan *plan, const void *cubin, size_t size,
-                 const char *nvdisasm, gd_jit_verdict *out, gd_err *err)
+                 const char *nvdisasm, unsigned param_base, gd_jit_verdict *out, gd_err *err)
 {
     memset(out, 0, sizeof *out);
     out->intended_found = -1;
@@ -268,7 +363,7 @@ int gd_jit_check(const char *probe, const gd_probe_plan *plan, const void *cubin
     const char *opcode = gd_jit_intended_opcode(probe);
     char *sass = NULL;
     if (nvdisasm) {
-        sass = disassemble(nvdisasm, cubin, size, err);
+        sass = gd_jit_disassemble(nvdisasm, cubin, size, err);
         if (!sass)
             return gd_fail_prefix(err, "%s", probe);
     }
@@ -291,8 +386,9 @@ int gd_jit_check(const char *probe, const gd_probe_plan *plan, const void *cubin
         }
     }
 
-    /* 3. the timed region's order: the hook */
-    gd_jit_status order = gd_jit_check_order(probe, plan, sass, out->order, sizeof out->order);
+    /* 3. the timed regions' order, in the same listing */
+    gd_jit_status order =
+        gd_jit_check_order(probe, plan, sass, param_base, out->order, sizeof out->order);
     free(sass);
     out->status = worse(worse(range, intended), order);
     return 0;

@@ -17,9 +17,13 @@
  *   intended    the probe's intended instructions (plan->intended_instructions
  *               of the opcode gd_jit_intended_opcode names) counted in
  *               nvdisasm's listing -- needs nvdisasm (GD_NVDISASM, else PATH);
- *   order       the timed region's dataflow order -- the hook
- *               gd_jit_check_order, where the SASS order checker of
- *               tests/sass_order.h plugs in; until then "unchecked".
+ *   order       every timed region's loads, clock reads and stores in the
+ *               order of the plan's PTX (gd_jit_check_order: the checker of
+ *               host/sass_order.h, the one tests/test_sass_order.c holds
+ *               ptxas' output to) -- needs nvdisasm and the target's c[0x0]
+ *               offset of the first kernel parameter, which
+ *               gd_jit_param_base measures through the device's own JIT
+ *               (the runner caches it, once per device and run).
  */
 #ifndef GD_JIT_CHECK_H
 #define GD_JIT_CHECK_H
@@ -31,7 +35,7 @@
 #include "kernels/probe.h"
 
 #define GD_NVDISASM_ENV "GD_NVDISASM"
-#define GD_JIT_VERDICT_BYTES 256
+#define GD_JIT_VERDICT_BYTES 512
 
 typedef enum gd_jit_status {
     GD_JIT_OK,        /* every check that ran passed, and at least one ran */
@@ -65,16 +69,34 @@ const char *gd_jit_intended_opcode(const char *probe);
 const char *gd_jit_find_nvdisasm(char *buf, size_t size);
 
 /* Checks `cubin` (the JIT's output, before any patch) for `entry` against the
- * plan of probe `probe`.  nvdisasm may be NULL.  Fills *out; returns -1 (err)
- * only when the check itself could not run (unreadable cubin, nvdisasm
- * failing) -- a mismatch is a verdict, not an error. */
+ * plan of probe `probe`.  nvdisasm may be NULL; param_base is the target's
+ * c[0x0] offset of the first parameter (gd_jit_param_base; 0: unknown, the
+ * order is then "unchecked").  Fills *out; returns -1 (err) only when the
+ * check itself could not run (unreadable cubin, nvdisasm failing) -- a
+ * mismatch is a verdict, not an error. */
 int gd_jit_check(const char *probe, const gd_probe_plan *plan, const void *cubin, size_t size,
-                 const char *nvdisasm, gd_jit_verdict *out, gd_err *err);
+                 const char *nvdisasm, unsigned param_base, gd_jit_verdict *out, gd_err *err);
 
-/* The order hook: the timed region's dataflow order in `sass` (nvdisasm's
- * instruction lines, one per line) for this plan; writes a verdict line and
- * returns the status.  For now it says "unchecked". */
+/* The timed-region order of `sass` (nvdisasm's listing of the entry: one
+ * instruction per line, ".L_x_N:" label lines kept; NULL: no nvdisasm)
+ * against the plan's PTX, read with parameter base `param_base` (0: unknown).
+ * Writes one verdict line -- "ok: N timed regions in PTX order", "mismatch:
+ * timed region K ...; first difference at event E; PTX `<its event>`, SASS
+ * `<the event in its place>`", "unchecked: why" (no nvdisasm, no parameter
+ * base, no timed region, a reader's limit exceeded) -- and returns the
+ * status. */
 gd_jit_status gd_jit_check_order(const char *probe, const gd_probe_plan *plan, const char *sass,
-                                 char *verdict, size_t size);
+                                 unsigned param_base, char *verdict, size_t size);
+
+/* nvdisasm's listing of a cubin, as gd_jit_check_order reads it (malloc'ed;
+ * NULL with err when nvdisasm fails). */
+char *gd_jit_disassemble(const char *nvdisasm, const void *cubin, size_t size, gd_err *err);
+
+/* The c[0x0] offset of the first kernel parameter on `dev` (a cuda:N device),
+ * measured: a tiny kernel (host/sass_order.h, gd_sass_param_base_ptx) is
+ * loaded through the device's JIT, its cubin disassembled with `nvdisasm`
+ * and the offset read off the listing.  Returns -1 with err when it cannot
+ * be measured (the caller's order verdict then says why). */
+int gd_jit_param_base(gd_device *dev, const char *nvdisasm, unsigned *out, gd_err *err);
 
 #endif

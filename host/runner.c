@@ -187,7 +187,7 @@ static int check_jit_output(gd_runner *r, const gd_probe *probe, const gd_probe_
     char nvdisasm_buf[1024];
     const char *nvdisasm = gd_jit_find_nvdisasm(nvdisasm_buf, sizeof nvdisasm_buf);
     gd_jit_verdict v;
-    if (gd_jit_check(probe->name, plan, jit, jit_bytes, nvdisasm, &v, err) != 0)
+    if (gd_jit_check(probe->name, plan, jit, jit_bytes, nvdisasm, r->jit_param_base, &v, err) != 0)
         return -1;
     if (r->meta) {
         char jit_hash[17], loaded_hash[17];
@@ -207,6 +207,10 @@ static int check_jit_output(gd_runner *r, const gd_probe *probe, const gd_probe_
         json_object_set_new(k, "intended_instructions", json_string(v.intended));
         json_object_set_new(k, "timed_region_order", json_string(v.order));
         json_object_set_new(k, "nvdisasm", nvdisasm ? json_string(nvdisasm) : json_null());
+        json_object_set_new(k, "param_base",
+                            r->jit_param_base ? json_integer(r->jit_param_base) : json_null());
+        if (!r->jit_param_base && r->jit_param_base_why[0])
+            json_object_set_new(k, "param_base_error", json_string(r->jit_param_base_why));
         json_t *list = json_object_get(r->meta, "kernels");
         if (!json_is_array(list)) {
             list = json_array();
@@ -216,10 +220,34 @@ static int check_jit_output(gd_runner *r, const gd_probe *probe, const gd_probe_
     }
     if (v.status == GD_JIT_MISMATCH)
         return gd_fail(err, "%s: the driver's JIT made machine code that does not mean what the "
-                       "probe intends, refused before its first launch: %s",
+                       "probe intends, refused before its first launch: %s%s",
                        probe->name,
-                       strncmp(v.code_range, "mismatch", 8) == 0 ? v.code_range : v.intended);
+                       !strncmp(v.code_range, "mismatch", 8) ? v.code_range
+                       : !strncmp(v.intended, "mismatch", 8) ? v.intended
+                                                             : "timed-region order ",
+                       !strncmp(v.code_range, "mismatch", 8) ||
+                               !strncmp(v.intended, "mismatch", 8)
+                           ? ""
+                           : v.order);
     return 0;
+}
+
+/* The parameter base the order check reads the SASS with: measured through
+ * the device's JIT once per runner (host/jit_check.c, gd_jit_param_base),
+ * before the runner's first kernel loads on a cuda device with nvdisasm.  A
+ * failure is no error: the order verdict says "unchecked" and meta.json why. */
+static void measure_param_base(gd_runner *r)
+{
+    if (r->jit_param_base_tried || strcmp(gd_device_get_info(r->dev)->backend, "cuda") != 0)
+        return;
+    r->jit_param_base_tried = 1;
+    char nvdisasm_buf[1024];
+    const char *nvdisasm = gd_jit_find_nvdisasm(nvdisasm_buf, sizeof nvdisasm_buf);
+    gd_err err = {{0}};
+    if (!nvdisasm)
+        snprintf(r->jit_param_base_why, sizeof r->jit_param_base_why, "no nvdisasm");
+    else if (gd_jit_param_base(r->dev, nvdisasm, &r->jit_param_base, &err) != 0)
+        snprintf(r->jit_param_base_why, sizeof r->jit_param_base_why, "%s", err.msg);
 }
 
 static int runner_kernel(gd_runner *r, const gd_probe *probe, const gd_probe_plan *plan,
@@ -230,6 +258,7 @@ static int runner_kernel(gd_runner *r, const gd_probe *probe, const gd_probe_pla
         r->kernel_load.patch_count == plan->load.patch_count)
         return 0;
     gd_runner_close(r);
+    measure_param_base(r);
     if (gd_kernel_load(r->dev, plan->ptx, plan->entry, &plan->load, &r->kernel, err) != 0) {
         r->kernel = NULL;
         return -1;

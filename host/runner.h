@@ -44,6 +44,13 @@ typedef struct gd_runner {
      * kernel's JIT check (host/jit_check.h: verdicts, info log, cubin hashes) is
      * appended to its "kernels" array before the kernel's first launch. */
     json_t *meta;
+    /* The target's c[0x0] offset of the first kernel parameter, for the JIT
+     * check's order verdict (host/jit_check.h, gd_jit_param_base): measured
+     * once per runner on a cuda device with nvdisasm, before its first kernel
+     * loads; 0 with jit_param_base_why set when it could not be. */
+    int jit_param_base_tried;
+    unsigned jit_param_base;
+    char jit_param_base_why[256];
     /* The display watchdog (runner.c, watchdog_launches): on a device with
      * CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT -- or any device when
      * assume_watchdog is set -- a point whose worst-case time exceeds

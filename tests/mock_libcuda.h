@@ -58,9 +58,16 @@
 /* Environment knobs a test sets before the backend calls in:
  *   MOCK_CUDA_JIT_DROP_ENV=TEXT  the JIT leaves out the first PTX line holding
  *                                TEXT (a driver JIT that differs from ptxas);
+ *   MOCK_CUDA_JIT_MOVE_ENV=A|B|C the JIT moves the PTX lines from the first one
+ *                                holding A through the next one holding B up
+ *                                to just before the last line holding C that
+ *                                precedes them (a JIT that schedules a load
+ *                                ahead of others: the machine code issues it
+ *                                earlier, its dataflow unchanged);
  *   MOCK_CUDA_EXEC_TIMEOUT_ENV=1 CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT is 1
  *                                (a display-attached card with a watchdog). */
 #define MOCK_CUDA_JIT_DROP_ENV "GD_MOCK_CUDA_JIT_DROP"
+#define MOCK_CUDA_JIT_MOVE_ENV "GD_MOCK_CUDA_JIT_MOVE"
 #define MOCK_CUDA_EXEC_TIMEOUT_ENV "GD_MOCK_CUDA_EXEC_TIMEOUT"
 
 #define MOCK_CUDA_MAX_PARAMS 32

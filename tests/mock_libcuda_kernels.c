@@ -279,13 +279,51 @@ const unsigned char *mock_jit_output(size_t index, size_t *bytes, const char **p
     return slot->cubin;
 }
 
+/* MOCK_CUDA_JIT_MOVE_ENV="A|B|C": the lines from the first holding A through
+ * the next holding B go up to just before the last line holding C above them
+ * (in place when any of the three is missing). */
+static void move_lines(char *ptx, const char *spec)
+{
+    char a[256], b[256], c[256];
+    if (sscanf(spec, "%255[^|]|%255[^|]|%255[^\n]", a, b, c) != 3)
+        return;
+    char *from = strstr(ptx, a);
+    char *through = from ? strstr(from, b) : NULL;
+    if (!through)
+        return;
+    while (from > ptx && from[-1] != '\n')
+        from--;
+    char *end = strchr(through, '\n');
+    end = end ? end + 1 : through + strlen(through);
+    char *to = NULL;
+    for (char *hit = strstr(ptx, c); hit && hit < from; hit = strstr(hit + 1, c))
+        to = hit;
+    if (!to)
+        return;
+    while (to > ptx && to[-1] != '\n')
+        to--;
+    size_t block = (size_t)(end - from), gap = (size_t)(from - to);
+    char *saved = malloc(block);
+    if (!saved)
+        return;
+    memcpy(saved, from, block);
+    memmove(to + block, to, gap);
+    memcpy(to, saved, block);
+    free(saved);
+}
+
 /* A JIT that compiles differently from the toolkit's ptxas: with
  * MOCK_CUDA_JIT_DROP_ENV set, the first PTX line containing its value is
  * left out before compiling (say, one FFMA of a block the driver merged away),
- * so the backend gets machine code that no longer means what the PTX did. */
+ * so the backend gets machine code that no longer means what the PTX did;
+ * with MOCK_CUDA_JIT_MOVE_ENV, lines are moved (move_lines), so the machine
+ * code issues them in another order than the PTX. */
 static char *jit_input(const char *ptx)
 {
     char *copy = strdup(ptx);
+    const char *move = getenv(MOCK_CUDA_JIT_MOVE_ENV);
+    if (copy && move && *move)
+        move_lines(copy, move);
     const char *drop = getenv(MOCK_CUDA_JIT_DROP_ENV);
     if (!copy || !drop || !*drop)
         return copy;

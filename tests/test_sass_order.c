@@ -27,7 +27,7 @@
  */
 #include "tests/testing.h"
 #include "tests/ptx_toolchain.h"
-#include "tests/sass_order.h"
+#include "host/sass_order.h"
 
 #include "kernels/probe.h"
 
@@ -271,7 +271,10 @@ static void test_every_timed_region_keeps_ptx_order(void **state)
             if (!cases[c].sass[t])
                 continue;
             gd_order_prog ptx, sass;
-            gd_order_parse_pair(&ptx, &sass, cases[c].ptx[t], cases[c].sass[t], param_base[t]);
+            if (gd_order_parse_pair(&ptx, &sass, cases[c].ptx[t], cases[c].sass[t],
+                                    param_base[t]) != 0)
+                fail_msg("%s/%s, sm_%d: reading the listings: %s%s", cases[c].probe->name,
+                         cases[c].variant, gd_test_all_targets[t], ptx.limit, sass.limit);
             char msg[12000];
             int timed = 0;
             if (gd_order_check(&ptx, &sass, &timed, msg, sizeof msg) != 0) {
@@ -366,7 +369,10 @@ static int check_late(const char *probe_name, const char *variant, const char *m
             if (!cases[c].sass[t])
                 continue;
             gd_order_prog ptx, sass;
-            gd_order_parse_pair(&ptx, &sass, cases[c].ptx[t], cases[c].sass[t], param_base[t]);
+            if (gd_order_parse_pair(&ptx, &sass, cases[c].ptx[t], cases[c].sass[t],
+                                    param_base[t]) != 0)
+                fail_msg("%s/%s, sm_%d: reading the listings: %s%s", cases[c].probe->name,
+                         cases[c].variant, gd_test_all_targets[t], ptx.limit, sass.limit);
             uint32_t must = GD_ROOT_PARAM(param_index(&sass, must_param));
             uint32_t must_not =
                 not_roots | (not_param ? GD_ROOT_PARAM(param_index(&sass, not_param)) : 0);
@@ -453,8 +459,10 @@ static void test_reader_on_written_listings(void **state)
                   {follower, line0, line1, 0}, {line0, follower, line1, 0}};
     for (size_t k = 0; k < sizeof orders / sizeof orders[0]; k++) {
         gd_order_prog ptx, sass;
-        gd_order_parse_pair(&ptx, &sass, written_ptx,
-                            written_sass(orders[k].a, orders[k].b, orders[k].c), 0x210);
+        assert_int_equal(gd_order_parse_pair(&ptx, &sass, written_ptx,
+                                             written_sass(orders[k].a, orders[k].b, orders[k].c),
+                                             0x210),
+                         0);
         char msg[4096];
         int timed = 0;
         int rc = gd_order_check(&ptx, &sass, &timed, msg, sizeof msg);
@@ -473,8 +481,11 @@ static void test_reader_on_written_listings(void **state)
     /* a load whose address comes around a loop (BRA.U with a predicate operand) */
     gd_order_prog loop;
     memset(&loop, 0, sizeof loop);
-    gd_order_parse(&loop, "MOV R6, RZ\n.L_x_0:\nLDC R6, c[0x3][R6]\nBRA.U !UP1, `(.L_x_0)\nEXIT\n",
-                   1);
+    assert_int_equal(gd_order_parse(&loop,
+                                    "MOV R6, RZ\n.L_x_0:\nLDC R6, c[0x3][R6]\nBRA.U !UP1, "
+                                    "`(.L_x_0)\nEXIT\n",
+                                    1),
+                     0);
     int loads[2];
     assert_int_equal(gd_order_events(&loop, GD_OE_LOAD, loads, 2), 1);
     assert_int_equal(loop.insn[loads[0]].addr_sig, GD_ROOT_LOAD);

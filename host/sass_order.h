@@ -1,12 +1,13 @@
 /* sass_order.h -- does the machine code issue a probe's memory accesses in the
- * order its PTX writes them?  (include after testing.h and ptx_toolchain.h)
+ * order its PTX writes them?  (header-only: tests/test_sass_order.c checks
+ * ptxas' output with it, host/jit_check.c the driver JIT's at run time)
  *
  * The simulator runs PTX in program order; a GPU runs what ptxas made of it,
  * and ptxas schedules independent loads freely: the follower load of the mshr
  * probe, written after the n line loads, came out first on every target, so a
  * card would never have shown what the probe is about.  This check reads the
- * PTX (tests/ptx_reader.h) and nvdisasm's listing of its cubin
- * (tests/sass_reader.h) into one form (tests/order_program.h) and follows the
+ * PTX (host/ptx_reader.h) and nvdisasm's listing of its cubin
+ * (host/sass_reader.h) into one form (host/order_program.h) and follows the
  * dataflow of both.  An access is named by the *roots* of its address (the
  * kernel parameters it was computed from, %tid, a loaded value, a clock), a
  * store also by the roots of its data.  So "the LDG whose address comes from
@@ -37,15 +38,19 @@
 #define GD_SASS_ORDER_H
 
 #include "kernels/ptx_emit.h"
-#include "tests/ptx_reader.h"
-#include "tests/sass_reader.h"
+#include "host/ptx_reader.h"
+#include "host/sass_reader.h"
 
-/* Cuts text into lines and parses them. */
-static inline void gd_order_parse(gd_order_prog *p, const char *text, int sass)
+/* Cuts text into lines and parses them.  Returns 0, or -1 when a limit was
+ * met (named in p->limit; p must still be freed). */
+static inline int gd_order_parse(gd_order_prog *p, const char *text, int sass)
 {
     p->sass = sass;
     p->text = strdup(text);
-    assert_non_null(p->text);
+    if (!p->text) {
+        gd_order_limit(p, "out of memory for the listing");
+        return -1;
+    }
     if (!sass)
         gd_ptx_params(p, text);
     for (char *save = NULL, *l = strtok_r(p->text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
@@ -66,22 +71,27 @@ static inline void gd_order_parse(gd_order_prog *p, const char *text, int sass)
             gd_ptx_line(p, l);
     }
     gd_order_flow(p);
+    return p->limit[0] ? -1 : 0;
 }
 
 /* A PTX program and the SASS ptxas made of it; the SASS borrows the PTX's
- * parameter layout and is read with the target's parameter base. */
-static inline void gd_order_parse_pair(gd_order_prog *ptx, gd_order_prog *sass, const char *ptx_text,
+ * parameter layout and is read with the target's parameter base.  Returns 0,
+ * or -1 when either met a limit (ptx->limit or sass->limit names it; both
+ * must still be freed; gd_order_check then refuses to judge them). */
+static inline int gd_order_parse_pair(gd_order_prog *ptx, gd_order_prog *sass, const char *ptx_text,
                                        const char *sass_text, unsigned param_base)
 {
     memset(ptx, 0, sizeof *ptx);
     memset(sass, 0, sizeof *sass);
-    gd_order_parse(ptx, ptx_text, 0);
+    int rc = gd_order_parse(ptx, ptx_text, 0);
     memcpy(sass->param_name, ptx->param_name, sizeof ptx->param_name);
     memcpy(sass->param_offset, ptx->param_offset, sizeof ptx->param_offset);
     memcpy(sass->param_size, ptx->param_size, sizeof ptx->param_size);
     sass->nparams = ptx->nparams;
     sass->param_base = param_base;
-    gd_order_parse(sass, sass_text, 1);
+    if (gd_order_parse(sass, sass_text, 1) != 0)
+        rc = -1;
+    return rc;
 }
 
 /* ---------------------------------------------------------------- check */
@@ -284,20 +294,29 @@ static inline size_t gd_order_segment_str(const gd_order_prog *p, const gd_order
 }
 
 /* Checks that the SASS has the PTX's timed segments, each with the PTX's
- * events in the PTX's order.  Segments are paired as a multiset (ptxas may lay
+ * events in the PTX's order.  Returns GD_ORDER_UNCHECKED (-2) with msg naming
+ * the limit when either program met one (or holds too many clock reads):
+ * nothing is judged then.  Segments are paired as a multiset (ptxas may lay
  * out basic blocks in another order than the PTX text: icache_av's attacker
  * code lands ahead of its victim's), each PTX segment with an unused SASS
  * segment of the same events.  Returns 0, or -1 with a message that shows the
- * first unmatched PTX segment and the SASS segment in its place.  *timed:
+ * first PTX segment that differs from the SASS segment in its place (the nth
+ * timed segment of each), and that SASS segment.  *timed:
  * the timed segments of the PTX. */
+#define GD_ORDER_UNCHECKED (-2)
 static inline int gd_order_check(const gd_order_prog *ptx, const gd_order_prog *sass, int *timed,
                                  char *msg, size_t cap)
 {
-    static gd_order_segments g, h;
+    gd_order_segments g, h;
     *timed = 0;
+    if (ptx->limit[0] || sass->limit[0]) {
+        snprintf(msg, cap, "%s: %s", ptx->limit[0] ? "PTX" : "SASS",
+                 ptx->limit[0] ? ptx->limit : sass->limit);
+        return GD_ORDER_UNCHECKED;
+    }
     if (gd_order_find_segments(ptx, &g) != 0 || gd_order_find_segments(sass, &h) != 0) {
-        snprintf(msg, cap, "more than %d clock reads", GD_ORDER_MAX_CLOCKS);
-        return -1;
+        snprintf(msg, cap, "%d clock reads exceeded", GD_ORDER_MAX_CLOCKS);
+        return GD_ORDER_UNCHECKED;
     }
     *timed = g.ntimed;
     if (g.nclocks != h.nclocks || g.ntimed != h.ntimed) {
@@ -307,42 +326,58 @@ static inline int gd_order_check(const gd_order_prog *ptx, const gd_order_prog *
                  g.nclocks, g.ntimed, h.nclocks, h.ntimed);
         return -1;
     }
-    char used[GD_ORDER_MAX_CLOCKS] = {0};
-    for (int s = 0, nth = 0; s + 1 < g.nclocks; s++) {
+    /* In place first: the nth timed region of the PTX against the nth of the
+     * SASS; the first that differs is what a failure shows. */
+    int first_s = -1, first_t = -1, first_d = 0, first_nth = 0;
+    for (int s = 0, t = 0, nth = 0; s + 1 < g.nclocks; s++) {
         if (!g.timed[s])
             continue;
-        int match = -1, in_place = -1, diff = 0, place_diff = 0;
-        for (int t = 0, tth = 0; t + 1 < h.nclocks && match < 0; t++) {
-            if (!h.timed[t])
-                continue;
-            int d = 0;
-            if (!used[t] && gd_order_segment_same(ptx, &g, s, sass, &h, t, &d))
-                match = t;
-            else if (tth == nth) {
-                in_place = t;
-                place_diff = d;
-            }
-            tth++;
-        }
         nth++;
-        if (match >= 0) {
-            used[match] = 1;
-            continue;
+        while (t + 1 < h.nclocks && !h.timed[t])
+            t++;
+        int d = 0;
+        if (t + 1 >= h.nclocks || !gd_order_segment_same(ptx, &g, s, sass, &h, t, &d)) {
+            first_s = s;
+            first_t = t + 1 < h.nclocks ? t : -1;
+            first_d = d;
+            first_nth = nth;
+            break;
         }
-        if (in_place >= 0)
-            diff = place_diff;
-        size_t n = (size_t)snprintf(msg, cap,
-                                    "timed region %d (from clock read %d of %d) has no match in "
-                                    "the SASS; first difference at event %d\n  PTX order:\n",
-                                    nth, s + 1, g.nclocks, diff + 1);
-        n = gd_order_segment_str(ptx, &g, s, diff, msg, n, cap);
-        if (in_place >= 0 && n < cap) {
-            n += (size_t)snprintf(msg + n, cap - n, "  SASS order (its place in the listing):\n");
-            gd_order_segment_str(sass, &h, in_place, diff, msg, n, cap);
-        }
-        return -1;
+        t++;
     }
-    return 0;
+    if (first_s < 0)
+        return 0;
+    /* Then as a multiset: each PTX region with an unused SASS region of the
+     * same events (being the same is an equivalence, so taking the first
+     * unused one never blocks a later region's match). */
+    char used[GD_ORDER_MAX_CLOCKS] = {0};
+    int all = 1;
+    for (int s = 0; s + 1 < g.nclocks && all; s++) {
+        if (!g.timed[s])
+            continue;
+        int match = -1;
+        for (int t = 0; t + 1 < h.nclocks && match < 0; t++) {
+            int d = 0;
+            if (h.timed[t] && !used[t] && gd_order_segment_same(ptx, &g, s, sass, &h, t, &d))
+                match = t;
+        }
+        if (match < 0)
+            all = 0;
+        else
+            used[match] = 1;
+    }
+    if (all)
+        return 0;
+    size_t n = (size_t)snprintf(msg, cap,
+                                "timed region %d (from clock read %d of %d) has no match in "
+                                "the SASS; first difference at event %d\n  PTX order:\n",
+                                first_nth, first_s + 1, g.nclocks, first_d + 1);
+    n = gd_order_segment_str(ptx, &g, first_s, first_d, msg, n, cap);
+    if (first_t >= 0 && n < cap) {
+        n += (size_t)snprintf(msg + n, cap - n, "  SASS order (its place in the listing):\n");
+        gd_order_segment_str(sass, &h, first_t, first_d, msg, n, cap);
+    }
+    return -1;
 }
 
 /* The c[0x0] offset of the first kernel parameter differs by target (0x160

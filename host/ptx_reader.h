@@ -1,4 +1,4 @@
-/* ptx_reader.h -- a probe's PTX into an order_program (tests/sass_order.h).
+/* ptx_reader.h -- a probe's PTX into an order_program (host/sass_order.h).
  *
  * The parameter list gives each kernel parameter its offset (ld.param [name+4]
  * reads word 1 of it); an instruction's first operand is written (setp's p|q
@@ -9,7 +9,7 @@
 #ifndef GD_PTX_READER_H
 #define GD_PTX_READER_H
 
-#include "tests/order_program.h"
+#include "host/order_program.h"
 
 
 static inline uint32_t gd_ptx_param_root(const gd_order_prog *p, const char *ref)
@@ -95,7 +95,14 @@ static inline void gd_ptx_params(gd_order_prog *p, const char *ptx)
             name--;
         if (!align)
             align = size;
-        assert_true(p->nparams < GD_ORDER_MAX_PARAMS && size);
+        if (p->nparams >= GD_ORDER_MAX_PARAMS) {
+            gd_order_limit(p, "%d kernel parameters exceeded", GD_ORDER_MAX_PARAMS);
+            return;
+        }
+        if (!size) {
+            gd_order_limit(p, "a kernel parameter of unknown type (%.40s)", decl);
+            return;
+        }
         unsigned off = p->nparams ? p->param_offset[p->nparams - 1] + p->param_size[p->nparams - 1] : 0;
         off = (off + align - 1) / align * align;
         snprintf(p->param_name[p->nparams], sizeof p->param_name[0], "%.*s", (int)(end - name), name);
@@ -118,7 +125,10 @@ static inline void gd_ptx_line(gd_order_prog *p, char *line)
         return;
     gd_oi *i = gd_order_new(p, line);
     char *work = strdup(line);
-    assert_non_null(work);
+    if (!work) {
+        gd_order_limit(p, "out of memory");
+        return;
+    }
     char *s = work;
     if (*s == '@') {
         char *sp = strchr(s, ' ');

@@ -1,10 +1,10 @@
-/* sass_reader.h -- nvdisasm's listing into an order_program (tests/sass_order.h).
+/* sass_reader.h -- nvdisasm's listing into an order_program (host/sass_order.h).
  *
  * One line per instruction ("@!P0 LDG.E.STRONG.SM R14, desc[UR8][R10.64]"),
  * labels kept (".L_x_4:").  The first operand is written, then any predicates
  * right after it; stores write nothing; `.64` / `.WIDE` read and write register
  * pairs.  c[0x0][offset] is a kernel parameter (by the parameter base the
- * caller measured for the target, tests/sass_order.h) or, below it, a driver
+ * caller measured for the target, host/sass_order.h) or, below it, a driver
  * constant; c[0x2] holds ptxas' own constants (immediates); c[0x3] is the
  * .const space.  desc[URn] (the global memory descriptor of sm_90+) is not
  * part of an address.
@@ -12,7 +12,7 @@
 #ifndef GD_SASS_READER_H
 #define GD_SASS_READER_H
 
-#include "tests/order_program.h"
+#include "host/order_program.h"
 
 /* The parameter root of byte `offset` of c[0x0] (SASS). */
 static inline uint32_t gd_order_c0(const gd_order_prog *p, unsigned offset)
@@ -135,7 +135,10 @@ static inline void gd_sass_line(gd_order_prog *p, char *line)
     }
     gd_oi *i = gd_order_new(p, line);
     char *work = strdup(line);
-    assert_non_null(work);
+    if (!work) {
+        gd_order_limit(p, "out of memory");
+        return;
+    }
     char *s = work;
     if (*s == '@') {
         char *sp = strchr(s, ' ');

@@ -1,5 +1,6 @@
 /* order_program.h -- one instruction listing, PTX or SASS, reduced to what an
- * order check needs (include after testing.h; tests/sass_order.h includes it).
+ * order check needs (host/sass_order.h includes it; header-only, so the tests
+ * and host/jit_check.c read listings with the very same code).
  *
  * Per instruction: the registers it writes and reads, its guard, its branch
  * target, and whether it is an event that gives a timed region its meaning (a
@@ -10,11 +11,23 @@
  * What a value is made of is named by its *roots*: the kernel parameters it
  * was computed from, the special registers (%tid <-> SR_TID, ...), a loaded
  * value or a clock; immediates and the shared-memory window name nothing.
+ *
+ * Out of memory and the fixed capacities (labels, registers, dataflow passes,
+ * parameters) never abort: the first one met is named in p->limit ("1024
+ * labels exceeded", "out of memory"), the reading goes on harmlessly, and
+ * gd_order_check then refuses to judge ("unchecked: ..." at run time, a
+ * failure in the tests).
  */
 #ifndef GD_ORDER_PROGRAM_H
 #define GD_ORDER_PROGRAM_H
 
 #include <ctype.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
 
 /* Roots of a value: bit i < 16 is kernel parameter i. */
 #define GD_ROOT_PARAM(i) (1u << (i))
@@ -32,6 +45,9 @@ enum { GD_OE_NONE, GD_OE_CLOCK, GD_OE_LOAD, GD_OE_STORE };
 #define GD_OI_MAX_REGS 16
 #define GD_ORDER_MAX_PARAMS 16
 #define GD_ORDER_HASH_SLOTS (1u << 16)
+#define GD_ORDER_MAX_LABELS 1024
+#define GD_ORDER_MAX_PASSES 1000
+#define GD_ORDER_LIMIT_BYTES 96
 
 /* One instruction of either listing, reduced to what the check needs. */
 typedef struct gd_oi {
@@ -59,7 +75,7 @@ typedef struct gd_order_prog {
     char *text;                     /* owned copy, cut into lines */
     gd_oi *insn;
     int n, cap;
-    char *label_name[1024];
+    char *label_name[GD_ORDER_MAX_LABELS];
     int nlabels;
     char **reg_slot;                /* open-addressing table of register names */
     int *reg_index;
@@ -69,7 +85,22 @@ typedef struct gd_order_prog {
     unsigned param_offset[GD_ORDER_MAX_PARAMS], param_size[GD_ORDER_MAX_PARAMS];
     int nparams;
     unsigned param_base;            /* SASS: c[0x0] offset of the first parameter */
+    gd_oi spill;                    /* where an instruction goes when memory ran out */
+    char limit[GD_ORDER_LIMIT_BYTES]; /* the first limit met ("" : none): nothing judged */
 } gd_order_prog;
+
+/* Records the first limit the reading met (later ones are consequences). */
+static inline void gd_order_limit(gd_order_prog *p, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static inline void gd_order_limit(gd_order_prog *p, const char *fmt, ...)
+{
+    if (p->limit[0])
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(p->limit, sizeof p->limit, fmt, ap);
+    va_end(ap);
+}
 
 static inline void gd_order_free(gd_order_prog *p)
 {
@@ -92,21 +123,31 @@ static inline int gd_order_reg(gd_order_prog *p, const char *name, size_t len)
     if ((len == 2 && !strncmp(name, "RZ", 2)) || (len == 3 && !strncmp(name, "URZ", 3)) ||
         (len == 2 && !strncmp(name, "PT", 2)) || (len == 3 && !strncmp(name, "UPT", 3)))
         return -1;
-    if (!p->reg_slot) {
-        p->reg_slot = calloc(GD_ORDER_HASH_SLOTS, sizeof *p->reg_slot);
-        p->reg_index = calloc(GD_ORDER_HASH_SLOTS, sizeof *p->reg_index);
-        assert_non_null(p->reg_slot);
-        assert_non_null(p->reg_index);
+    if (!p->reg_slot || !p->reg_index) {
+        if (!p->reg_slot)
+            p->reg_slot = calloc(GD_ORDER_HASH_SLOTS, sizeof *p->reg_slot);
+        if (!p->reg_index)
+            p->reg_index = calloc(GD_ORDER_HASH_SLOTS, sizeof *p->reg_index);
+        if (!p->reg_slot || !p->reg_index) {
+            gd_order_limit(p, "out of memory for the register table");
+            return -1;
+        }
     }
     uint32_t h = 2166136261u;
     for (size_t i = 0; i < len; i++)
         h = (h ^ (unsigned char)name[i]) * 16777619u;
     for (uint32_t k = 0;; k++) {
-        assert_true(k < GD_ORDER_HASH_SLOTS);
+        if (k >= GD_ORDER_HASH_SLOTS) {
+            gd_order_limit(p, "%u register names exceeded", GD_ORDER_HASH_SLOTS);
+            return -1;
+        }
         uint32_t s = (h + k) & (GD_ORDER_HASH_SLOTS - 1);
         if (!p->reg_slot[s]) {
             p->reg_slot[s] = strndup(name, len);
-            assert_non_null(p->reg_slot[s]);
+            if (!p->reg_slot[s]) {
+                gd_order_limit(p, "out of memory for a register name");
+                return -1;
+            }
             p->reg_index[s] = p->nregs++;
             return p->reg_index[s];
         }
@@ -120,20 +161,34 @@ static inline int gd_order_label(gd_order_prog *p, const char *name, size_t len)
     for (int i = 0; i < p->nlabels; i++)
         if (strlen(p->label_name[i]) == len && !strncmp(p->label_name[i], name, len))
             return i;
-    assert_true(p->nlabels < 1024);
+    if (p->nlabels >= GD_ORDER_MAX_LABELS) {
+        gd_order_limit(p, "%d labels exceeded", GD_ORDER_MAX_LABELS);
+        return -1;
+    }
     p->label_name[p->nlabels] = strndup(name, len);
-    assert_non_null(p->label_name[p->nlabels]);
+    if (!p->label_name[p->nlabels]) {
+        gd_order_limit(p, "out of memory for a label");
+        return -1;
+    }
     return p->nlabels++;
 }
 
+/* A new instruction; when memory runs out, p->spill (written, never read). */
 static inline gd_oi *gd_order_new(gd_order_prog *p, const char *text)
 {
+    gd_oi *i = &p->spill;
     if (p->n == p->cap) {
-        p->cap = p->cap ? 2 * p->cap : 256;
-        p->insn = realloc(p->insn, (size_t)p->cap * sizeof *p->insn);
-        assert_non_null(p->insn);
+        int cap = p->cap ? 2 * p->cap : 256;
+        gd_oi *grown = realloc(p->insn, (size_t)cap * sizeof *p->insn);
+        if (grown) {
+            p->insn = grown;
+            p->cap = cap;
+        } else {
+            gd_order_limit(p, "out of memory for %d instructions", cap);
+        }
     }
-    gd_oi *i = &p->insn[p->n++];
+    if (p->n < p->cap)
+        i = &p->insn[p->n++];
     memset(i, 0, sizeof *i);
     i->text = text;
     i->guard = -1;
@@ -207,14 +262,21 @@ static inline uint32_t gd_order_special(const char *name)
 static inline void gd_order_flow(gd_order_prog *p)
 {
     int n = p->n, nr = p->nregs > 0 ? p->nregs : 1;
+    if (n == 0 || p->limit[0])
+        return; /* nothing to follow, or a listing read only in part */
     int *label_at = malloc((size_t)(p->nlabels + 1) * sizeof *label_at);
     int *leader = calloc((size_t)n + 1, sizeof *leader);
     int *block_of = malloc(((size_t)n + 1) * sizeof *block_of);
-    assert_true(label_at && leader && block_of);
+    int *start = NULL;
+    uint32_t *in = NULL, *st = NULL;
+    if (!label_at || !leader || !block_of) {
+        gd_order_limit(p, "out of memory for the control-flow graph");
+        goto done;
+    }
     for (int l = 0; l < p->nlabels; l++)
         label_at[l] = n;
     for (int k = 0; k < n; k++)
-        if (p->insn[k].is_label) {
+        if (p->insn[k].is_label && p->insn[k].label >= 0) {
             label_at[p->insn[k].label] = k;
             leader[k] = 1;
         }
@@ -228,15 +290,21 @@ static inline void gd_order_flow(gd_order_prog *p)
         block_of[k] = nb - 1;
     }
     block_of[n] = nb;
-    int *start = malloc(((size_t)nb + 1) * sizeof *start);
-    uint32_t *in = calloc((size_t)(nb + 1) * (size_t)nr, sizeof *in);
-    uint32_t *st = malloc((size_t)nr * sizeof *st);
-    assert_true(start && in && st);
+    start = malloc(((size_t)nb + 1) * sizeof *start);
+    in = calloc((size_t)(nb + 1) * (size_t)nr, sizeof *in);
+    st = malloc((size_t)nr * sizeof *st);
+    if (!start || !in || !st) {
+        gd_order_limit(p, "out of memory for the dataflow of %d registers", nr);
+        goto done;
+    }
     for (int k = n - 1; k >= 0; k--)
         start[block_of[k]] = k;
     start[nb] = n;
     for (int pass = 0, changed = 1; changed; pass++) {
-        assert_true(pass < 1000);
+        if (pass >= GD_ORDER_MAX_PASSES) {
+            gd_order_limit(p, "%d dataflow passes exceeded", GD_ORDER_MAX_PASSES);
+            break;
+        }
         changed = 0;
         for (int b = 0; b < nb; b++) {
             memcpy(st, in + (size_t)b * nr, (size_t)nr * sizeof *st);
@@ -281,6 +349,7 @@ static inline void gd_order_flow(gd_order_prog *p)
             }
         }
     }
+done:
     free(label_at);
     free(leader);
     free(block_of);
