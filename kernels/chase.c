@@ -59,6 +59,8 @@
  * earlier kernels left (each miss evicts a random way, so it takes many). */
 #define CHASE_MIN_WARM 32768
 #define CHASE_HEADER_BYTES 16        /* final position, checksum */
+/* From this fraction of the L2 on, the scratch is in shared memory (see chase_plan). */
+#define CHASE_SHARED_SCRATCH_L2_FRACTION 4
 /* Expected machine code: ptxas gives 70-100 instructions (with padding) from
  * sm_75 to sm_90; far outside that means it unrolled, merged or dropped code. */
 #define CHASE_MIN_SASS 48
@@ -75,14 +77,16 @@ typedef struct chase_state {
     uint64_t order_sum;              /* sum of the offsets */
 } chase_state;
 
-/* Offsets in the output buffer. */
+/* Offsets in the output buffer, which is also the layout of the scratch. */
 #define OUT_CALIB CHASE_HEADER_BYTES
 #define OUT_HIST (OUT_CALIB + CHASE_CALIBRATION_SAMPLES * 4)
-#define OUT_RING (OUT_HIST + CHASE_HIST_BUCKETS * 4)
+#define OUT_RING (OUT_HIST + CHASE_HIST_BUCKETS * 4) /* deltas, then values */
+#define OUT_SINK_AT(ring) (OUT_RING + (ring) * 8)     /* 8 bytes the calibration writes */
+#define OUT_SINK OUT_SINK_AT(ring)
 
 static size_t out_bytes(uint32_t ring)
 {
-    return OUT_RING + (size_t)ring * 8;
+    return OUT_SINK_AT((size_t)ring) + 8;
 }
 
 /* The pieces of PTX that depend on where the chain lives.  p is the current
@@ -131,11 +135,39 @@ static void chase_asm_for(gd_chase_space space, const char *cache_op, chase_asm 
     a->final = "";
 }
 
+/* Where the scratch (calibration, histogram, rings, the sink) lives.  The
+ * scratch is laid out as the output buffer (OUT_*), so in global memory it *is*
+ * the output buffer and nothing is copied. */
+typedef struct chase_scratch {
+    const char *st;         /* the store's state space and cache operator */
+    const char *ld;         /* the load's */
+    const char *decl;       /* the shared array, or nothing */
+    const char *base;       /* %rd16 = the scratch's first byte */
+} chase_scratch;
+
+static void chase_scratch_for(int in_shared, chase_scratch *s)
+{
+    if (in_shared) {
+        s->st = "shared";
+        s->ld = "shared";
+        s->decl = "    .shared .align 8 .b8 gd_scratch[%u];\n";
+        s->base = "    mov.u64 %%rd16, gd_scratch;\n";
+        return;
+    }
+    /* .cg: the L2, never the L1 being measured (a store allocates no L1 line) */
+    s->st = "global.cg";
+    s->ld = "global.cg";
+    s->decl = "";
+    s->base = "    mov.u64 %%rd16, %%rd2;\n";
+}
+
 static char *chase_ptx(const gd_device_info *dev, gd_chase_space space, const char *cache_op,
-                       uint32_t ring)
+                       uint32_t ring, int scratch_in_shared)
 {
     chase_asm a;
     chase_asm_for(space, cache_op, &a);
+    chase_scratch sc;
+    chase_scratch_for(scratch_in_shared, &sc);
     gd_ptx p;
     gd_ptx_init(&p);
     gd_ptx_header(&p, dev->cc_major, dev->cc_minor, 63);
@@ -152,45 +184,44 @@ static char *chase_ptx(const gd_device_info *dev, gd_chase_space space, const ch
         "{\n"
         "    .reg .pred %%p<3>;\n"
         "    .reg .b32 %%r<20>;\n"
-        "    .reg .b64 %%rd<16>;\n"
-        "    .shared .align 4 .b8 gd_hist[%u];\n"
-        "    .shared .align 4 .b8 gd_trace[%u];\n"
-        "    .shared .align 4 .b8 gd_delta[%u];\n"
-        "    .shared .align 4 .b8 gd_calib[%u];\n"
-        "    .shared .align 8 .b8 gd_sink[8];\n"
+        "    .reg .b64 %%rd<20>;\n");
+    if (scratch_in_shared)
+        gd_ptx_printf(&p, sc.decl, (unsigned)out_bytes(ring));
+    gd_ptx_printf(&p,
         "\n"
         "    ld.param.u64 %%rd1, [gd_chase_chain];\n"
         "    ld.param.u64 %%rd2, [gd_chase_out];\n"
         "    ld.param.u32 %%r1, [gd_chase_steps];\n"
         "    ld.param.u32 %%r14, [gd_chase_timed_steps];\n"
         "    ld.param.u32 %%r15, [gd_chase_warm_steps];\n"
-        "%s"
-        "    mov.u32 %%r13, gd_hist;\n"
+        "%s", a.start);
+    gd_ptx_printf(&p, sc.base);
+    gd_ptx_printf(&p,
+        "    add.s64 %%rd13, %%rd16, %u;   // the histogram\n"
         "\n"
-        "    // 0. an empty histogram (shared memory starts undefined)\n"
+        "    // 0. an empty histogram (the scratch starts undefined)\n"
         "    mov.u32 %%r2, 0;\n"
         "$L_zero:\n"
         "    .pragma \"nounroll\";\n"
-        "    shl.b32 %%r4, %%r2, 2;\n"
-        "    add.s32 %%r5, %%r13, %%r4;\n"
-        "    st.shared.u32 [%%r5], 0;\n"
+        "    mul.wide.u32 %%rd5, %%r2, 4;\n"
+        "    add.s64 %%rd6, %%rd13, %%rd5;\n"
+        "    st.%s.u32 [%%rd6], 0;\n"
         "    add.s32 %%r2, %%r2, 1;\n"
         "    setp.lt.u32 %%p1, %%r2, %u;\n"
         "    @%%p1 bra $L_zero;\n"
         "\n"
         "    // 1. the cost of the timed sequence without its load\n"
         "    mov.u32 %%r2, 0;\n"
-        "    mov.u32 %%r6, gd_calib;\n"
         "$L_calib:\n"
         "    .pragma \"nounroll\";\n"
         "    mov.u64 %%rd10, %%clock64;\n"
-        "    st.shared.u32 [gd_sink], %s;\n"
+        "    st.%s.u32 [%%rd16+%u], %s;\n"
         "    mov.u64 %%rd11, %%clock64;\n"
         "    sub.s64 %%rd12, %%rd11, %%rd10;\n"
         "    cvt.u32.u64 %%r3, %%rd12;\n"
-        "    shl.b32 %%r4, %%r2, 2;\n"
-        "    add.s32 %%r5, %%r6, %%r4;\n"
-        "    st.shared.u32 [%%r5], %%r3;\n"
+        "    mul.wide.u32 %%rd5, %%r2, 4;\n"
+        "    add.s64 %%rd6, %%rd16, %%rd5;\n"
+        "    st.%s.u32 [%%rd6+%u], %%r3;\n"
         "    add.s32 %%r2, %%r2, 1;\n"
         "    setp.lt.u32 %%p1, %%r2, %u;\n"
         "    @%%p1 bra $L_calib;\n"
@@ -203,92 +234,59 @@ static char *chase_ptx(const gd_device_info *dev, gd_chase_space space, const ch
         "    add.s32 %%r2, %%r2, 1;\n"
         "    setp.lt.u32 %%p1, %%r2, %%r15;\n"
         "    @%%p1 bra $L_warm;\n"
-        "    st.shared.u32 [gd_sink], %s;   // wait for the last warm-up load\n"
+        "    st.%s.u32 [%%rd16+%u], %s;   // wait for the last warm-up load\n"
         "\n"
         "    // 3. timed laps\n"
         "    mov.u32 %%r2, 0;\n"
         "    mov.u64 %%rd4, 0;\n"
-        "    mov.u32 %%r6, gd_trace;\n"
-        "    mov.u32 %%r7, gd_delta;\n"
+        "    add.s64 %%rd14, %%rd16, %u;   // the rings: deltas, then values\n"
         "$L_timed:\n"
         "    .pragma \"nounroll\";\n"
         "    and.b32 %%r8, %%r2, %u;\n"
-        "    shl.b32 %%r9, %%r8, 2;\n"
-        "    add.s32 %%r10, %%r9, %%r7;\n"
-        "    add.s32 %%r9, %%r9, %%r6;\n"
+        "    mul.wide.u32 %%rd8, %%r8, 4;\n"
+        "    add.s64 %%rd9, %%rd14, %%rd8;\n"
         "    mov.u64 %%rd10, %%clock64;\n"
         "%s"
-        "    st.shared.u32 [%%r9], %s;   // consume the value: the trace\n"
+        "    st.%s.u32 [%%rd9+%u], %s;   // consume the value: the trace\n"
         "    mov.u64 %%rd11, %%clock64;\n"
         "    sub.s64 %%rd12, %%rd11, %%rd10;\n"
         "    cvt.u32.u64 %%r3, %%rd12;\n"
-        "    st.shared.u32 [%%r10], %%r3;\n"
+        "    st.%s.u32 [%%rd9], %%r3;\n"
         "    min.u32 %%r11, %%r3, %u;\n"
-        "    shl.b32 %%r11, %%r11, 2;\n"
-        "    add.s32 %%r11, %%r11, %%r13;\n"
-        "    ld.shared.u32 %%r12, [%%r11];\n"
+        "    mul.wide.u32 %%rd15, %%r11, 4;\n"
+        "    add.s64 %%rd15, %%rd15, %%rd13;\n"
+        "    ld.%s.u32 %%r12, [%%rd15];\n"
         "    add.s32 %%r12, %%r12, 1;\n"
-        "    st.shared.u32 [%%r11], %%r12;\n"
+        "    st.%s.u32 [%%rd15], %%r12;\n"
         "%s"
         "%s"
         "    add.s32 %%r2, %%r2, 1;\n"
         "    setp.lt.u32 %%p1, %%r2, %%r14;\n"
         "    @%%p1 bra $L_timed;\n"
         "\n"
-        "    // 4. results: final position, checksum, calibration, histogram, rings\n"
+        "    // 4. results: final position, checksum (and a shared scratch copied out)\n"
         "%s"
         "    st.global.u64 [%%rd2], %%rd3;\n"
-        "    st.global.u64 [%%rd2+8], %%rd4;\n"
-        "    mov.u32 %%r2, 0;\n"
-        "    mov.u32 %%r6, gd_calib;\n"
-        "$L_copy_calib:\n"
-        "    .pragma \"nounroll\";\n"
-        "    shl.b32 %%r4, %%r2, 2;\n"
-        "    add.s32 %%r5, %%r6, %%r4;\n"
-        "    ld.shared.u32 %%r3, [%%r5];\n"
-        "    cvt.u64.u32 %%rd5, %%r4;\n"
-        "    add.s64 %%rd6, %%rd2, %%rd5;\n"
-        "    st.global.u32 [%%rd6+%u], %%r3;\n"
-        "    add.s32 %%r2, %%r2, 1;\n"
-        "    setp.lt.u32 %%p1, %%r2, %u;\n"
-        "    @%%p1 bra $L_copy_calib;\n"
-        "    mov.u32 %%r2, 0;\n"
-        "$L_copy_hist:\n"
-        "    .pragma \"nounroll\";\n"
-        "    shl.b32 %%r4, %%r2, 2;\n"
-        "    add.s32 %%r5, %%r13, %%r4;\n"
-        "    ld.shared.u32 %%r3, [%%r5];\n"
-        "    cvt.u64.u32 %%rd5, %%r4;\n"
-        "    add.s64 %%rd6, %%rd2, %%rd5;\n"
-        "    st.global.u32 [%%rd6+%u], %%r3;\n"
-        "    add.s32 %%r2, %%r2, 1;\n"
-        "    setp.lt.u32 %%p1, %%r2, %u;\n"
-        "    @%%p1 bra $L_copy_hist;\n"
-        "    min.u32 %%r11, %%r14, %u;\n"
-        "    mov.u32 %%r2, 0;\n"
-        "    mov.u32 %%r6, gd_trace;\n"
-        "    mov.u32 %%r7, gd_delta;\n"
-        "$L_copy_ring:\n"
-        "    .pragma \"nounroll\";\n"
-        "    shl.b32 %%r4, %%r2, 2;\n"
-        "    cvt.u64.u32 %%rd5, %%r4;\n"
-        "    add.s64 %%rd6, %%rd2, %%rd5;\n"
-        "    add.s32 %%r5, %%r7, %%r4;\n"
-        "    ld.shared.u32 %%r3, [%%r5];\n"
-        "    st.global.u32 [%%rd6+%u], %%r3;\n"
-        "    add.s32 %%r5, %%r6, %%r4;\n"
-        "    ld.shared.u32 %%r3, [%%r5];\n"
-        "    st.global.u32 [%%rd6+%u], %%r3;\n"
-        "    add.s32 %%r2, %%r2, 1;\n"
-        "    setp.lt.u32 %%p1, %%r2, %%r11;\n"
-        "    @%%p1 bra $L_copy_ring;\n"
-        "    ret;\n"
-        "}\n",
-        CHASE_HIST_BUCKETS * 4, ring * 4, ring * 4, CHASE_CALIBRATION_SAMPLES * 4, a.start,
-        CHASE_HIST_BUCKETS, a.pos, CHASE_CALIBRATION_SAMPLES, a.step, a.value, ring - 1, a.load,
-        a.value, CHASE_HIST_BUCKETS - 1, a.advance, a.sum, a.final, OUT_CALIB,
-        CHASE_CALIBRATION_SAMPLES, OUT_HIST, CHASE_HIST_BUCKETS, ring, OUT_RING,
-        OUT_RING + ring * 4);
+        "    st.global.u64 [%%rd2+8], %%rd4;\n",
+        OUT_HIST, sc.st, CHASE_HIST_BUCKETS, sc.st, OUT_SINK, a.pos, sc.st, OUT_CALIB,
+        CHASE_CALIBRATION_SAMPLES, a.step, sc.st, OUT_SINK, a.value, OUT_RING, ring - 1, a.load,
+        sc.st, ring * 4, a.value, sc.st, CHASE_HIST_BUCKETS - 1, sc.ld, sc.st, a.advance, a.sum,
+        a.final);
+    if (scratch_in_shared)
+        gd_ptx_printf(&p,
+            "    mov.u32 %%r2, %u;\n"
+            "$L_copy:\n"
+            "    .pragma \"nounroll\";\n"
+            "    cvt.u64.u32 %%rd5, %%r2;\n"
+            "    add.s64 %%rd6, %%rd16, %%rd5;\n"
+            "    ld.shared.u32 %%r3, [%%rd6];\n"
+            "    add.s64 %%rd7, %%rd2, %%rd5;\n"
+            "    st.global.u32 [%%rd7], %%r3;\n"
+            "    add.s32 %%r2, %%r2, 4;\n"
+            "    setp.lt.u32 %%p1, %%r2, %u;\n"
+            "    @%%p1 bra $L_copy;\n",
+            OUT_CALIB, OUT_SINK);
+    gd_ptx_printf(&p, "    ret;\n}\n");
     return gd_ptx_finish(&p);
 }
 
@@ -361,7 +359,16 @@ static int chase_plan(gd_chase_space space, const char *probe, const gd_probe_op
     }
     out->state = st;
     out->point = footprint;
-    out->ptx = chase_ptx(dev, space, o->variant, st->ring);
+    /* The scratch stays out of shared memory, so the kernel asks for none and
+     * every carve-out is open to it (the L1 gets what the preference gives it,
+     * not what the scratch leaves over).  In global memory it takes L2 lines,
+     * though: where the chain reaches for the L2's capacity (from a quarter of
+     * it: the near half of a split L2 included) those few lines would be the
+     * ones that overflow a set, so there it moves to shared memory, where the
+     * L1 holds too small a share of the chain to matter. */
+    int scratch_in_shared = space == GD_CHASE_GLOBAL && dev->l2_bytes &&
+                            chain_bytes >= dev->l2_bytes / CHASE_SHARED_SCRATCH_L2_FRACTION;
+    out->ptx = chase_ptx(dev, space, o->variant, st->ring, scratch_in_shared);
     if (!out->ptx) {
         free(st->order);
         free(st);
