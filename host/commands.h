@@ -13,6 +13,10 @@ int gd_cmd_compare(int argc, char **argv);
 int gd_cmd_plot(int argc, char **argv);
 int gd_cmd_report(int argc, char **argv);
 
+/* --carveout PERCENT: an integer 0..100 into *out; 0, or -1 after printing
+ * the usage error. */
+int gd_parse_carveout_option(const char *text, int *out);
+
 /* Prints "gpudissect: error: MSG" on stderr; returns 1. */
 int gd_report_error(const char *msg);
 

@@ -289,7 +289,15 @@ int cuda_load(gd_device *base, const char *ptx, const char *entry, const gd_load
     /* The logs were sized for the worst case; a kernel keeps only what was written. */
     info_log = shrink_to_fit(info_log);
     error_log = shrink_to_fit(error_log);
-    return cuda_kernel_create(dev, entry, cubin_copy, cubin_bytes, info_log, error_log, out, err);
+    if (cuda_kernel_create(dev, entry, cubin_copy, cubin_bytes, info_log, error_log, out, err))
+        return -1;
+    /* the L1/shared carve-out, set on every kernel: host/cuda_func_attr.c */
+    if (cuda_kernel_carveout(dev, (cuda_kernel *)*out, opts ? opts->carveout_percent : 0, err)) {
+        cuda_unload(base, *out);
+        *out = NULL;
+        return -1;
+    }
+    return 0;
 
 err:
     if (link)

@@ -14,6 +14,7 @@
 
 #include "analysis/arch.h"
 #include "analysis/results.h"
+#include "host/kernel_record.h"
 
 /* ------------------------------------------------------------------------- */
 /* Sweeps                                                                    */
@@ -152,12 +153,13 @@ void gd_runner_init(gd_runner *runner, gd_device *dev, const char *out_dir, FILE
 {
     memset(runner, 0, sizeof *runner);
     runner->dev = dev;
+    runner->kernels = json_array(); /* NULL (out of memory): no records */
     if (out_dir)
         snprintf(runner->out_dir, sizeof runner->out_dir, "%s", out_dir);
     runner->progress = progress;
 }
 
-void gd_runner_close(gd_runner *runner)
+static void runner_unload(gd_runner *runner)
 {
     if (runner->kernel)
         gd_kernel_unload(runner->dev, runner->kernel);
@@ -166,26 +168,36 @@ void gd_runner_close(gd_runner *runner)
     runner->kernel_ptx = NULL;
 }
 
+void gd_runner_close(gd_runner *runner)
+{
+    runner_unload(runner);
+    json_decref(runner->kernels);
+    runner->kernels = NULL;
+}
+
 static int runner_kernel(gd_runner *r, const gd_probe_plan *plan, gd_err *err)
 {
+    gd_load_opts load = plan->load;
+    load.carveout_percent = r->carveout_percent;
     if (r->kernel && r->kernel_ptx && strcmp(r->kernel_ptx, plan->ptx) == 0 &&
-        strcmp(r->kernel->entry, plan->entry) == 0 && r->kernel_load.patch == plan->load.patch &&
-        r->kernel_load.patch_count == plan->load.patch_count)
+        strcmp(r->kernel->entry, plan->entry) == 0 && r->kernel_load.patch == load.patch &&
+        r->kernel_load.patch_count == load.patch_count &&
+        r->kernel_load.carveout_percent == load.carveout_percent)
         return 0;
-    gd_runner_close(r);
-    if (gd_kernel_load(r->dev, plan->ptx, plan->entry, &plan->load, &r->kernel, err) != 0) {
+    runner_unload(r);
+    if (gd_kernel_load(r->dev, plan->ptx, plan->entry, &load, &r->kernel, err) != 0) {
         r->kernel = NULL;
         return -1;
     }
-    r->kernel_load = plan->load;
+    r->kernel_load = load;
     r->kernel_ptx = strdup(plan->ptx);
     if (!r->kernel_ptx)
         return gd_fail(err, "out of memory");
     return 0;
 }
 
-static int measure_plan(gd_runner *r, const gd_probe *probe, gd_probe_plan *plan,
-                        gd_probe_result *result, gd_err *err)
+static int measure_plan(gd_runner *r, const gd_probe *probe, const char *label, uint64_t x,
+                        gd_probe_plan *plan, gd_probe_result *result, gd_err *err)
 {
     gd_device *dev = r->dev;
     gd_devptr addr[GD_PROBE_MAX_BUFFERS] = {0};
@@ -267,6 +279,10 @@ static int measure_plan(gd_runner *r, const gd_probe *probe, gd_probe_plan *plan
     };
     if (gd_kernel_launch(dev, r->kernel, &launch, err) != 0 || gd_device_synchronize(dev, err) != 0)
         goto out;
+    if (r->kernels && gd_kernel_record_add(r->kernels, label, probe->name, r->kernel,
+                                           r->carveout_percent, plan->dynamic_shared_bytes, x,
+                                           err) != 0)
+        goto out;
     for (unsigned i = 0; i < plan->buffer_count; i++) {
         if (!plan->buffers[i].copy_out || plan->buffers[i].symbol)
             continue;
@@ -312,7 +328,7 @@ int gd_runner_measure(gd_runner *r, gd_curve *curve, uint64_t x, size_t index, s
     gd_counter_list before = {0}, after = {0};
     int rc = gd_device_counters(r->dev, &before, err);
     if (rc == 0)
-        rc = measure_plan(r, probe, &plan, &result, err);
+        rc = measure_plan(r, probe, curve->label, x, &plan, &result, err);
     if (rc == 0)
         rc = gd_device_counters(r->dev, &after, err);
     gd_probe_plan_free(probe, &plan);

@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <jansson.h>
+
 #include "analysis/curve.h"
 #include "host/device.h"
 #include "kernels/probe.h"
@@ -38,6 +40,11 @@ typedef struct gd_runner {
     char *kernel_ptx;
     gd_load_opts kernel_load; /* ... and the same patch */
     size_t points_measured;
+    /* The preferred L1/shared carve-out set on every kernel (percent of the
+     * largest shared memory; 0: the most L1), and what each kernel asked of an
+     * SM (host/kernel_record.h), for meta.json's "kernels". */
+    int carveout_percent;
+    json_t *kernels;
 } gd_runner;
 
 void gd_runner_init(gd_runner *runner, gd_device *dev, const char *out_dir, FILE *progress);
