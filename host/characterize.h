@@ -18,6 +18,11 @@ typedef struct gd_characterize_ctx {
     uint64_t device_l2_bytes;  /* what the device reports: tells the L2 knee */
     gd_suite_vars vars;        /* L2 / L1D sizes known so far */
     gd_inference inference;    /* filled by gd_characterize */
+    /* the `--carveout` step: inferred.json's "l1d_by_carveout" rows, and what
+     * the curve just measured showed */
+    json_t *carveout_rows;
+    uint64_t carveout_l1d_bytes;
+    double carveout_confidence;
 } gd_characterize_ctx;
 
 /* Runs the suite's steps and writes inferred.json (meta's probes list grows as

@@ -61,6 +61,9 @@
 #define CHASE_HEADER_BYTES 16        /* final position, checksum */
 /* From this fraction of the L2 on, the scratch is in shared memory (see chase_plan). */
 #define CHASE_SHARED_SCRATCH_L2_FRACTION 4
+/* The most cache one chain element can hold: an L1 line (128 B on every GPU
+ * since Fermi), when elements lie further apart than that. */
+#define CHASE_LINE_BYTES_MAX 128
 /* Expected machine code: ptxas gives 70-100 instructions (with padding) from
  * sm_75 to sm_90; far outside that means it unrolled, merged or dropped code. */
 #define CHASE_MIN_SASS 48
@@ -362,12 +365,17 @@ static int chase_plan(gd_chase_space space, const char *probe, const gd_probe_op
     /* The scratch stays out of shared memory, so the kernel asks for none and
      * every carve-out is open to it (the L1 gets what the preference gives it,
      * not what the scratch leaves over).  In global memory it takes L2 lines,
-     * though: where the chain reaches for the L2's capacity (from a quarter of
-     * it: the near half of a split L2 included) those few lines would be the
-     * ones that overflow a set, so there it moves to shared memory, where the
-     * L1 holds too small a share of the chain to matter. */
+     * though: where the chain's lines reach for the L2's capacity (from a
+     * quarter of it: the near half of a split L2 included) those few lines
+     * would be the ones that overflow a set, so there it moves to shared
+     * memory, where the L1 holds too small a share of the chain to matter.  A
+     * sparse chain (one line in a set, `--stride L1D`) counts its lines, not
+     * its span. */
+    uint64_t line_share = o->stride_bytes < CHASE_LINE_BYTES_MAX ? o->stride_bytes
+                                                                : CHASE_LINE_BYTES_MAX;
+    uint64_t chain_line_bytes = order ? order_count * CHASE_LINE_BYTES_MAX : elements * line_share;
     int scratch_in_shared = space == GD_CHASE_GLOBAL && dev->l2_bytes &&
-                            chain_bytes >= dev->l2_bytes / CHASE_SHARED_SCRATCH_L2_FRACTION;
+                            chain_line_bytes >= dev->l2_bytes / CHASE_SHARED_SCRATCH_L2_FRACTION;
     out->ptx = chase_ptx(dev, space, o->variant, st->ring, scratch_in_shared);
     if (!out->ptx) {
         free(st->order);
