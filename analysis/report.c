@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "analysis/report_carveout.h"
 #include "analysis/report_tables.h"
 #include "analysis/results.h"
 
@@ -317,6 +318,7 @@ int gd_report_write(const char *run_dir, gd_err *err)
     put_title(&t, meta, inferred, run_dir);
     put_provenance(&t, meta);
     report_put_levels(&t, levels);
+    report_put_carveout(&t, meta, inferred);
     if (compare) {
         report_put_comparison(&t, compare);
         const json_t *residuals = json_object_get(compare, "residuals");

@@ -387,6 +387,17 @@ static void check_carveout_step(const char *arch, const uint32_t *l1_kib, size_t
             fail_msg("sim:%s: %s is not a match", arch, what);
     }
     assert_int_equal(rows_compared, json_array_size(rows));
+    /* the report says what every kernel asked and the L1D per preference */
+    char report[1400], text[65536];
+    snprintf(report, sizeof report, "%s/report.md", run);
+    FILE *r = fopen(report, "r");
+    assert_non_null(r);
+    size_t len = fread(text, 1, sizeof text - 1, r);
+    text[len] = 0;
+    fclose(r);
+    assert_non_null(strstr(text, "## L1/shared carve-out"));
+    assert_non_null(strstr(text, "| l1-carveout-100 | `gd_chase` | 100% / 100% |"));
+    assert_non_null(strstr(text, "L1D per carve-out preference"));
     json_decref(inf);
     json_decref(cmp);
     gd_test_rmrf(dir);
