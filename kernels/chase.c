@@ -8,7 +8,7 @@
  * element's offset in the 64 KiB .const array (32-bit; the kernel adds the
  * array's address after the timed region).  One thread then
  *
- *   1. times the timer: 32 times {t0 = %clock64; st.shared sink, v; t1 = %clock64},
+ *   1. times the timer: 32 times {t0 = %clock64; st sink, v; t1 = %clock64},
  *      the timed sequence below without its load (the correction we subtract);
  *   2. walks the chain (warm-up: cold misses are not what we measure) for one
  *      lap, or for several if the chain is short -- which also lets a randomly
@@ -16,19 +16,28 @@
  *      keeps its contents across launches);
  *   3. walks it again (several times if the chain is short: at least 4096
  *      timed accesses), timing each access as
- *          t0 = %clock64; v = ld [p]; st.shared.u32 trace[i], v; t1 = %clock64
+ *          t0 = %clock64; v = ld [p]; st.u32 trace[i], v; t1 = %clock64
  *      (a 32-bit store of a 64-bit register keeps its low half, as PTX allows).
  *      The store *consumes* the loaded value, so the second clock read cannot
  *      issue before the data is back (a GPU issues in order but only waits for a
- *      load at its first use).  Every delta is counted in a shared-memory
- *      histogram of 1-cycle buckets -- so the whole lap is in the statistics, not
- *      a window of it: just past a 4 MiB L2's capacity only one set in 4096
- *      misses, and a window of the last few thousand accesses would hold two of
- *      its 34 misses -- and the last N deltas and values go to shared-memory
- *      rings (the chronological trace).  Nothing is written to global memory
- *      while timing, so the measurement never touches the caches it measures;
- *   4. stores the final position, the sum of all values of the timed laps, the
- *      calibration, the histogram and the rings.
+ *      load at its first use).  Every delta is counted in a histogram of 1-cycle
+ *      buckets -- so the whole lap is in the statistics, not a window of it:
+ *      just past a 4 MiB L2's capacity only one set in 4096 misses, and a window
+ *      of the last few thousand accesses would hold two of its 34 misses -- and
+ *      the last N deltas and values go to rings (the chronological trace);
+ *   4. stores the final position and the sum of all values of the timed laps
+ *      (and copies a shared-memory scratch out).
+ *
+ * Where the scratch (calibration, histogram, rings, the sink) lives decides
+ * what the card gives the kernel: since Volta the L1 and shared memory are one
+ * storage split per kernel, and 33 KB of shared scratch forces a split with a
+ * smaller L1 (a T4's 32 KiB instead of 64).  So the scratch is in global memory,
+ * read and written with .cg -- the L2 only: the L1 being measured is never
+ * touched, and the kernel declares no shared memory.  In the L2, though, its
+ * few hundred lines would overflow sets at the L2's own capacity; from a
+ * quarter of the L2 on (see chase_plan) the scratch is in shared memory as it
+ * used to be, where the L1 can hold only a small share of the chain anyway.
+ * Either way nothing the timed loads touch is disturbed.
  *
  * Decode subtracts the median calibration delta and checks the walk: the final
  * position must be the start again, the sum must equal laps x the sum of all
