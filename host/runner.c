@@ -159,6 +159,15 @@ void gd_runner_init(gd_runner *runner, gd_device *dev, const char *out_dir, FILE
     runner->progress = progress;
 }
 
+static void runner_unload_spare(gd_runner *runner)
+{
+    if (runner->spare_kernel)
+        gd_kernel_unload(runner->dev, runner->spare_kernel);
+    free(runner->spare_ptx);
+    runner->spare_kernel = NULL;
+    runner->spare_ptx = NULL;
+}
+
 static void runner_unload(gd_runner *runner)
 {
     if (runner->kernel)
@@ -166,6 +175,15 @@ static void runner_unload(gd_runner *runner)
     free(runner->kernel_ptx);
     runner->kernel = NULL;
     runner->kernel_ptx = NULL;
+    runner_unload_spare(runner);
+}
+
+static int same_kernel(const gd_kernel *k, const char *ptx, const gd_load_opts *had,
+                       const gd_probe_plan *plan, const gd_load_opts *load)
+{
+    return k && ptx && !strcmp(ptx, plan->ptx) && !strcmp(k->entry, plan->entry) &&
+           had->patch == load->patch && had->patch_count == load->patch_count &&
+           had->carveout_percent == load->carveout_percent;
 }
 
 void gd_runner_close(gd_runner *runner)
@@ -179,12 +197,25 @@ static int runner_kernel(gd_runner *r, const gd_probe_plan *plan, gd_err *err)
 {
     gd_load_opts load = plan->load;
     load.carveout_percent = r->carveout_percent;
-    if (r->kernel && r->kernel_ptx && strcmp(r->kernel_ptx, plan->ptx) == 0 &&
-        strcmp(r->kernel->entry, plan->entry) == 0 && r->kernel_load.patch == load.patch &&
-        r->kernel_load.patch_count == load.patch_count &&
-        r->kernel_load.carveout_percent == load.carveout_percent)
+    if (same_kernel(r->kernel, r->kernel_ptx, &r->kernel_load, plan, &load))
         return 0;
-    runner_unload(r);
+    /* the one before becomes the spare; the spare before it goes */
+    gd_kernel *k = r->spare_kernel;
+    char *ptx = r->spare_ptx;
+    gd_load_opts had = r->spare_load;
+    r->spare_kernel = r->kernel;
+    r->spare_ptx = r->kernel_ptx;
+    r->spare_load = r->kernel_load;
+    r->kernel = k;
+    r->kernel_ptx = ptx;
+    r->kernel_load = had;
+    if (same_kernel(r->kernel, r->kernel_ptx, &r->kernel_load, plan, &load))
+        return 0;
+    if (r->kernel)
+        gd_kernel_unload(r->dev, r->kernel);
+    free(r->kernel_ptx);
+    r->kernel = NULL;
+    r->kernel_ptx = NULL;
     if (gd_kernel_load(r->dev, plan->ptx, plan->entry, &load, &r->kernel, err) != 0) {
         r->kernel = NULL;
         return -1;

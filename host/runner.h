@@ -39,6 +39,15 @@ typedef struct gd_runner {
     gd_kernel *kernel;        /* the last kernel loaded, reused while the PTX is the same */
     char *kernel_ptx;
     gd_load_opts kernel_load; /* ... and the same patch */
+    /* The kernel loaded before it, kept too: a sweep whose points alternate
+     * between two kernels (the chase's scratch moves to shared memory near the
+     * L2's capacity, and an adaptive sweep bisects on both sides) reloads
+     * neither.  A freshly loaded kernel fetches its timed loop's code through
+     * the L2 only after the warm-up, where those lines overflow the sets of a
+     * chain that exactly fills the L2 -- on a GPU as in the simulator. */
+    gd_kernel *spare_kernel;
+    char *spare_ptx;
+    gd_load_opts spare_load;
     size_t points_measured;
     /* The preferred L1/shared carve-out set on every kernel (percent of the
      * largest shared memory; 0: the most L1), and what each kernel asked of an
