@@ -33,6 +33,8 @@ typedef enum gd_level_id {
     GD_LEVEL_COUNT
 } gd_level_id;
 
+#define GD_ARCH_MAX_CARVEOUTS 16
+
 typedef enum gd_replacement { GD_REPL_LRU, GD_REPL_FIFO, GD_REPL_RANDOM } gd_replacement;
 typedef enum gd_scope { GD_SCOPE_SUBPARTITION, GD_SCOPE_SM, GD_SCOPE_CHIP } gd_scope;
 
@@ -53,6 +55,13 @@ typedef struct gd_arch_level {
     /* SMEM */
     uint32_t banks;
     uint32_t bank_width_bytes;
+    /* SMEM on a GPU whose L1D and shared memory are one storage (Volta and
+     * later): its bytes per SM, and the shared-memory sizes (carve-outs, or
+     * splits) the driver may give a kernel, ascending; the L1D gets the rest.
+     * unified_bytes 0: a fixed L1D of [L1D] size (no carve-out). */
+    uint64_t unified_bytes;
+    uint32_t carveout_count;
+    uint32_t carveout_bytes[GD_ARCH_MAX_CARVEOUTS];
     /* L1D load/store unit */
     uint32_t fifo_entries;      /* request FIFO in front of the L1 tags */
     uint32_t mshr_entries;
@@ -128,6 +137,32 @@ const char *gd_level_name(gd_level_id id);
 int gd_level_from_name(const char *name); /* -1 when unknown */
 const char *gd_replacement_name(gd_replacement r);
 const char *gd_scope_name(gd_scope s);
+
+/* The driver's choice of the L1/shared split for one launch (arch_carveout.c).
+ * The carve-out is a *preference*, in percent of the largest shared-memory
+ * size (CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT; 0 = the most L1,
+ * 100 = the most shared memory); the driver takes the smallest supported split
+ * that is at least that preference and at least what the kernel needs -- its
+ * shared memory per CTA times the CTAs that fit on an SM -- and the L1D gets
+ * the rest of the unified storage.  On an arch without unified storage the L1D
+ * is [L1D] size whatever is asked. */
+typedef struct gd_carveout_choice {
+    uint32_t shared_bytes;      /* the split: shared memory per SM */
+    uint64_t l1d_bytes;         /* the L1D this launch has */
+    uint32_t l1d_ways;          /* its ways (the sets stay: [L1D] sets) */
+    uint32_t ctas_per_sm;       /* CTAs whose shared memory the split holds */
+    uint32_t preferred_bytes;   /* what the percentage asked for, in bytes */
+} gd_carveout_choice;
+
+/* shared_per_cta_bytes: static + dynamic; ctas_wanted: the CTAs per SM the
+ * launch could place by its other limits (threads, CTA slots, grid).  Fails when
+ * one CTA's shared memory exceeds the largest split, or percent is outside
+ * 0..100. */
+int gd_arch_carveout(const gd_arch *arch, int percent, uint32_t shared_per_cta_bytes,
+                     uint32_t ctas_wanted, gd_carveout_choice *out, gd_err *err);
+/* The L1D bytes left by each supported split (ascending split order); returns
+ * their count (1 on an arch without unified storage: [L1D] size). */
+unsigned gd_arch_l1d_sizes(const gd_arch *arch, uint64_t *l1d_bytes, unsigned max);
 
 /* Parse "64KiB", "4 MiB", "128", "1.5KiB" (must be whole bytes). Returns -1 on junk. */
 int gd_parse_bytes(const char *text, uint64_t *out);

@@ -45,6 +45,7 @@ typedef enum key_type {
     K_REPL,
     K_SCOPE,
     K_LEVEL,    /* a level name, stored as int */
+    K_CARVEOUTS,/* "0 8KiB 16KiB ...": sizes, ascending, into carveout_bytes/count */
 } key_type;
 
 typedef enum key_home { HOME_GPU, HOME_LEVEL, HOME_NOISE } key_home;
@@ -91,6 +92,8 @@ static const arch_key arch_keys[] = {
     {HOME_LEVEL, "prefetch", K_U32, LVL(prefetch_lines), ICACHES},
     {HOME_LEVEL, "banks", K_U32, LVL(banks), LV(GD_SMEM)},
     {HOME_LEVEL, "bank_width", K_BYTES32, LVL(bank_width_bytes), LV(GD_SMEM)},
+    {HOME_LEVEL, "unified", K_BYTES64, LVL(unified_bytes), LV(GD_SMEM)},
+    {HOME_LEVEL, "carveouts", K_CARVEOUTS, LVL(carveout_bytes), LV(GD_SMEM)},
     {HOME_LEVEL, "fifo_entries", K_U32, LVL(fifo_entries), LV(GD_L1D)},
     {HOME_LEVEL, "mshr_entries", K_U32, LVL(mshr_entries), LV(GD_L1D) | LV(GD_L2)},
     {HOME_LEVEL, "mshr_merge", K_U32, LVL(mshr_merge), LV(GD_L1D) | LV(GD_L2)},
@@ -211,6 +214,31 @@ static int store_value(parse_ctx *ctx, const arch_key *k, char *base, const char
             return arch_ctx_error(ctx, "'%s' must be subpartition, sm or chip, got '%s'", k->name,
                              value);
         return 1;
+    case K_CARVEOUTS: {
+        gd_arch_level *lv = (gd_arch_level *)base;
+        char buf[256];
+        if (strlen(value) >= sizeof buf)
+            return arch_ctx_error(ctx, "'%s' is too long", k->name);
+        snprintf(buf, sizeof buf, "%s", value);
+        lv->carveout_count = 0;
+        for (char *save = NULL, *tok = strtok_r(buf, ", \t", &save); tok;
+             tok = strtok_r(NULL, ", \t", &save)) {
+            uint64_t bytes;
+            if (gd_parse_bytes(tok, &bytes) != 0 || bytes > UINT32_MAX)
+                return arch_ctx_error(ctx, "'%s' must list sizes (0 8KiB 16KiB ...), got '%s'",
+                                      k->name, tok);
+            if (lv->carveout_count == GD_ARCH_MAX_CARVEOUTS)
+                return arch_ctx_error(ctx, "'%s' lists more than %d sizes", k->name,
+                                      GD_ARCH_MAX_CARVEOUTS);
+            if (lv->carveout_count && bytes <= lv->carveout_bytes[lv->carveout_count - 1])
+                return arch_ctx_error(ctx, "'%s' must be ascending, got '%s' after %u bytes",
+                                      k->name, tok, lv->carveout_bytes[lv->carveout_count - 1]);
+            lv->carveout_bytes[lv->carveout_count++] = (uint32_t)bytes;
+        }
+        if (!lv->carveout_count)
+            return arch_ctx_error(ctx, "'%s' lists no size", k->name);
+        return 1;
+    }
     case K_LEVEL: {
         int id = gd_level_from_name(value);
         if (id < 0)

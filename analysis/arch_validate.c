@@ -88,6 +88,55 @@ static int validate_cache(parse_ctx *ctx, int id)
     return 1;
 }
 
+/* The unified L1/shared storage: the largest split is [SMEM] size, the
+ * smallest leaves [L1D] size, and every split leaves an L1D of whole ways
+ * (GPGPU-Sim's adaptive L1 keeps the sets and scales the ways). */
+static int validate_unified(parse_ctx *ctx)
+{
+    gd_arch *a = ctx->arch;
+    gd_arch_level *sm = &a->level[GD_SMEM], *l1 = &a->level[GD_L1D];
+    if (!sm->unified_bytes) {
+        if (sm->carveout_count) {
+            ctx->line = arch_key_line(ctx, GD_SMEM, "carveouts");
+            return arch_ctx_error(ctx, "[SMEM] carveouts needs 'unified' (the L1/shared storage)");
+        }
+        return 1;
+    }
+    if (!sm->carveout_count) {
+        ctx->line = arch_key_line(ctx, GD_SMEM, "unified");
+        return arch_ctx_error(ctx, "[SMEM] unified needs 'carveouts' (the shared-memory sizes "
+                                   "the driver may choose)");
+    }
+    uint32_t smallest = sm->carveout_bytes[0];
+    uint32_t largest = sm->carveout_bytes[sm->carveout_count - 1];
+    if (largest != sm->size_bytes || largest >= sm->unified_bytes) {
+        ctx->line = arch_key_line(ctx, GD_SMEM, "carveouts");
+        return arch_ctx_error(ctx, "[SMEM] the largest carve-out (%u) must be [SMEM] size (%llu) "
+                                   "and leave the L1D some of 'unified' (%llu)",
+                              largest, (unsigned long long)sm->size_bytes,
+                              (unsigned long long)sm->unified_bytes);
+    }
+    if (sm->unified_bytes - smallest != l1->size_bytes) {
+        ctx->line = arch_key_line(ctx, GD_SMEM, "unified");
+        return arch_ctx_error(ctx, "[SMEM] unified (%llu) less the smallest carve-out (%u) must be "
+                                   "[L1D] size (%llu), the most L1 a kernel can get",
+                              (unsigned long long)sm->unified_bytes, smallest,
+                              (unsigned long long)l1->size_bytes);
+    }
+    uint64_t way_bytes = (uint64_t)l1->line_bytes * l1->sets;
+    for (uint32_t i = 0; i < sm->carveout_count; i++) {
+        uint64_t left = sm->unified_bytes - sm->carveout_bytes[i];
+        if (left % way_bytes || left / way_bytes >= 0xffffu) {
+            ctx->line = arch_key_line(ctx, GD_SMEM, "carveouts");
+            return arch_ctx_error(ctx, "[SMEM] carve-out %u leaves an L1D of %llu bytes: not whole "
+                                       "ways of %u sets x %u-byte lines",
+                                  sm->carveout_bytes[i], (unsigned long long)left, l1->sets,
+                                  l1->line_bytes);
+        }
+    }
+    return 1;
+}
+
 int arch_validate(parse_ctx *ctx)
 {
     gd_arch *a = ctx->arch;
@@ -181,6 +230,8 @@ int arch_validate(parse_ctx *ctx)
         return arch_ctx_error(ctx, "[SMEM] banks and bank_width must be powers of two");
     }
     gd_arch_level *l1 = &a->level[GD_L1D];
+    if (!validate_unified(ctx))
+        return 0;
     if (!l1->fifo_entries)
         l1->fifo_entries = 16;
     if (!l1->mshr_entries)

@@ -32,6 +32,7 @@
 
 #include "analysis/compare_l1.h"
 #include "analysis/compare_rows.h"
+#include "analysis/compare_carveout.h"
 #include "analysis/model.h"
 #include "analysis/model_icache.h"
 #include "analysis/plateau_fit.h"
@@ -451,6 +452,7 @@ int gd_compare_run(const gd_run *run, const gd_arch *arch, json_t **out, gd_err 
     const gd_inference *inf = &run->inferred;
     compare_icache_const(params, &c, arch, run);
     compare_cache_level(params, &c, run, arch, GD_L1D, &inf->level[GD_INF_L1D]);
+    gd_compare_carveout(params, &c, arch, run);
     gd_compare_l1_path(params, &c, arch, run);
     compare_cache_level(params, &c, run, arch, GD_L2, &inf->level[GD_INF_L2]);
     const gd_inferred_level *l2m = &inf->level[GD_INF_L2];

@@ -189,6 +189,26 @@ int gd_model_pchase(const gd_arch *arch, const gd_probe_opts *opts, uint64_t foo
     return gd_model_chain(&path, opts, footprint, base, out, err);
 }
 
+int gd_model_pchase_carveout(const gd_arch *arch, const gd_probe_opts *opts, uint64_t footprint,
+                             uint64_t base, int carveout_percent, uint32_t shared_per_cta_bytes,
+                             gd_model_point *out, gd_err *err)
+{
+    gd_carveout_choice split;
+    if (gd_arch_carveout(arch, carveout_percent, shared_per_cta_bytes, 1, &split, err) != 0)
+        return gd_fail_prefix(err, "model");
+    chain_path path;
+    if (chain_path_for(arch, "pchase", opts, &path, err) != 0)
+        return -1;
+    gd_arch_level l1;
+    if (path.count && path.level[0] == &arch->level[GD_L1D]) {
+        l1 = arch->level[GD_L1D];
+        l1.ways = split.l1d_ways;
+        l1.size_bytes = split.l1d_bytes;
+        path.level[0] = &l1;
+    }
+    return gd_model_chain(&path, opts, footprint, base, out, err);
+}
+
 int gd_model_chain(const chain_path *path, const gd_probe_opts *opts, uint64_t footprint,
                    uint64_t base, gd_model_point *out, gd_err *err)
 {

@@ -24,6 +24,14 @@ typedef struct chain_path chain_path;
 int gd_model_pchase(const gd_arch *arch, const gd_probe_opts *opts, uint64_t footprint,
                     uint64_t base, gd_model_point *out, gd_err *err);
 
+/* Same, for a chase kernel launched with the L1/shared carve-out preference
+ * `carveout_percent` and `shared_per_cta_bytes` of shared memory: the L1D has
+ * the capacity the driver's rule leaves it (gd_arch_carveout; the sets stay,
+ * the ways follow), which is what the simulator gives such a launch. */
+int gd_model_pchase_carveout(const gd_arch *arch, const gd_probe_opts *opts, uint64_t footprint,
+                             uint64_t base, int carveout_percent, uint32_t shared_per_cta_bytes,
+                             gd_model_point *out, gd_err *err);
+
 /* Same, over an explicit path (model.c's chain_path). */
 int gd_model_chain(const chain_path *path, const gd_probe_opts *opts, uint64_t footprint,
                    uint64_t base, gd_model_point *out, gd_err *err);

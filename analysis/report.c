@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 
 #include "analysis/report_conditions.h"
+#include "analysis/report_carveout.h"
 #include "analysis/report_tables.h"
 #include "analysis/results.h"
 
@@ -379,6 +380,7 @@ int gd_report_write(const char *run_dir, gd_err *err)
     report_put_conditions(&t, meta);
     put_probe_notes(&t, meta);
     report_put_levels(&t, levels);
+    report_put_carveout(&t, meta, inferred);
     if (compare) {
         report_put_comparison(&t, compare);
         const json_t *residuals = json_object_get(compare, "residuals");

@@ -4,7 +4,7 @@
  *   sm_clock_mhz   per curve, the lowest and highest effective SM clock of its
  *                  points (host/runner.c; %clock64 against %globaltimer);
  *   nvml, nvml_at_end   NVML's view at the start and end (host/nvml.c);
- *   kernels        per JIT-compiled kernel, the run-time machine-code check
+ *   jit_checks     per JIT-compiled kernel, the run-time machine-code check
  *                  (host/jit_check.c): verdict, hash, what was not checked.
  */
 #include "analysis/report_conditions.h"
@@ -105,7 +105,7 @@ void report_put_conditions(gd_text *t, const json_t *meta)
     const json_t *clocks = report_get_object(meta, "sm_clock_mhz");
     const json_t *nvml = report_get_object(meta, "nvml");
     const json_t *nvml_end = report_get_object(meta, "nvml_at_end");
-    const json_t *kernels = meta ? json_object_get(meta, "kernels") : NULL;
+    const json_t *kernels = meta ? json_object_get(meta, "jit_checks") : NULL;
     int have_kernels = json_is_array(kernels) && json_array_size(kernels) > 0;
     const char *cupti = report_get_string(meta, "cupti");
     if (!clocks && !nvml && !nvml_end && !have_kernels && !cupti)

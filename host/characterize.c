@@ -26,6 +26,7 @@
 #include "analysis/run_load.h"
 #include "host/adaptive.h"
 #include "host/meta.h"
+#include "analysis/infer_carveout.h"
 #include "analysis/results.h"
 #include "host/runner.h"
 
@@ -316,6 +317,19 @@ static int run_step(gd_characterize_ctx *ctx, const gd_suite_step *st, json_t *m
     gd_segmentation seg;
     if ((rc = gd_curve_segment(&curve, gd_probe_primary_series(st->probe), &seg, err)) != 0)
         goto out;
+    if (st->carveout_count) {
+        /* one carve-out of the `--carveout` step: its L1D only, never the run's */
+        json_object_set_new(curves_json, st->label, gd_segmentation_to_json(&seg));
+        gd_err why;
+        if (gd_infer_carveout_l1d(&curve, &seg, ctx->device_l2_bytes, &ctx->carveout_l1d_bytes,
+                                  &ctx->carveout_confidence, &why) != 0) {
+            ctx->carveout_l1d_bytes = 0; /* not measured: no row, the run goes on */
+            if (ctx->progress)
+                fprintf(ctx->progress, "%s: %s\n", st->label, why.msg);
+        }
+        gd_segmentation_free(&seg);
+        goto out;
+    }
     json_t *cj = gd_segmentation_to_json(&seg);
     json_object_set_new(cj, "probe", json_string(st->probe->name));
     json_object_set_new(cj, "sweep", json_string(st->probe->sweep_name));
@@ -359,19 +373,82 @@ out:
     return rc;
 }
 
+/* One preference of a `--carveout` step: the p-chase with the runner's
+ * carve-out set to it, as curve LABEL-P; its L1D into *l1d_bytes. */
+static int carveout_point(gd_characterize_ctx *ctx, const gd_suite_step *st, unsigned k,
+                          json_t *meta, json_t *curves_json, uint64_t *l1d_bytes, gd_err *err)
+{
+    gd_suite_step one = *st;
+    snprintf(one.label, sizeof one.label, "%.50s-%d", st->label, st->carveouts[k]);
+    int saved = ctx->runner->carveout_percent;
+    ctx->runner->carveout_percent = st->carveouts[k];
+    ctx->carveout_l1d_bytes = 0;
+    int rc = run_step(ctx, &one, meta, curves_json, err);
+    ctx->runner->carveout_percent = saved;
+    if (rc != 0)
+        return rc;
+    if (!ctx->carveout_l1d_bytes) /* skipped: an expression was not known yet */
+        return 1;
+    *l1d_bytes = ctx->carveout_l1d_bytes;
+    json_array_append_new(ctx->carveout_rows,
+                          gd_carveout_row(st->carveouts[k], ctx->carveout_l1d_bytes,
+                                          ctx->carveout_confidence, one.label));
+    if (ctx->progress)
+        fprintf(ctx->progress, "%s: carve-out %d%%: L1D %llu bytes\n", st->label,
+                st->carveouts[k], (unsigned long long)ctx->carveout_l1d_bytes);
+    return 0;
+}
+
+/* Between two measured preferences lo < hi of the list: where their L1D sizes
+ * differ, the one halfway between is measured too (the size is monotone in the
+ * preference, so equal ends leave nothing between them to find). */
+static int carveout_bisect(gd_characterize_ctx *ctx, const gd_suite_step *st, unsigned lo,
+                           unsigned hi, uint64_t *sizes, json_t *meta, json_t *curves_json,
+                           gd_err *err)
+{
+    if (hi - lo < 2 || sizes[lo] == sizes[hi])
+        return 0;
+    unsigned mid = lo + (hi - lo) / 2;
+    int rc = carveout_point(ctx, st, mid, meta, curves_json, &sizes[mid], err);
+    if (rc < 0)
+        return rc;
+    rc = carveout_bisect(ctx, st, lo, mid, sizes, meta, curves_json, err);
+    return rc ? rc : carveout_bisect(ctx, st, mid, hi, sizes, meta, curves_json, err);
+}
+
+static int run_carveout_step(gd_characterize_ctx *ctx, const gd_suite_step *st, json_t *meta,
+                             json_t *curves_json, gd_err *err)
+{
+    uint64_t sizes[GD_SUITE_MAX_CARVEOUTS] = {0};
+    unsigned last = st->carveout_count - 1;
+    /* a preference without a reading (no knee, or skipped) keeps size 0 and
+     * bisection goes on around it */
+    if (carveout_point(ctx, st, 0, meta, curves_json, &sizes[0], err) < 0 ||
+        (last > 0 && carveout_point(ctx, st, last, meta, curves_json, &sizes[last], err) < 0) ||
+        carveout_bisect(ctx, st, 0, last, sizes, meta, curves_json, err) < 0)
+        return -1;
+    return 0;
+}
+
 int gd_characterize(gd_characterize_ctx *ctx, json_t *meta, gd_err *err)
 {
     json_t *curves_json = json_object();
     memset(&ctx->inference, 0, sizeof ctx->inference);
     ctx->failed_steps = ctx->skipped_steps = 0;
+    json_decref(ctx->carveout_rows);
+    ctx->carveout_rows = json_array();
     for (size_t i = 0; i < ctx->suite->step_count; i++) {
         const gd_suite_step *st = &ctx->suite->steps[i];
         gd_err step_err;
-        if (run_step(ctx, st, meta, curves_json, &step_err) < 0)
+        int rc = st->carveout_count ? run_carveout_step(ctx, st, meta, curves_json, &step_err)
+                                    : run_step(ctx, st, meta, curves_json, &step_err);
+        if (rc < 0)
             fail_step(ctx, st, meta, step_err.msg);
         json_object_set_new(meta, "failed_steps", json_integer((json_int_t)ctx->failed_steps));
         if (gd_meta_write(meta, ctx->out_dir, err) != 0) {
             json_decref(curves_json);
+            json_decref(ctx->carveout_rows);
+            ctx->carveout_rows = NULL;
             return -1;
         }
     }
@@ -382,6 +459,8 @@ int gd_characterize(gd_characterize_ctx *ctx, json_t *meta, gd_err *err)
                         json_string(gd_device_get_info(ctx->runner->dev)->spec));
     json_object_set_new(inferred, "suite", json_string(ctx->suite->name));
     json_object_set_new(inferred, "curves", curves_json);
+    json_object_set_new(inferred, "l1d_by_carveout", ctx->carveout_rows);
+    ctx->carveout_rows = NULL; /* inferred.json's now */
     char path[1100];
     snprintf(path, sizeof path, "%s/inferred.json", ctx->out_dir);
     int rc = gd_write_json_atomic(path, inferred, err);

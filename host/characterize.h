@@ -20,6 +20,11 @@ typedef struct gd_characterize_ctx {
     gd_inference inference;    /* filled by gd_characterize */
     size_t failed_steps;       /* steps that failed (recorded in meta.json; the run went on) */
     size_t skipped_steps;      /* steps that could not run here (the reason in meta.json) */
+    /* the `--carveout` step: inferred.json's "l1d_by_carveout" rows, and what
+     * the curve just measured showed */
+    json_t *carveout_rows;
+    uint64_t carveout_l1d_bytes;
+    double carveout_confidence;
 } gd_characterize_ctx;
 
 /* Runs the suite's steps and writes inferred.json (meta's probes list grows as

@@ -37,6 +37,9 @@ static const char help[] =
     "  --set S.key=VALUE   override a sim arch value (repeatable), e.g. noise:\n"
     "                      --set noise.jitter=3 --set noise.outlier_rate=0.005\n"
     "  --out DIR           results directory (default results/DATE-TIME-DEVICE)\n"
+    "  --carveout PERCENT  L1/shared carve-out preference set on every kernel, in\n"
+    "                      percent of the largest shared memory (default 0: the most\n"
+    "                      L1); meta.json records it and each kernel's resources\n"
     "  --no-plots          skip gnuplot\n"
     "  --quiet             no progress on stderr\n";
 
@@ -90,18 +93,19 @@ static void print_levels(const gd_inference *inf)
 
 int gd_cmd_characterize(int argc, char **argv)
 {
-    enum { O_SET = 256, O_OUT, O_QUIET, O_NOPLOTS, O_ARCH, O_SUITE };
+    enum { O_SET = 256, O_OUT, O_QUIET, O_NOPLOTS, O_ARCH, O_SUITE, O_CARVEOUT };
     static const struct option opts[] = {
         {"device", required_argument, 0, 'd'}, {"suite", required_argument, 0, O_SUITE},
         {"arch", required_argument, 0, O_ARCH}, {"set", required_argument, 0, O_SET},
         {"out", required_argument, 0, O_OUT},  {"no-plots", no_argument, 0, O_NOPLOTS},
         {"quiet", no_argument, 0, O_QUIET},    {"help", no_argument, 0, 'h'},
+        {"carveout", required_argument, 0, O_CARVEOUT},
         {0, 0, 0, 0},
     };
     const char *device = NULL, *suite_name = "quick", *arch_name = NULL, *out = NULL;
     const char *overrides[MAX_OVERRIDES];
     size_t override_count = 0;
-    int quiet = 0, plots = 1, c;
+    int quiet = 0, plots = 1, carveout = 0, c;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":d:h", opts, NULL)) != -1) {
@@ -119,6 +123,10 @@ int gd_cmd_characterize(int argc, char **argv)
         case O_OUT: out = optarg; break;
         case O_NOPLOTS: plots = 0; break;
         case O_QUIET: quiet = 1; break;
+        case O_CARVEOUT:
+            if (gd_parse_carveout_option(optarg, &carveout) != 0)
+                return 2;
+            break;
         case 'h': fputs(help, stdout); return 0;
         case ':': fprintf(stderr, "gpudissect: option '%s' needs a value\n", argv[optind - 1]); return 2;
         default: fprintf(stderr, "gpudissect: unknown option '%s'\n%s", argv[optind - 1], help); return 2;
@@ -202,6 +210,8 @@ int gd_cmd_characterize(int argc, char **argv)
     gd_runner runner;
     gd_runner_init(&runner, dev, out_dir, quiet ? NULL : stderr);
     runner.meta = meta; /* the JIT checks of a cuda device land in meta.json */
+    runner.carveout_percent = carveout;
+    gd_meta_set_carveout(meta, carveout, runner.kernels);
     gd_characterize_ctx ctx = {
         .runner = &runner,
         .suite = suite,

@@ -36,6 +36,7 @@ typedef struct run_args {
     int trace;
     uint64_t trace_limit;
     int timer_clock32;  /* emit --timer clock32: %clock reads for GPGPU-Sim */
+    int carveout_percent;
 } run_args;
 
 static const char run_help[] =
@@ -65,6 +66,9 @@ static const char run_help[] =
     "                      accepted, enqueued, hit/miss/merge, reservation fail and why,\n"
     "                      requeued, popped, filled) to RUN/lsu_trace.csv\n"
     "  --trace-limit N     events kept by --trace (default 1000000; the rest counted)\n"
+    "  --carveout PERCENT  the L1/shared carve-out preference set on every kernel, in\n"
+    "                      percent of the largest shared memory (default 0: the most\n"
+    "                      L1); recorded in meta.json with each kernel's resources\n"
     "  --quiet             no progress lines on stderr\n";
 
 static const char emit_help[] =
@@ -80,7 +84,7 @@ static const char emit_help[] =
 static int parse_args(int argc, char **argv, run_args *a, const char *help, int is_emit)
 {
     enum { O_STRIDE = 256, O_PATTERN, O_SEED, O_VARIANT, O_SAMPLES, O_SET, O_OUT, O_QUIET, O_POINT,
-           O_FOOTPRINT, O_ADAPTIVE, O_RESOLUTION, O_TRACE, O_TRACE_LIMIT, O_TIMER };
+           O_FOOTPRINT, O_ADAPTIVE, O_RESOLUTION, O_TRACE, O_TRACE_LIMIT, O_TIMER, O_CARVEOUT };
     static const struct option opts[] = {
         {"device", required_argument, 0, 'd'},   {"probe", required_argument, 0, 'p'},
         {"sweep", required_argument, 0, 's'},    {"stride", required_argument, 0, O_STRIDE},
@@ -92,6 +96,7 @@ static int parse_args(int argc, char **argv, run_args *a, const char *help, int 
         {"adaptive", no_argument, 0, O_ADAPTIVE}, {"resolution", required_argument, 0, O_RESOLUTION},
         {"trace", no_argument, 0, O_TRACE}, {"trace-limit", required_argument, 0, O_TRACE_LIMIT},
         {"timer", required_argument, 0, O_TIMER},
+        {"carveout", required_argument, 0, O_CARVEOUT},
         {"help", no_argument, 0, 'h'},           {0, 0, 0, 0},
     };
     memset(a, 0, sizeof *a);
@@ -166,6 +171,10 @@ static int parse_args(int argc, char **argv, run_args *a, const char *help, int 
             break;
         case O_OUT: a->out = optarg; break;
         case O_QUIET: a->quiet = 1; break;
+        case O_CARVEOUT:
+            if (gd_parse_carveout_option(optarg, &a->carveout_percent) != 0)
+                return 2;
+            break;
         case O_TRACE: a->trace = 1; break;
         case O_TRACE_LIMIT: {
             char *end;
@@ -279,6 +288,7 @@ int gd_cmd_run(int argc, char **argv)
     gd_runner runner;
     gd_curve curve;
     gd_runner_init(&runner, dev, out_dir, a.quiet ? NULL : stderr);
+    runner.carveout_percent = a.carveout_percent;
     gd_curve_init(&curve, probe->name, probe, &a.opts);
     int status = 1;
     if (a.trace && gd_lsu_trace_start(dev, a.trace_limit ? a.trace_limit
@@ -288,6 +298,7 @@ int gd_cmd_run(int argc, char **argv)
     if (gd_mkdirs(out_dir, &err) != 0 || !(meta = gd_meta_new(dev, argc, argv, &err)))
         goto out;
     runner.meta = meta; /* the JIT checks of a cuda device land in meta.json */
+    gd_meta_set_carveout(meta, runner.carveout_percent, runner.kernels);
     entry = json_object();
     json_object_set_new(entry, "probe", json_string(probe->name));
     json_object_set_new(entry, "csv", json_string(curve.label));

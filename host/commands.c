@@ -7,6 +7,21 @@
 #include "host/commands.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+
+int gd_parse_carveout_option(const char *text, int *out)
+{
+    char *end = NULL;
+    long v = strtol(text, &end, 10);
+    if (!*text || *end || v < 0 || v > 100) {
+        fprintf(stderr, "gpudissect: --carveout takes a percentage 0..100 (of the largest "
+                        "shared-memory size; 0 = the most L1), got '%s'\n",
+                text);
+        return -1;
+    }
+    *out = (int)v;
+    return 0;
+}
 
 int gd_report_error(const char *msg)
 {

@@ -31,6 +31,10 @@ int gd_cmd_infer(int argc, char **argv);
 /* cmd_import_curve.c: a footprint/latency table as a results directory */
 int gd_cmd_import_curve(int argc, char **argv);
 
+/* --carveout PERCENT: an integer 0..100 into *out; 0, or -1 after printing
+ * the usage error. */
+int gd_parse_carveout_option(const char *text, int *out);
+
 /* Prints "gpudissect: error: MSG" on stderr; returns 1. */
 int gd_report_error(const char *msg);
 

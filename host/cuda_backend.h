@@ -73,6 +73,12 @@ int cuda_fail(const cuda_driver *drv, CUresult rc, gd_err *err, const char *call
 /* Make this device's primary context current on the calling thread. */
 int cuda_make_current(cuda_device *dev, gd_err *err);
 
+/* host/cuda_func_attr.c: sets the kernel's preferred L1/shared carve-out
+ * (percent of the largest shared memory, 0..100) and reads back what it asks
+ * of an SM (carve-out, static shared bytes, registers, local bytes) into
+ * kernel->base. */
+int cuda_kernel_carveout(cuda_device *dev, cuda_kernel *kernel, int percent, gd_err *err);
+
 /* host/cuda_module.c: the kernel half of cuda_device_ops. */
 int cuda_load(gd_device *base, const char *ptx, const char *entry, const gd_load_opts *opts,
               gd_kernel **out, gd_err *err);

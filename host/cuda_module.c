@@ -319,6 +319,12 @@ int cuda_load(gd_device *base, const char *ptx, const char *entry, const gd_load
     }
     ((cuda_kernel *)*out)->jit_cubin = jit_copy;
     ((cuda_kernel *)*out)->jit_cubin_bytes = jit_copy ? cubin_bytes : 0;
+    /* the L1/shared carve-out, set on every kernel: host/cuda_func_attr.c */
+    if (cuda_kernel_carveout(dev, (cuda_kernel *)*out, opts ? opts->carveout_percent : 0, err)) {
+        cuda_unload(base, *out);
+        *out = NULL;
+        return -1;
+    }
     return 0;
 
 err:

@@ -49,6 +49,7 @@
     X(cuModuleGetFunction)                                                                     \
     X(cuModuleGetGlobal)                                                                       \
     X(cuFuncSetAttribute)                                                                      \
+    X(cuFuncGetAttribute)                                                                      \
     X(cuMemAlloc)                                                                              \
     X(cuMemFree)                                                                               \
     X(cuMemcpyHtoD)                                                                            \

@@ -64,6 +64,15 @@ typedef struct gd_kernel {
     uint32_t instruction_count; /* code_bytes / 16 on sm_70+; sim: PTX instructions */
     char *jit_info_log;         /* owned; may be empty, never NULL after load */
     char *jit_error_log;        /* owned; may be empty, never NULL after load */
+    /* What the kernel asks of an SM, as the device reports it after load
+     * (cuda: cuFuncGetAttribute; sim: from the PTX).  -1 / 0 where unknown. */
+    int carveout_percent;       /* the preference set (read back) */
+    uint32_t static_shared_bytes;
+    int registers_per_thread;   /* sim: -1 (the simulator allocates none) */
+    uint32_t local_bytes_per_thread;
+    /* What the last launch got, where the device knows (sim); 0 where not. */
+    uint32_t launch_shared_carveout_bytes; /* the split: shared memory per SM */
+    uint64_t launch_l1d_bytes;             /* the L1D left to the launch */
 } gd_kernel;
 
 /* How a kernel's machine code is altered before it is loaded.  The probe asks;
@@ -79,6 +88,12 @@ typedef enum gd_code_patch {
 typedef struct gd_load_opts {
     gd_code_patch patch;
     uint32_t patch_count;
+    /* The kernel's preferred L1/shared-memory carve-out, in percent of the
+     * largest shared-memory size per SM: 0 (the zero value) asks for the most
+     * L1, 100 for the most shared memory.  Every backend sets it on every
+     * kernel it loads (cuda: CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT;
+     * sim: the driver's rule, analysis/arch_carveout.c). */
+    int carveout_percent;
 } gd_load_opts;
 
 /* Kernel arguments in declaration order; each points at its value's bytes. */

@@ -163,3 +163,10 @@ int gd_meta_finish(json_t *meta, gd_device *dev, const char *dir, gd_err *err)
                             json_string(note[0] ? note : "counters collected (CUPTI range profiler)"));
     return gd_meta_write(meta, dir, err);
 }
+
+void gd_meta_set_carveout(json_t *meta, int carveout_percent, json_t *kernels)
+{
+    json_object_set_new(meta, "carveout_percent", json_integer(carveout_percent));
+    if (kernels)
+        json_object_set(meta, "kernels", kernels);
+}

@@ -22,6 +22,10 @@ void gd_meta_add_device_state(json_t *meta, gd_device *dev);
 int gd_meta_finish(json_t *meta, gd_device *dev, const char *dir, gd_err *err);
 /* Writes DIR/meta.json as it is now (called at the start too). */
 int gd_meta_write(const json_t *meta, const char *dir, gd_err *err);
+/* Records the carve-out preference every kernel was given and the runner's
+ * per-kernel records ("kernels", host/kernel_record.h: shared by reference,
+ * so later writes see the rows added since). */
+void gd_meta_set_carveout(json_t *meta, int carveout_percent, json_t *kernels);
 /* "abc123" (+ "-dirty") of the source tree, or "unknown". */
 void gd_git_revision(char *buf, size_t size);
 

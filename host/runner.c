@@ -16,6 +16,7 @@
 #include "analysis/results.h"
 #include "host/cuda_device.h"
 #include "host/jit_check.h"
+#include "host/kernel_record.h"
 #include "kernels/timer.h"
 
 /* ------------------------------------------------------------------------- */
@@ -155,18 +156,45 @@ void gd_runner_init(gd_runner *runner, gd_device *dev, const char *out_dir, FILE
 {
     memset(runner, 0, sizeof *runner);
     runner->dev = dev;
+    runner->kernels = json_array(); /* NULL (out of memory): no records */
     if (out_dir)
         snprintf(runner->out_dir, sizeof runner->out_dir, "%s", out_dir);
     runner->progress = progress;
 }
 
-void gd_runner_close(gd_runner *runner)
+static void runner_unload_spare(gd_runner *runner)
+{
+    if (runner->spare_kernel)
+        gd_kernel_unload(runner->dev, runner->spare_kernel);
+    free(runner->spare_ptx);
+    runner->spare_kernel = NULL;
+    runner->spare_ptx = NULL;
+}
+
+/* Unloads the current kernel only (the spare stays). */
+static void runner_unload_current(gd_runner *runner)
 {
     if (runner->kernel)
         gd_kernel_unload(runner->dev, runner->kernel);
     free(runner->kernel_ptx);
     runner->kernel = NULL;
     runner->kernel_ptx = NULL;
+}
+
+static int same_kernel(const gd_kernel *k, const char *ptx, const gd_load_opts *had,
+                       const gd_probe_plan *plan, const gd_load_opts *load)
+{
+    return k && ptx && !strcmp(ptx, plan->ptx) && !strcmp(k->entry, plan->entry) &&
+           had->patch == load->patch && had->patch_count == load->patch_count &&
+           had->carveout_percent == load->carveout_percent;
+}
+
+void gd_runner_close(gd_runner *runner)
+{
+    runner_unload_current(runner);
+    runner_unload_spare(runner);
+    json_decref(runner->kernels);
+    runner->kernels = NULL;
 }
 
 /* Before a freshly JIT-compiled kernel first runs on a cuda device: check the
@@ -211,10 +239,10 @@ static int check_jit_output(gd_runner *r, const gd_probe *probe, const gd_probe_
                             r->jit_param_base ? json_integer(r->jit_param_base) : json_null());
         if (!r->jit_param_base && r->jit_param_base_why[0])
             json_object_set_new(k, "param_base_error", json_string(r->jit_param_base_why));
-        json_t *list = json_object_get(r->meta, "kernels");
+        json_t *list = json_object_get(r->meta, "jit_checks");
         if (!json_is_array(list)) {
             list = json_array();
-            json_object_set_new(r->meta, "kernels", list);
+            json_object_set_new(r->meta, "jit_checks", list);
         }
         json_array_append_new(list, k);
     }
@@ -253,22 +281,39 @@ static void measure_param_base(gd_runner *r)
 static int runner_kernel(gd_runner *r, const gd_probe *probe, const gd_probe_plan *plan,
                          gd_err *err)
 {
-    if (r->kernel && r->kernel_ptx && strcmp(r->kernel_ptx, plan->ptx) == 0 &&
-        strcmp(r->kernel->entry, plan->entry) == 0 && r->kernel_load.patch == plan->load.patch &&
-        r->kernel_load.patch_count == plan->load.patch_count)
+    gd_load_opts load = plan->load;
+    load.carveout_percent = r->carveout_percent;
+    if (same_kernel(r->kernel, r->kernel_ptx, &r->kernel_load, plan, &load))
         return 0;
-    gd_runner_close(r);
+    /* two kernels are kept (an adaptive sweep that bisects on both sides of a
+     * switch in the probe's PTX would reload one at every point): the one
+     * before becomes the spare, the spare before it goes */
+    gd_kernel *k = r->spare_kernel;
+    char *ptx = r->spare_ptx;
+    gd_load_opts had = r->spare_load;
+    int warmed = r->spare_warmed;
+    r->spare_kernel = r->kernel;
+    r->spare_ptx = r->kernel_ptx;
+    r->spare_load = r->kernel_load;
+    r->spare_warmed = r->kernel_warmed;
+    r->kernel = k;
+    r->kernel_ptx = ptx;
+    r->kernel_load = had;
+    r->kernel_warmed = warmed;
+    if (same_kernel(r->kernel, r->kernel_ptx, &r->kernel_load, plan, &load))
+        return 0;
+    runner_unload_current(r);
     measure_param_base(r);
-    if (gd_kernel_load(r->dev, plan->ptx, plan->entry, &plan->load, &r->kernel, err) != 0) {
+    if (gd_kernel_load(r->dev, plan->ptx, plan->entry, &load, &r->kernel, err) != 0) {
         r->kernel = NULL;
         return -1;
     }
     r->kernel_warmed = 0;
     if (check_jit_output(r, probe, plan, err) != 0) {
-        gd_runner_close(r);
+        runner_unload_current(r);
         return -1;
     }
-    r->kernel_load = plan->load;
+    r->kernel_load = load;
     r->kernel_ptx = strdup(plan->ptx);
     if (!r->kernel_ptx)
         return gd_fail(err, "out of memory");
@@ -369,8 +414,8 @@ static int launch_point(gd_runner *r, const gd_probe *probe, const gd_probe_plan
     return 0;
 }
 
-static int measure_plan(gd_runner *r, const gd_probe *probe, gd_probe_plan *plan,
-                        gd_probe_result *result, gd_err *err)
+static int measure_plan(gd_runner *r, const gd_probe *probe, const char *label, uint64_t x,
+                        gd_probe_plan *plan, gd_probe_result *result, gd_err *err)
 {
     gd_device *dev = r->dev;
     gd_devptr addr[GD_PROBE_MAX_BUFFERS] = {0};
@@ -406,6 +451,10 @@ static int measure_plan(gd_runner *r, const gd_probe *probe, gd_probe_plan *plan
     }
     r->kernel_warmed = 1;
     if (launch_point(r, probe, plan, addr, 0, err) != 0)
+        goto out;
+    if (r->kernels && gd_kernel_record_add(r->kernels, label, probe->name, r->kernel,
+                                           r->carveout_percent, plan->dynamic_shared_bytes, x,
+                                           err) != 0)
         goto out;
     for (unsigned i = 0; i < plan->buffer_count; i++) {
         if (!plan->buffers[i].copy_out || plan->buffers[i].symbol)
@@ -545,7 +594,7 @@ int gd_runner_measure(gd_runner *r, gd_curve *curve, uint64_t x, size_t index, s
     gd_counter_list before = {0}, after = {0};
     int rc = gd_device_counters(r->dev, &before, err);
     if (rc == 0)
-        rc = measure_plan(r, probe, &plan, &result, err);
+        rc = measure_plan(r, probe, curve->label, x, &plan, &result, err);
     if (rc == 0)
         rc = gd_device_counters(r->dev, &after, err);
     gd_probe_plan_free(probe, &plan);

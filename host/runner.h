@@ -39,10 +39,20 @@ typedef struct gd_runner {
     gd_kernel *kernel;        /* the last kernel loaded, reused while the PTX is the same */
     char *kernel_ptx;
     gd_load_opts kernel_load; /* ... and the same patch */
+    /* The kernel loaded before it, kept too: a sweep whose points alternate
+     * between two kernels (the chase's scratch moves to shared memory near the
+     * L2's capacity, and an adaptive sweep bisects on both sides) reloads
+     * neither.  A freshly loaded kernel fetches its timed loop's code through
+     * the L2 only after the warm-up, where those lines overflow the sets of a
+     * chain that exactly fills the L2 -- on a GPU as in the simulator. */
+    gd_kernel *spare_kernel;
+    char *spare_ptx;
+    gd_load_opts spare_load;
+    int spare_warmed;         /* the spare has had its warm-up launch */
     size_t points_measured;
     /* meta.json of the run (borrowed; NULL: none).  On a cuda device each
      * kernel's JIT check (host/jit_check.h: verdicts, info log, cubin hashes) is
-     * appended to its "kernels" array before the kernel's first launch. */
+     * appended to its "jit_checks" array before the kernel's first launch. */
     json_t *meta;
     /* The target's c[0x0] offset of the first kernel parameter, for the JIT
      * check's order verdict (host/jit_check.h, gd_jit_param_base): measured
@@ -61,6 +71,12 @@ typedef struct gd_runner {
     size_t launches;          /* kernel launches made, warm-ups included */
     size_t warmup_launches;   /* untimed first launches of a kernel (cuda devices) */
     size_t split_points;      /* points spread over launches for the watchdog */
+    /* The preferred L1/shared carve-out set on every kernel (percent of the
+     * largest shared memory; 0: the most L1), and what each kernel asked of an
+     * SM (host/kernel_record.h), for meta.json's "kernels" (the JIT checks of a
+     * cuda device go to its "jit_checks"). */
+    int carveout_percent;
+    json_t *kernels;
 } gd_runner;
 
 /* A launch's budget under a display watchdog: a quarter of Windows' 2 s TDR

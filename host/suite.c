@@ -348,6 +348,22 @@ static int parse_step(char *text, const char *path, int line, gd_suite_step *st,
             if (*end || errno || !s)
                 return gd_fail(err, "%s:%d: bad --samples '%s'", path, line, val);
             st->opts.samples = (uint32_t)s;
+        } else if (!strcmp(opt, "--carveout")) {
+            char list[GD_SUITE_EXPR_BYTES];
+            snprintf(list, sizeof list, "%s", val);
+            st->carveout_count = 0;
+            for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok;
+                 tok = strtok_r(NULL, ",", &save)) {
+                char *end = NULL;
+                long p = strtol(tok, &end, 10);
+                if (*end || p < 0 || p > 100 ||
+                    (st->carveout_count && p <= st->carveouts[st->carveout_count - 1]) ||
+                    st->carveout_count == GD_SUITE_MAX_CARVEOUTS)
+                    return gd_fail(err, "%s:%d: --carveout takes ascending percentages 0..100 "
+                                        "(at most %d), got '%s'",
+                                   path, line, GD_SUITE_MAX_CARVEOUTS, val);
+                st->carveouts[st->carveout_count++] = (int)p;
+            }
         } else if (!strcmp(opt, "--level")) {
             if (gd_inferred_level_from_name(val) < 0)
                 return gd_fail(err, "%s:%d: --level '%s' is not a level of the results schema",
@@ -359,6 +375,9 @@ static int parse_step(char *text, const char *path, int line, gd_suite_step *st,
     }
     if (!st->sweep_from[0])
         return gd_fail(err, "%s:%d: step '%s' has no --sweep", path, line, st->label);
+    if (st->carveout_count && strcmp(st->probe->name, "pchase"))
+        return gd_fail(err, "%s:%d: --carveout is a pchase step's (the L1D per carve-out)", path,
+                       line);
     return 0;
 }
 

@@ -22,6 +22,7 @@
 
 #define GD_SUITE_MAX_STEPS 64
 #define GD_SUITE_EXPR_BYTES 96
+#define GD_SUITE_MAX_CARVEOUTS 32
 
 typedef struct gd_suite_step {
     char label[64];
@@ -35,6 +36,11 @@ typedef struct gd_suite_step {
     int adaptive;
     char level[8];                         /* the level a step measures (--level) */
     int line;                              /* in the suite file */
+    /* --carveout P1,P2,...: the step is a p-chase measured once per carve-out
+     * preference (percent of the largest shared memory), bisecting the list
+     * where the L1D size changes (host/characterize.c) */
+    int carveouts[GD_SUITE_MAX_CARVEOUTS];
+    unsigned carveout_count;
 } gd_suite_step;
 
 typedef struct gd_suite {

@@ -8,7 +8,7 @@
  * element's offset in the 64 KiB .const array (32-bit; the kernel adds the
  * array's address after the timed region).  One thread then
  *
- *   1. times the timer: 32 times {t0 = %clock64; st.shared sink, v; t1 = %clock64},
+ *   1. times the timer: 32 times {t0 = %clock64; st sink, v; t1 = %clock64},
  *      the timed sequence below without its load (the correction we subtract);
  *   2. walks the chain (warm-up: cold misses are not what we measure) for one
  *      lap, or for several if the chain is short -- which also lets a randomly
@@ -16,27 +16,37 @@
  *      keeps its contents across launches);
  *   3. walks it again (several times if the chain is short: at least 4096
  *      timed accesses), timing each access as
- *          t0 = %clock64; v = ld [p]; st.shared.u32 trace[i], v; t1 = %clock64
+ *          t0 = %clock64; v = ld [p]; st.u32 trace[i], v; t1 = %clock64
  *      (a 32-bit store of a 64-bit register keeps its low half, as PTX allows).
  *      The store *consumes* the loaded value, so the second clock read cannot
  *      issue before the data is back (a GPU issues in order but only waits for a
- *      load at its first use).  Every delta is counted in a shared-memory
- *      histogram of 1-cycle buckets -- so the whole lap is in the statistics, not
- *      a window of it: just past a 4 MiB L2's capacity only one set in 4096
- *      misses, and a window of the last few thousand accesses would hold two of
- *      its 34 misses -- and the last N deltas and values go to shared-memory
- *      rings (the chronological trace).  Nothing is written to global memory
- *      while timing, so the measurement never touches the caches it measures;
- *   4. stores the final position, the sum of all values of the timed laps, the
- *      calibration, the histogram and the rings.
+ *      load at its first use).  Every delta is counted in a histogram of 1-cycle
+ *      buckets -- so the whole lap is in the statistics, not a window of it:
+ *      just past a 4 MiB L2's capacity only one set in 4096 misses, and a window
+ *      of the last few thousand accesses would hold two of its 34 misses -- and
+ *      the last N deltas and values go to rings (the chronological trace);
+ *   4. stores the final position, the sum of all values of the timed laps and
+ *      the clocked region (the timed laps' %clock64 cycles against their
+ *      %globaltimer nanoseconds: the effective SM clock), and copies a
+ *      shared-memory scratch out.
+ *
+ * Where the scratch (calibration, histogram, rings, the sink) lives decides
+ * what the card gives the kernel: since Volta the L1 and shared memory are one
+ * storage split per kernel, and 33 KB of shared scratch forces a split with a
+ * smaller L1 (a T4's 32 KiB instead of 64).  So the scratch is in global memory,
+ * read and written with .cg -- the L2 only: the L1 being measured is never
+ * touched, and the kernel declares no shared memory.  In the L2, though, its
+ * few hundred lines would overflow sets at the L2's own capacity; from a
+ * quarter of the L2 on (see chase_plan) the scratch is in shared memory as it
+ * used to be, where the L1 can hold only a small share of the chain anyway.
+ * Either way nothing the timed loads touch is disturbed.
  *
  * Decode subtracts the median calibration delta and checks the walk: the final
  * position must be the start again, the sum must equal laps x the sum of all
  * elements and the histogram must hold one count per timed access -- proof that
  * every element was visited.  Series: "cycles" (every timed access),
  * "recent_cycles" (the last N accesses in order), "timer_overhead",
- * "chain_base" (global: the chain's address, for the model), "sm_clock_mhz"
- * (the timed laps' cycles against %globaltimer's nanoseconds, kernels/timer.h).
+ * "chain_base" (global: the chain's address, for the model).
  */
 #include "kernels/chase.h"
 
@@ -65,6 +75,11 @@
 #define OUT_REGION_CYCLES 16
 #define OUT_REGION_NS 24
 #define OUT_STEPS_DONE 32
+/* From this fraction of the L2 on, the scratch is in shared memory (see chase_plan). */
+#define CHASE_SHARED_SCRATCH_L2_FRACTION 4
+/* The most cache one chain element can hold: an L1 line (128 B on every GPU
+ * since Fermi), when elements lie further apart than that. */
+#define CHASE_LINE_BYTES_MAX 128
 /* Expected machine code: ptxas gives 70-100 instructions (with padding) from
  * sm_75 to sm_90; far outside that means it unrolled, merged or dropped code. */
 #define CHASE_MIN_SASS 48
@@ -83,14 +98,16 @@ typedef struct chase_state {
     uint64_t order_sum;              /* sum of the offsets */
 } chase_state;
 
-/* Offsets in the output buffer. */
+/* Offsets in the output buffer, which is also the layout of the scratch. */
 #define OUT_CALIB CHASE_HEADER_BYTES
 #define OUT_HIST (OUT_CALIB + CHASE_CALIBRATION_SAMPLES * 4)
-#define OUT_RING (OUT_HIST + CHASE_HIST_BUCKETS * 4)
+#define OUT_RING (OUT_HIST + CHASE_HIST_BUCKETS * 4) /* deltas, then values */
+#define OUT_SINK_AT(ring) (OUT_RING + (ring) * 8)     /* 8 bytes the calibration writes */
+#define OUT_SINK OUT_SINK_AT(ring)
 
 static size_t out_bytes(uint32_t ring)
 {
-    return OUT_RING + (size_t)ring * 8;
+    return OUT_SINK_AT((size_t)ring) + 8;
 }
 
 /* The pieces of PTX that depend on where the chain lives.  p is the current
@@ -139,11 +156,39 @@ static void chase_asm_for(gd_chase_space space, const char *cache_op, chase_asm 
     a->final = "";
 }
 
+/* Where the scratch (calibration, histogram, rings, the sink) lives.  The
+ * scratch is laid out as the output buffer (OUT_*), so in global memory it *is*
+ * the output buffer and nothing is copied. */
+typedef struct chase_scratch {
+    const char *st;         /* the store's state space and cache operator */
+    const char *ld;         /* the load's */
+    const char *decl;       /* the shared array, or nothing */
+    const char *base;       /* %rd16 = the scratch's first byte */
+} chase_scratch;
+
+static void chase_scratch_for(int in_shared, chase_scratch *s)
+{
+    if (in_shared) {
+        s->st = "shared";
+        s->ld = "shared";
+        s->decl = "    .shared .align 8 .b8 gd_scratch[%u];\n";
+        s->base = "    mov.u64 %%rd16, gd_scratch;\n";
+        return;
+    }
+    /* .cg: the L2, never the L1 being measured (a store allocates no L1 line) */
+    s->st = "global.cg";
+    s->ld = "global.cg";
+    s->decl = "";
+    s->base = "    mov.u64 %%rd16, %%rd2;\n";
+}
+
 static char *chase_ptx(const gd_device_info *dev, gd_chase_space space, const char *cache_op,
-                       uint32_t ring)
+                       uint32_t ring, int scratch_in_shared)
 {
     chase_asm a;
     chase_asm_for(space, cache_op, &a);
+    chase_scratch sc;
+    chase_scratch_for(scratch_in_shared, &sc);
     /* the timed laps are also a clocked region: %clock64 against %globaltimer */
     gd_ptx region_start, region_stop;
     gd_ptx_init(&region_start);
@@ -173,45 +218,44 @@ static char *chase_ptx(const gd_device_info *dev, gd_chase_space space, const ch
         "{\n"
         "    .reg .pred %%p<3>;\n"
         "    .reg .b32 %%r<20>;\n"
-        "    .reg .b64 %%rd<16>;\n"
-        "    .shared .align 4 .b8 gd_hist[%u];\n"
-        "    .shared .align 4 .b8 gd_trace[%u];\n"
-        "    .shared .align 4 .b8 gd_delta[%u];\n"
-        "    .shared .align 4 .b8 gd_calib[%u];\n"
-        "    .shared .align 8 .b8 gd_sink[8];\n"
+        "    .reg .b64 %%rd<20>;\n");
+    if (scratch_in_shared)
+        gd_ptx_printf(&p, sc.decl, (unsigned)out_bytes(ring));
+    gd_ptx_printf(&p,
         "\n"
         "    ld.param.u64 %%rd1, [gd_chase_chain];\n"
         "    ld.param.u64 %%rd2, [gd_chase_out];\n"
         "    ld.param.u32 %%r1, [gd_chase_steps];\n"
         "    ld.param.u32 %%r14, [gd_chase_timed_steps];\n"
         "    ld.param.u32 %%r15, [gd_chase_warm_steps];\n"
-        "%s"
-        "    mov.u32 %%r13, gd_hist;\n"
+        "%s", a.start);
+    gd_ptx_printf(&p, sc.base);
+    gd_ptx_printf(&p,
+        "    add.s64 %%rd17, %%rd16, %u;   // the histogram\n"
         "\n"
-        "    // 0. an empty histogram (shared memory starts undefined)\n"
+        "    // 0. an empty histogram (the scratch starts undefined)\n"
         "    mov.u32 %%r2, 0;\n"
         "$L_zero:\n"
         "    .pragma \"nounroll\";\n"
-        "    shl.b32 %%r4, %%r2, 2;\n"
-        "    add.s32 %%r5, %%r13, %%r4;\n"
-        "    st.shared.u32 [%%r5], 0;\n"
+        "    mul.wide.u32 %%rd5, %%r2, 4;\n"
+        "    add.s64 %%rd6, %%rd17, %%rd5;\n"
+        "    st.%s.u32 [%%rd6], 0;\n"
         "    add.s32 %%r2, %%r2, 1;\n"
         "    setp.lt.u32 %%p1, %%r2, %u;\n"
         "    @%%p1 bra $L_zero;\n"
         "\n"
         "    // 1. the cost of the timed sequence without its load\n"
         "    mov.u32 %%r2, 0;\n"
-        "    mov.u32 %%r6, gd_calib;\n"
         "$L_calib:\n"
         "    .pragma \"nounroll\";\n"
         "    mov.u64 %%rd10, %%clock64;\n"
-        "    st.shared.u32 [gd_sink], %s;\n"
+        "    st.%s.u32 [%%rd16+%u], %s;\n"
         "    mov.u64 %%rd11, %%clock64;\n"
         "    sub.s64 %%rd12, %%rd11, %%rd10;\n"
         "    cvt.u32.u64 %%r3, %%rd12;\n"
-        "    shl.b32 %%r4, %%r2, 2;\n"
-        "    add.s32 %%r5, %%r6, %%r4;\n"
-        "    st.shared.u32 [%%r5], %%r3;\n"
+        "    mul.wide.u32 %%rd5, %%r2, 4;\n"
+        "    add.s64 %%rd6, %%rd16, %%rd5;\n"
+        "    st.%s.u32 [%%rd6+%u], %%r3;\n"
         "    add.s32 %%r2, %%r2, 1;\n"
         "    setp.lt.u32 %%p1, %%r2, %u;\n"
         "    @%%p1 bra $L_calib;\n"
@@ -224,33 +268,31 @@ static char *chase_ptx(const gd_device_info *dev, gd_chase_space space, const ch
         "    add.s32 %%r2, %%r2, 1;\n"
         "    setp.lt.u32 %%p1, %%r2, %%r15;\n"
         "    @%%p1 bra $L_warm;\n"
-        "    st.shared.u32 [gd_sink], %s;   // wait for the last warm-up load\n"
+        "    st.%s.u32 [%%rd16+%u], %s;   // wait for the last warm-up load\n"
         "\n"
         "    // 3. timed laps\n"
         "%s"
         "    mov.u32 %%r2, 0;\n"
         "    mov.u64 %%rd4, 0;\n"
-        "    mov.u32 %%r6, gd_trace;\n"
-        "    mov.u32 %%r7, gd_delta;\n"
+        "    add.s64 %%rd18, %%rd16, %u;   // the rings: deltas, then values\n"
         "$L_timed:\n"
         "    .pragma \"nounroll\";\n"
         "    and.b32 %%r8, %%r2, %u;\n"
-        "    shl.b32 %%r9, %%r8, 2;\n"
-        "    add.s32 %%r10, %%r9, %%r7;\n"
-        "    add.s32 %%r9, %%r9, %%r6;\n"
+        "    mul.wide.u32 %%rd8, %%r8, 4;\n"
+        "    add.s64 %%rd9, %%rd18, %%rd8;\n"
         "    mov.u64 %%rd10, %%clock64;\n"
         "%s"
-        "    st.shared.u32 [%%r9], %s;   // consume the value: the trace\n"
+        "    st.%s.u32 [%%rd9+%u], %s;   // consume the value: the trace\n"
         "    mov.u64 %%rd11, %%clock64;\n"
         "    sub.s64 %%rd12, %%rd11, %%rd10;\n"
         "    cvt.u32.u64 %%r3, %%rd12;\n"
-        "    st.shared.u32 [%%r10], %%r3;\n"
+        "    st.%s.u32 [%%rd9], %%r3;\n"
         "    min.u32 %%r11, %%r3, %u;\n"
-        "    shl.b32 %%r11, %%r11, 2;\n"
-        "    add.s32 %%r11, %%r11, %%r13;\n"
-        "    ld.shared.u32 %%r12, [%%r11];\n"
+        "    mul.wide.u32 %%rd19, %%r11, 4;\n"
+        "    add.s64 %%rd19, %%rd19, %%rd17;\n"
+        "    ld.%s.u32 %%r12, [%%rd19];\n"
         "    add.s32 %%r12, %%r12, 1;\n"
-        "    st.shared.u32 [%%r11], %%r12;\n"
+        "    st.%s.u32 [%%rd19], %%r12;\n"
         "%s"
         "%s"
         "    add.s32 %%r2, %%r2, 1;\n"
@@ -258,66 +300,34 @@ static char *chase_ptx(const gd_device_info *dev, gd_chase_space space, const ch
         "    @%%p1 bra $L_timed;\n"
         "%s"
         "\n"
-        "    // 4. results: final position, checksum, clocked region, calibration,\n"
-        "    //    histogram, rings\n"
+        "    // 4. results: final position, checksum, clocked region (and a shared\n"
+        "    //    scratch copied out)\n"
         "%s"
         "    st.global.u64 [%%rd2], %%rd3;\n"
         "    st.global.u64 [%%rd2+8], %%rd4;\n"
         "    st.global.u64 [%%rd2+%u], %%rd13;\n"
-        "    st.global.u64 [%%rd2+%u], %%rd14;\n"
-        "    mov.u32 %%r2, 0;\n"
-        "    mov.u32 %%r6, gd_calib;\n"
-        "$L_copy_calib:\n"
-        "    .pragma \"nounroll\";\n"
-        "    shl.b32 %%r4, %%r2, 2;\n"
-        "    add.s32 %%r5, %%r6, %%r4;\n"
-        "    ld.shared.u32 %%r3, [%%r5];\n"
-        "    cvt.u64.u32 %%rd5, %%r4;\n"
-        "    add.s64 %%rd6, %%rd2, %%rd5;\n"
-        "    st.global.u32 [%%rd6+%u], %%r3;\n"
-        "    add.s32 %%r2, %%r2, 1;\n"
-        "    setp.lt.u32 %%p1, %%r2, %u;\n"
-        "    @%%p1 bra $L_copy_calib;\n"
-        "    mov.u32 %%r2, 0;\n"
-        "$L_copy_hist:\n"
-        "    .pragma \"nounroll\";\n"
-        "    shl.b32 %%r4, %%r2, 2;\n"
-        "    add.s32 %%r5, %%r13, %%r4;\n"
-        "    ld.shared.u32 %%r3, [%%r5];\n"
-        "    cvt.u64.u32 %%rd5, %%r4;\n"
-        "    add.s64 %%rd6, %%rd2, %%rd5;\n"
-        "    st.global.u32 [%%rd6+%u], %%r3;\n"
-        "    add.s32 %%r2, %%r2, 1;\n"
-        "    setp.lt.u32 %%p1, %%r2, %u;\n"
-        "    @%%p1 bra $L_copy_hist;\n"
-        "    min.u32 %%r11, %%r14, %u;\n"
-        "    mov.u32 %%r2, 0;\n"
-        "    mov.u32 %%r6, gd_trace;\n"
-        "    mov.u32 %%r7, gd_delta;\n"
-        "$L_copy_ring:\n"
-        "    .pragma \"nounroll\";\n"
-        "    shl.b32 %%r4, %%r2, 2;\n"
-        "    cvt.u64.u32 %%rd5, %%r4;\n"
-        "    add.s64 %%rd6, %%rd2, %%rd5;\n"
-        "    add.s32 %%r5, %%r7, %%r4;\n"
-        "    ld.shared.u32 %%r3, [%%r5];\n"
-        "    st.global.u32 [%%rd6+%u], %%r3;\n"
-        "    add.s32 %%r5, %%r6, %%r4;\n"
-        "    ld.shared.u32 %%r3, [%%r5];\n"
-        "    st.global.u32 [%%rd6+%u], %%r3;\n"
-        "    add.s32 %%r2, %%r2, 1;\n"
-        "    setp.lt.u32 %%p1, %%r2, %%r11;\n"
-        "    @%%p1 bra $L_copy_ring;\n"
-        "    ret;\n"
-        "}\n",
-        CHASE_HIST_BUCKETS * 4, ring * 4, ring * 4, CHASE_CALIBRATION_SAMPLES * 4, a.start,
-        CHASE_HIST_BUCKETS, a.pos, CHASE_CALIBRATION_SAMPLES, a.step, a.value, start_ptx,
-        ring - 1, a.load, a.value, CHASE_HIST_BUCKETS - 1, a.advance, a.sum, stop_ptx, a.final,
-        OUT_REGION_CYCLES, OUT_REGION_NS, OUT_CALIB,
-        CHASE_CALIBRATION_SAMPLES, OUT_HIST, CHASE_HIST_BUCKETS, ring, OUT_RING,
-        OUT_RING + ring * 4);
+        "    st.global.u64 [%%rd2+%u], %%rd14;\n",
+        OUT_HIST, sc.st, CHASE_HIST_BUCKETS, sc.st, OUT_SINK, a.pos, sc.st, OUT_CALIB,
+        CHASE_CALIBRATION_SAMPLES, a.step, sc.st, OUT_SINK, a.value, start_ptx, OUT_RING,
+        ring - 1, a.load, sc.st, ring * 4, a.value, sc.st, CHASE_HIST_BUCKETS - 1, sc.ld, sc.st,
+        a.advance, a.sum, stop_ptx, a.final, OUT_REGION_CYCLES, OUT_REGION_NS);
     free(start_ptx);
     free(stop_ptx);
+    if (scratch_in_shared)
+        gd_ptx_printf(&p,
+            "    mov.u32 %%r2, %u;\n"
+            "$L_copy:\n"
+            "    .pragma \"nounroll\";\n"
+            "    cvt.u64.u32 %%rd5, %%r2;\n"
+            "    add.s64 %%rd6, %%rd16, %%rd5;\n"
+            "    ld.shared.u32 %%r3, [%%rd6];\n"
+            "    add.s64 %%rd7, %%rd2, %%rd5;\n"
+            "    st.global.u32 [%%rd7], %%r3;\n"
+            "    add.s32 %%r2, %%r2, 4;\n"
+            "    setp.lt.u32 %%p1, %%r2, %u;\n"
+            "    @%%p1 bra $L_copy;\n",
+            OUT_CALIB, OUT_SINK);
+    gd_ptx_printf(&p, "    ret;\n}\n");
     return gd_ptx_finish(&p);
 }
 
@@ -362,8 +372,26 @@ static char *apply_edit(char *ptx, const ptx_edit *e)
     return out;
 }
 
-static char *chase_make_resumable(char *ptx, gd_chase_space space, uint32_t ring)
+static char *chase_make_resumable(char *ptx, gd_chase_space space, uint32_t ring,
+                                  int scratch_in_shared)
 {
+    /* a scratch in shared memory is reloaded from the output buffer, where the
+     * launch before copied it out; in global memory it *is* the output buffer */
+    char reload[1024] = "";
+    if (scratch_in_shared)
+        snprintf(reload, sizeof reload,
+                 "    mov.u32 %%r2, %u;\n"
+                 "$L_load_scratch:\n"
+                 "    .pragma \"nounroll\";\n"
+                 "    cvt.u64.u32 %%rd5, %%r2;\n"
+                 "    add.s64 %%rd7, %%rd2, %%rd5;\n"
+                 "    ld.global.cg.u32 %%r3, [%%rd7];\n"
+                 "    add.s64 %%rd6, %%rd16, %%rd5;\n"
+                 "    st.shared.u32 [%%rd6], %%r3;\n"
+                 "    add.s32 %%r2, %%r2, 4;\n"
+                 "    setp.lt.u32 %%p1, %%r2, %u;\n"
+                 "    @%%p1 bra $L_load_scratch;\n",
+                 OUT_HIST, OUT_SINK);
     char resume[4096];
     snprintf(resume, sizeof resume,
              "    // resuming a point spread over launches: the walk so far, from out\n"
@@ -378,42 +406,13 @@ static char *chase_make_resumable(char *ptx, gd_chase_space space, uint32_t ring
              "    ld.global.cg.u64 %%qd0, [%%rd2+%u];\n"
              "    ld.global.cg.u64 %%qd1, [%%rd2+%u];\n"
              "    ld.global.cg.u32 %%qr1, [%%rd2+%u];\n"
-             "    mov.u32 %%r2, 0;\n"
-             "$L_load_hist:\n"
-             "    .pragma \"nounroll\";\n"
-             "    shl.b32 %%r4, %%r2, 2;\n"
-             "    cvt.u64.u32 %%rd5, %%r4;\n"
-             "    add.s64 %%rd6, %%rd2, %%rd5;\n"
-             "    ld.global.cg.u32 %%r3, [%%rd6+%u];\n"
-             "    add.s32 %%r5, %%r13, %%r4;\n"
-             "    st.shared.u32 [%%r5], %%r3;\n"
-             "    add.s32 %%r2, %%r2, 1;\n"
-             "    setp.lt.u32 %%p1, %%r2, %u;\n"
-             "    @%%p1 bra $L_load_hist;\n"
-             "    mov.u32 %%r2, 0;\n"
-             "    mov.u32 %%r6, gd_trace;\n"
-             "    mov.u32 %%r7, gd_delta;\n"
-             "$L_load_ring:\n"
-             "    .pragma \"nounroll\";\n"
-             "    shl.b32 %%r4, %%r2, 2;\n"
-             "    cvt.u64.u32 %%rd5, %%r4;\n"
-             "    add.s64 %%rd6, %%rd2, %%rd5;\n"
-             "    ld.global.cg.u32 %%r3, [%%rd6+%u];\n"
-             "    add.s32 %%r5, %%r7, %%r4;\n"
-             "    st.shared.u32 [%%r5], %%r3;\n"
-             "    ld.global.cg.u32 %%r3, [%%rd6+%u];\n"
-             "    add.s32 %%r5, %%r6, %%r4;\n"
-             "    st.shared.u32 [%%r5], %%r3;\n"
-             "    add.s32 %%r2, %%r2, 1;\n"
-             "    setp.lt.u32 %%p1, %%r2, %u;\n"
-             "    @%%p1 bra $L_load_ring;\n"
+             "%s"
              "    bra.uni $L_loaded;\n"
              "$L_fresh:\n",
              space == GD_CHASE_GLOBAL ? "    ld.global.cg.u64 %rd3, [%rd2];\n"
                                       : "    ld.global.cg.u32 %qr2, [%rd2];\n"
                                         "    add.s32 %r17, %qr2, %r16;\n",
-             OUT_REGION_CYCLES, OUT_REGION_NS, OUT_STEPS_DONE, OUT_HIST, CHASE_HIST_BUCKETS,
-             OUT_RING, OUT_RING + ring * 4, ring);
+             OUT_REGION_CYCLES, OUT_REGION_NS, OUT_STEPS_DONE, reload);
     char region_store[256], steps_store[128];
     snprintf(region_store, sizeof region_store, "    st.global.u64 [%%rd2+%u], %%rd13;\n",
              OUT_REGION_CYCLES);
@@ -425,7 +424,7 @@ static char *chase_make_resumable(char *ptx, gd_chase_space space, uint32_t ring
     const ptx_edit edits[] = {
         {"    .param .u32 gd_chase_warm_steps\n)", "", "",
          "    .param .u32 gd_chase_warm_steps,\n    .param .u32 gd_chase_resume\n)"},
-        {"    .reg .b64 %rd<16>;\n", "",
+        {"    .reg .b64 %rd<20>;\n", "",
          "    .reg .pred %q<2>;\n    .reg .b32 %qr<4>;\n    .reg .b64 %qd<4>;\n", NULL},
         {"    ld.param.u32 %r15, [gd_chase_warm_steps];\n", "",
          "    ld.param.u32 %qr0, [gd_chase_resume];\n", NULL},
@@ -442,7 +441,6 @@ static char *chase_make_resumable(char *ptx, gd_chase_space space, uint32_t ring
          "    add.s32 %qr3, %qr1, %r14;\n",
          "", NULL},
         {ns_store, "", "", steps_store},
-        {"    min.u32 %r11, %r14, ", "", "", "    min.u32 %r11, %qr3, "},
     };
     for (size_t i = 0; ptx && i < sizeof edits / sizeof edits[0]; i++)
         ptx = apply_edit(ptx, &edits[i]);
@@ -543,9 +541,23 @@ static int chase_plan(gd_chase_space space, const char *probe, const gd_probe_op
     }
     out->state = st;
     out->point = footprint;
-    out->ptx = chase_ptx(dev, space, o->variant, st->ring);
+    /* The scratch stays out of shared memory, so the kernel asks for none and
+     * every carve-out is open to it (the L1 gets what the preference gives it,
+     * not what the scratch leaves over).  In global memory it takes L2 lines,
+     * though: where the chain's lines reach for the L2's capacity (from a
+     * quarter of it: the near half of a split L2 included) those few lines
+     * would be the ones that overflow a set, so there it moves to shared
+     * memory, where the L1 holds too small a share of the chain to matter.  A
+     * sparse chain (one line in a set, `--stride L1D`) counts its lines, not
+     * its span. */
+    uint64_t line_share = o->stride_bytes < CHASE_LINE_BYTES_MAX ? o->stride_bytes
+                                                                : CHASE_LINE_BYTES_MAX;
+    uint64_t chain_line_bytes = order ? order_count * CHASE_LINE_BYTES_MAX : elements * line_share;
+    int scratch_in_shared = space == GD_CHASE_GLOBAL && dev->l2_bytes &&
+                            chain_line_bytes >= dev->l2_bytes / CHASE_SHARED_SCRATCH_L2_FRACTION;
+    out->ptx = chase_ptx(dev, space, o->variant, st->ring, scratch_in_shared);
     if (out->ptx && o->launch_split > 1)
-        out->ptx = chase_make_resumable(out->ptx, space, st->ring);
+        out->ptx = chase_make_resumable(out->ptx, space, st->ring, scratch_in_shared);
     if (!out->ptx) {
         free(st->order);
         free(st);

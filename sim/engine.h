@@ -189,6 +189,7 @@ typedef struct sim_launch_config {
     uint32_t grid[3];
     uint32_t block[3];
     uint32_t dynamic_shared_bytes;
+    int carveout_percent;     /* the kernel's preferred L1/shared carve-out (0: most L1) */
     const uint8_t *params;    /* kernel->param_bytes bytes, laid out as the PTX declares */
     const uint8_t *const_bank;
     uint32_t const_bytes;
@@ -225,6 +226,7 @@ struct sim_engine {
     const sim_launch_config *launch;
     uint32_t warps_per_cta;
     uint32_t shared_per_cta;
+    gd_carveout_choice carveout; /* the split the driver's rule gives this launch */
     uint64_t ctas_total;
     uint64_t ctas_launched;
     uint64_t ctas_done;
@@ -287,6 +289,9 @@ int sim_l2_lookup_fill(sim_engine *e, uint64_t addr, uint32_t bytes, uint64_t cy
 int sim_memsys_create(sim_engine *e, gd_err *err);
 void sim_memsys_destroy(sim_engine *e);
 void sim_memsys_launch_begin(sim_engine *e);       /* flush L1s at a kernel boundary */
+/* lsu.c: gives the SM's L1D `ways` ways (the launch's carve-out; the sets
+ * stay): rebuilt empty when the count changes, as every launch starts empty. */
+int sim_lsu_set_l1d_ways(sim_engine *e, sim_sm *sm, uint32_t ways, gd_err *err);
 void sim_memsys_global_tick(sim_engine *e, uint64_t cycle);
 /* Earliest cycle >= now at which the memory system can make progress, or SIM_NEVER. */
 uint64_t sim_memsys_next_event(const sim_engine *e, uint64_t now);

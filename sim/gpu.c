@@ -125,7 +125,7 @@ static int cta_fits(const sim_engine *e, const sim_sm *sm)
     const gd_arch *a = e->arch;
     return sm->ctas_resident < a->gpu.max_ctas_per_sm &&
            sm->warps_resident + e->warps_per_cta <= a->gpu.max_warps_per_sm &&
-           sm->shared_used + e->shared_per_cta <= a->level[GD_SMEM].size_bytes;
+           sm->shared_used + e->shared_per_cta <= e->carveout.shared_bytes;
 }
 
 static void sm_activate(sim_engine *e, sim_sm *sm)
@@ -574,8 +574,23 @@ int sim_engine_run(sim_engine *e, const sim_launch_config *l, gd_err *err)
         return gd_fail(err, "sim: launch of %s needs %u bytes of shared memory per block; the "
                             "arch allows %u",
                        l->kernel->name, shared, a->gpu.shared_per_block_bytes);
+    /* the L1/shared split, by the driver's rule (analysis/arch_carveout.c): the
+     * CTAs one SM could hold by threads, CTA slots and the grid, each with its
+     * shared memory, and the kernel's preference */
+    uint32_t warps_per_cta = (uint32_t)((threads + 31) / 32);
+    uint64_t ctas_fit = a->gpu.max_warps_per_sm / warps_per_cta;
+    if (ctas_fit > a->gpu.max_ctas_per_sm)
+        ctas_fit = a->gpu.max_ctas_per_sm;
+    uint64_t ctas_per_sm = (ctas + e->sm_count - 1) / e->sm_count;
+    if (ctas_fit > ctas_per_sm)
+        ctas_fit = ctas_per_sm;
+    if (gd_arch_carveout(a, l->carveout_percent, shared, (uint32_t)ctas_fit, &e->carveout, err))
+        return gd_fail_prefix(err, "sim: launch of %s", l->kernel->name);
+    for (uint32_t s = 0; s < e->sm_count; s++)
+        if (sim_lsu_set_l1d_ways(e, &e->sms[s], e->carveout.l1d_ways, err) != 0)
+            return -1;
     e->launch = l;
-    e->warps_per_cta = (uint32_t)((threads + 31) / 32);
+    e->warps_per_cta = warps_per_cta;
     e->shared_per_cta = shared;
     e->ctas_total = ctas;
     e->ctas_launched = 0;

@@ -89,6 +89,20 @@ void sim_lsu_destroy(sim_sm *sm)
     sm->lsu = NULL;
 }
 
+int sim_lsu_set_l1d_ways(sim_engine *e, sim_sm *sm, uint32_t ways, gd_err *err)
+{
+    sim_lsu *lsu = sm->lsu;
+    if (lsu->l1.ways == ways)
+        return 0;
+    gd_arch_level l1 = e->arch->level[GD_L1D];
+    l1.ways = ways;
+    l1.size_bytes = (uint64_t)ways * l1.sets * l1.line_bytes;
+    /* the same seed as at creation: a launch's random victims do not depend on
+     * the carve-outs earlier launches had */
+    sim_cache_destroy(&lsu->l1);
+    return sim_cache_init(&lsu->l1, &l1, e->arch->gpu.seed + 31ull * sm->id + 1, err);
+}
+
 void sim_lsu_launch_begin(sim_engine *e, sim_sm *sm)
 {
     /* L1s are invalidated at a kernel boundary (GPGPU-Sim -gpgpu_flush_l1_cache) */

@@ -89,6 +89,9 @@ static int simdev_load(gd_device *dev, const char *ptx, const char *entry,
 {
     sim_device *d = (sim_device *)dev;
     *out = NULL;
+    int carveout = opts ? opts->carveout_percent : 0;
+    if (carveout < 0 || carveout > 100)
+        return gd_fail(err, "sim: carve-out %d%% is not a percentage (0..100)", carveout);
     sim_kernel *k = calloc(1, sizeof *k);
     if (!k)
         return gd_fail(err, "sim: out of memory");
@@ -115,6 +118,10 @@ static int simdev_load(gd_device *dev, const char *ptx, const char *entry,
     snprintf(k->base.entry, sizeof k->base.entry, "%s", entry);
     k->base.instruction_count = k->kernel->insn_count;
     k->base.code_bytes = (uint64_t)k->kernel->insn_count * SIM_BYTES_PER_INSTRUCTION;
+    k->base.carveout_percent = carveout;
+    k->base.static_shared_bytes = k->kernel->shared_static_bytes;
+    k->base.registers_per_thread = -1;
+    k->base.local_bytes_per_thread = 0;
     char info[256];
     snprintf(info, sizeof info, "sim: %s: %u instructions, %u registers, %u bytes static shared",
              entry, k->kernel->insn_count, k->kernel->reg_count, k->kernel->shared_static_bytes);
@@ -215,11 +222,16 @@ static int simdev_launch(gd_device *dev, gd_kernel *kernel, const gd_launch *lau
         .grid = {launch->grid[0], launch->grid[1], launch->grid[2]},
         .block = {launch->block[0], launch->block[1], launch->block[2]},
         .dynamic_shared_bytes = launch->dynamic_shared_bytes,
+        .carveout_percent = k->base.carveout_percent,
         .params = params,
         .const_bank = k->module->const_init,
         .const_bytes = k->module->const_bytes,
     };
     int rc = sim_engine_run(d->engine, &cfg, err);
+    if (rc == 0) {
+        k->base.launch_shared_carveout_bytes = d->engine->carveout.shared_bytes;
+        k->base.launch_l1d_bytes = d->engine->carveout.l1d_bytes;
+    }
     free(params);
     return rc;
 }

@@ -35,6 +35,8 @@
 #define MOCK_CUDA_SHARED_PER_BLOCK_OPTIN_BYTES 65536
 #define MOCK_CUDA_DRIVER_VERSION 13000
 #define MOCK_CUDA_PCI_BUS_ID "0000:65:00.0"
+/* cuFuncGetAttribute(CU_FUNC_ATTRIBUTE_NUM_REGS) of every function. */
+#define MOCK_CUDA_REGISTERS_PER_THREAD 40
 
 /* Several devices, one of them failing (tests/test_fleet.c, `--device
  * cuda:all`): GD_MOCK_CUDA_DEVICES=N (1..MOCK_CUDA_MAX_DEVICES) presents N
@@ -101,6 +103,12 @@ typedef struct mock_cuda_state {
     int jit_target_from_context;
     char jit_ptxas_arch[16]; /* "sm_75" */
     int max_dynamic_shared_set; /* last CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES */
+    /* CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT: how many times it was
+     * set, the last value and on which entry; cuFuncGetAttribute calls. */
+    int carveout_sets;
+    int last_carveout;
+    char last_carveout_entry[MOCK_CUDA_ENTRY_BYTES];
+    int function_attribute_gets;
     mock_cuda_launch last_launch;
     /* What the last successful cuModuleLoadData was given (its bytes: see
      * mock_cuda_last_image). */
@@ -145,8 +153,14 @@ struct CUfunc_st {
     unsigned param_count;
     size_t param_sizes[MOCK_CUDA_MAX_PARAMS];
     int max_dynamic_shared;
+    int carveout;               /* PREFERRED_SHARED_MEMORY_CARVEOUT; -1 until set */
+    int static_shared_bytes;    /* the .shared arrays its PTX declares */
 };
 int mock_function_is_live(CUfunction f);
+/* mock_libcuda_funcattr.c: what a new function reports before anything is set. */
+void mock_function_attributes_init(struct CUfunc_st *fn, const char *ptx);
+/* cuFuncSetAttribute's PREFERRED_SHARED_MEMORY_CARVEOUT: -1..100, recorded. */
+CUresult mock_set_carveout(struct CUfunc_st *fn, int value);
 
 /* Zeroed "device memory" for a module variable: an entry of the allocation
  * table, so copies to it are checked like any, that cuMemFree refuses and the

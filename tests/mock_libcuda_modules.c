@@ -421,6 +421,7 @@ CUresult CUDAAPI cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const cha
         return CUDA_ERROR_NOT_FOUND;
     }
     snprintf(fn->name, sizeof fn->name, "%s", name);
+    mock_function_attributes_init(fn, hmod->ptx);
     fn->next = hmod->functions;
     hmod->functions = fn;
     *hfunc = fn;
@@ -445,6 +446,8 @@ CUresult CUDAAPI cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attri
         return rc;
     if (!mock_function_is_live(hfunc))
         return CUDA_ERROR_INVALID_HANDLE;
+    if (attrib == CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT)
+        return mock_set_carveout(hfunc, value);
     if (attrib != CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES || value < 0 ||
         value > MOCK_CUDA_SHARED_PER_BLOCK_OPTIN_BYTES)
         return CUDA_ERROR_INVALID_VALUE;

@@ -186,7 +186,7 @@ static void test_report_warns_when_the_clock_moved(void **unused)
                    "{\"current\": true}, \"mig_mode\": \"not available: Not Supported\", "
                    "\"persistence_mode\": false, \"compute_mode\": \"default\", \"mps\": "
                    "{\"control_daemon_running\": false}}, \"nvml_at_end\": {\"available\": false, "
-                   "\"reason\": \"not available: cannot load libnvidia-ml.so.1\"}, \"kernels\": "
+                   "\"reason\": \"not available: cannot load libnvidia-ml.so.1\"}, \"jit_checks\": "
                    "[{\"probe\": \"icache_seq\", \"entry\": \"gd_icache_seq\", \"machine_code\": "
                    "\"ok\", \"code_range\": \"ok: 130 instructions in 120..150\", "
                    "\"intended_instructions\": \"unchecked: no nvdisasm\", "

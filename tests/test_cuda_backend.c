@@ -145,6 +145,8 @@ static void test_symbol_names(void **unused)
         {"cuDevicePrimaryCtxRelease", "cuDevicePrimaryCtxRelease_v2"},
         {"cuLaunchKernel", "cuLaunchKernel"},  {"cuCtxSynchronize", "cuCtxSynchronize"},
         {"cuInit", "cuInit"},                  {"cuModuleGetGlobal", "cuModuleGetGlobal_v2"},
+        {"cuFuncSetAttribute", "cuFuncSetAttribute"},
+        {"cuFuncGetAttribute", "cuFuncGetAttribute"},
     };
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
         const gd_cuda_symbol *symbol = find_symbol(table, count, known[i][0]);

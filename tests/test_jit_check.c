@@ -12,7 +12,7 @@
  *     abort;
  *   - through the runner on the mock driver: a JIT that leaves out one FFMA
  *     (GD_MOCK_CUDA_JIT_DROP) makes the point fail before any launch, naming
- *     the probe, and meta.json's "kernels" records the verdict, the JIT's info
+ *     the probe, and meta.json's "jit_checks" records the verdict, the JIT's info
  *     log and the cubin's hash; a JIT that issues mshr's follower load ahead
  *     of the line loads (GD_MOCK_CUDA_JIT_MOVE: the old probe's order) is
  *     refused with an order mismatch naming mshr; a faithful JIT passes --
@@ -319,7 +319,7 @@ static void test_runner_refuses_a_reordered_timed_region(void **unused)
     if (measure(&m, "mshr", "entries", MSHR_POINT_LINES, meta, &err) != 0)
         printf("note: the point failed after the check (expected on a mock): %s\n", err.msg);
     assert_true(m.state()->launches > launches);
-    json_t *k = json_array_get(json_object_get(meta, "kernels"), 0);
+    json_t *k = json_array_get(json_object_get(meta, "jit_checks"), 0);
     assert_non_null(k);
     assert_string_equal(json_string_value(json_object_get(k, "probe")), "mshr");
     assert_string_equal(json_string_value(json_object_get(k, "machine_code")), "ok");
@@ -339,7 +339,7 @@ static void test_runner_refuses_a_reordered_timed_region(void **unused)
     assert_contains(err.msg, "refused before its first launch: timed-region order mismatch: ");
     assert_null(strchr(err.msg, '\n'));
     assert_int_equal(m.state()->launches, launches);
-    k = json_array_get(json_object_get(meta, "kernels"), 0);
+    k = json_array_get(json_object_get(meta, "jit_checks"), 0);
     assert_non_null(k);
     assert_string_equal(json_string_value(json_object_get(k, "probe")), "mshr");
     assert_string_equal(json_string_value(json_object_get(k, "machine_code")), "mismatch");
@@ -382,7 +382,7 @@ static void test_runner_refuses_a_mismatch(void **unused)
              icache_intended() - 1, icache_intended());
     assert_contains(err.msg, want);
     assert_int_equal(m.state()->launches, launches); /* refused before the first launch */
-    json_t *k = json_array_get(json_object_get(meta, "kernels"), 0);
+    json_t *k = json_array_get(json_object_get(meta, "jit_checks"), 0);
     assert_non_null(k);
     assert_string_equal(json_string_value(json_object_get(k, "machine_code")), "mismatch");
     assert_string_equal(json_string_value(json_object_get(k, "probe")), "icache_seq");
@@ -408,7 +408,7 @@ static void test_runner_records_a_faithful_jit(void **unused)
     if (measure_icache(&m, meta, &err) != 0)
         printf("note: the point failed after the check (expected on a mock): %s\n", err.msg);
     assert_true(m.state()->launches > launches);
-    json_t *k = json_array_get(json_object_get(meta, "kernels"), 0);
+    json_t *k = json_array_get(json_object_get(meta, "jit_checks"), 0);
     assert_non_null(k);
     assert_string_equal(json_string_value(json_object_get(k, "entry")), "gd_icache_seq");
     assert_string_equal(json_string_value(json_object_get(k, "machine_code")), "ok");
