@@ -355,8 +355,25 @@ static int curve_residuals(json_t *out, gd_compare_counts *verdicts, const gd_ru
         const gd_summary *b = gd_point_summary(&curve->points[i], "chain_base");
         bases[i] = b ? (uint64_t)b->mean : 0;
     }
-    if (gd_model_curve(arch, probe, &curve->opts, xs, bases, n, model, err) != 0)
+    /* a curve of a `--carveout` step ran with the L1D its preference gives:
+     * modelled with that L1D, not the arch's default split */
+    int carveout = -1;
+    size_t ei;
+    const json_t *e;
+    json_array_foreach(json_object_get(run->meta, "probes"), ei, e) {
+        const char *csv = json_string_value(json_object_get(e, "csv"));
+        const json_t *pct = json_object_get(e, "carveout_percent");
+        if (csv && !strcmp(csv, curve->label) && json_is_integer(pct))
+            carveout = (int)json_integer_value(pct);
+    }
+    if (carveout >= 0 && !strcmp(probe, "pchase")) {
+        for (size_t i = 0; i < n; i++)
+            if (gd_model_pchase_carveout(arch, &curve->opts, xs[i], bases[i], carveout, 0,
+                                         &model[i], err) != 0)
+                goto out;
+    } else if (gd_model_curve(arch, probe, &curve->opts, xs, bases, n, model, err) != 0) {
         goto out;
+    }
     double bias = outlier_bias(curve, model, n);
     size_t pi;
     const json_t *p;

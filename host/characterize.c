@@ -385,6 +385,13 @@ static int carveout_point(gd_characterize_ctx *ctx, const gd_suite_step *st, uns
     ctx->carveout_l1d_bytes = 0;
     int rc = run_step(ctx, &one, meta, curves_json, err);
     ctx->runner->carveout_percent = saved;
+    /* the curve's meta entry says which carve-out it ran under: compare models
+     * it with the L1D that preference gives (gd_model_pchase_carveout) */
+    json_t *probes = json_object_get(meta, "probes");
+    json_t *last = json_array_get(probes, json_array_size(probes) - 1);
+    const char *csv = json_string_value(json_object_get(last, "csv"));
+    if (csv && !strcmp(csv, one.label))
+        json_object_set_new(last, "carveout_percent", json_integer(st->carveouts[k]));
     if (rc != 0)
         return rc;
     if (!ctx->carveout_l1d_bytes) /* skipped: an expression was not known yet */
