@@ -18,6 +18,7 @@
  * instruction: clock read, load, consuming store, clock read. */
 #include "tests/testing.h"
 #include "tests/ptx_toolchain.h"
+#include "tests/probe_sass_checks.h"
 
 #include "kernels/probe.h"
 #include "kernels/ptx_emit.h"
@@ -231,68 +232,7 @@ static void test_every_probe_assembles_for_every_target(void **state)
     const char *ptxas = gd_test_ptxas();
     if (!ptxas)
         GD_SKIP("ptxas not found");
-    char *dir = gd_test_tmpdir();
-    assert_non_null(dir);
-    size_t count;
-    const gd_probe *const *probes = gd_probe_list(&count);
-    int checked = 0;
-    for (size_t p = 0; p < count; p++) {
-        const gd_probe *probe = probes[p];
-        for (const char *const *v = probe->variants; v && *v; v++) {
-            for (size_t t = 0; t < GD_TEST_TARGET_COUNT; t++) {
-                int sm = gd_test_targets[t];
-                gd_device_info info = gd_test_device_info(sm);
-                gd_probe_opts opts = {0};
-                snprintf(opts.variant, sizeof opts.variant, "%s", *v);
-                gd_probe_plan plan;
-                gd_err err;
-                if (probe->plan(&opts, &info, probe->example_point, &plan, &err) != 0)
-                    fail_msg("%s/%s sm_%d: %s", probe->name, *v, sm, err.msg);
-                /* the header names the target and the oldest PTX ISA that has it */
-                char expect[64];
-                int isa = gd_ptx_isa_for_target(sm);
-                snprintf(expect, sizeof expect, ".version %d.%d\n.target sm_%d\n", isa / 10,
-                         isa % 10, sm);
-                assert_non_null(strstr(plan.ptx, expect));
-                char name[128];
-                snprintf(name, sizeof name, "%s-%s-sm%d", probe->name, *v, sm);
-                size_t size;
-                void *cubin = gd_test_ptxas_compile(ptxas, dir, name, plan.ptx, sm, &size);
-                if (!cubin)
-                    fail_msg("%s did not assemble", name);
-                uint64_t bytes;
-                if (gd_cubin_text_size(cubin, size, plan.entry, &bytes, &err) != 0)
-                    fail_msg("%s: %s", name, err.msg);
-                int cubin_sm;
-                assert_int_equal(gd_cubin_sm_version(cubin, size, &cubin_sm, &err), 0);
-                assert_int_equal(cubin_sm, sm);
-                assert_int_equal(bytes % 16, 0);
-                uint64_t instructions = bytes / 16;
-                if (plan.code_min_instructions &&
-                    (instructions < plan.code_min_instructions ||
-                     instructions > plan.code_max_instructions))
-                    fail_msg("%s: %llu instructions, expected %u..%u", name,
-                             (unsigned long long)instructions, plan.code_min_instructions,
-                             plan.code_max_instructions);
-                free(cubin);
-                gd_probe_plan_free(probe, &plan);
-                checked++;
-            }
-        }
-    }
-    printf("note: %d probe/variant/target combinations assembled\n", checked);
-    assert_true(checked >= 10);
-    gd_test_rmrf(dir);
-    free(dir);
-}
-
-/* Index of the first line at or after `from` that contains `needle`, or -1. */
-static int find_line(char **lines, int n, int from, const char *needle)
-{
-    for (int i = from; i < n; i++)
-        if (strstr(lines[i], needle))
-            return i;
-    return -1;
+    gd_test_assemble_every_probe(ptxas, "", NULL);
 }
 
 static void test_pchase_timed_sequence_in_sass(void **state)
@@ -304,83 +244,7 @@ static void test_pchase_timed_sequence_in_sass(void **state)
     const char *nvdisasm = gd_test_nvdisasm();
     if (!nvdisasm)
         GD_SKIP("nvdisasm not found (pip install nvidia-cuda-nvdisasm)");
-    char *dir = gd_test_tmpdir();
-    const gd_probe *probe = gd_probe_find("pchase");
-    for (size_t t = 0; t < GD_TEST_TARGET_COUNT; t++) {
-        for (int cg = 0; cg < 2; cg++) {
-            int sm = gd_test_targets[t];
-            gd_device_info info = gd_test_device_info(sm);
-            gd_probe_opts opts = {0};
-            snprintf(opts.variant, sizeof opts.variant, "%s", cg ? "cg" : "ca");
-            gd_probe_plan plan;
-            gd_err err;
-            assert_int_equal(probe->plan(&opts, &info, 4096, &plan, &err), 0);
-            char name[64];
-            snprintf(name, sizeof name, "pchase-sm%d-%d", sm, cg);
-            size_t size;
-            void *cubin = gd_test_ptxas_compile(ptxas, dir, name, plan.ptx, sm, &size);
-            assert_non_null(cubin);
-            free(cubin);
-            char *sass = gd_test_sass(nvdisasm, dir, name);
-            assert_non_null(sass);
-            char *lines[1024];
-            int n = 0;
-            for (char *save = NULL, *l = strtok_r(sass, "\n", &save); l && n < 1024;
-                 l = strtok_r(NULL, "\n", &save)) {
-                while (*l == ' ' || *l == '\t')
-                    l++;
-                /* scoreboard waits and issue-slot fillers are not instructions we time */
-                if (!strncmp(l, "DEPBAR", 6) || !strncmp(l, "NOP", 3))
-                    continue;
-                lines[n++] = l;
-            }
-            /* exactly two chain loads: the warm-up lap and the timed lap; at
-             * this footprint the scratch is in global memory (no shared memory
-             * declared: the whole L1 stays the probe's), so one more LDG, the
-             * histogram's read-modify-write through the L2 (.cg) */
-            int scratch_global = !strstr(plan.ptx, ".shared");
-            assert_true(scratch_global);
-            int loads = 0, scratch_loads = 0, timed = -1;
-            for (int i = 0; i < n; i++) {
-                if (!strncmp(lines[i], "LDG", 3)) {
-                    const char *scope = cg ? ".STRONG.GPU" : (sm == 75 ? ".STRONG.CTA" : ".STRONG.SM");
-                    if (i > 0 && strstr(lines[i - 1], "SR_CLOCKLO"))
-                        timed = i;
-                    if (!cg && strstr(lines[i], ".STRONG.GPU")) {
-                        scratch_loads++;
-                        continue;
-                    }
-                    loads++;
-                    if (!strstr(lines[i], scope))
-                        fail_msg("sm_%d %s: load '%s' lacks %s", sm, opts.variant, lines[i], scope);
-                }
-            }
-            /* cg: the scratch load has the chain's scope; 3 in all */
-            if (cg) {
-                assert_int_equal(loads, 3);
-            } else {
-                assert_int_equal(loads, 2);
-                assert_int_equal(scratch_loads, 1);
-            }
-            if (timed < 0)
-                fail_msg("sm_%d: no load right after a clock read", sm);
-            /* load, then the store that consumes it, then the closing clock read */
-            assert_true(timed + 2 < n);
-            if (strncmp(lines[timed + 1], "STG", 3) || !strstr(lines[timed + 2], "SR_CLOCKLO"))
-                fail_msg("sm_%d: timed sequence is '%s' / '%s' / '%s'", sm, lines[timed],
-                         lines[timed + 1], lines[timed + 2]);
-            /* the calibration is the same sequence without the load */
-            int cal = find_line(lines, n, 0, "SR_CLOCKLO");
-            assert_true(cal >= 0 && cal + 2 < n);
-            if (strncmp(lines[cal + 1], "STG", 3))
-                fail_msg("sm_%d: calibration is %s / %s / %s", sm, lines[cal], lines[cal + 1], lines[cal + 2]);
-            assert_non_null(strstr(lines[cal + 2], "SR_CLOCKLO"));
-            free(sass);
-            gd_probe_plan_free(probe, &plan);
-        }
-    }
-    gd_test_rmrf(dir);
-    free(dir);
+    gd_test_pchase_timed_sequence(ptxas, nvdisasm, "", NULL);
 }
 
 int main(void)
