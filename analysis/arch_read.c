@@ -25,9 +25,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "analysis/arch_parse.h"
 #include "analysis/arch_validate.h"
+#include "analysis/results.h"
 #include "analysis/gpgpusim_import.h"
 
 /* ------------------------------------------------------------------------- */
@@ -448,39 +450,13 @@ int gd_arch_load(const char *path, const char *const *overrides, size_t override
             gd_gs_config_name(path, out->name, sizeof out->name);
         return rc;
     }
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    /* the existence check first: its message names what the file was for */
+    if (access(path, R_OK) != 0)
         return gd_fail(err, "%s: cannot open arch file: %s", path, strerror(errno));
-    char *text = NULL;
-    size_t len = 0, cap = 0;
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
-        if (len + n + 1 > cap) {
-            cap = (len + n + 1) * 2;
-            char *t = realloc(text, cap);
-            if (!t) {
-                free(text);
-                fclose(f);
-                return gd_fail(err, "%s: out of memory", path);
-            }
-            text = t;
-        }
-        memcpy(text + len, buf, n);
-        len += n;
-    }
-    int read_error = ferror(f);
-    fclose(f);
-    if (read_error) {
-        free(text);
-        return gd_fail(err, "%s: read error", path);
-    }
-    if (!text) {
-        text = strdup("");
-        if (!text)
-            return gd_fail(err, "%s: out of memory", path);
-    }
-    text[len] = 0;
+    size_t len = 0;
+    char *text = gd_read_file(path, &len, err);
+    if (!text)
+        return -1;
     if (memchr(text, 0, len)) {
         free(text);
         return gd_fail(err, "%s: not a text file (contains NUL bytes)", path);

@@ -23,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/results.h"
+
 #define GS_MAX_CACHE_BYTES (1ull << 40) /* beyond any cache: sets x line x ways overflowed */
 #define GS_MIN_FIELDS 12                /* GPGPU-Sim's own minimum (cache_config::init) */
 #define GS_SECTORED_LINE_BYTES 128      /* GPGPU-Sim asserts a sectored line is 4 x 32 B */
@@ -137,36 +139,14 @@ int gd_gs_config_parse_string(const char *text, const char *path, gd_gs_config *
 int gd_gs_config_load(const char *path, gd_gs_config *cfg, gd_err *err)
 {
     memset(cfg, 0, sizeof *cfg);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return gd_fail(err, "%s: cannot open config: %s", path, strerror(errno));
-    char *text = NULL;
-    size_t len = 0, cap = 0;
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
-        if (len + n + 1 > cap) {
-            cap = (len + n + 1) * 2;
-            char *t = realloc(text, cap);
-            if (!t) {
-                free(text);
-                fclose(f);
-                return gd_fail(err, "%s: out of memory", path);
-            }
-            text = t;
-        }
-        memcpy(text + len, buf, n);
-        len += n;
-    }
-    int read_error = ferror(f);
-    fclose(f);
-    if (read_error) {
-        free(text);
-        return gd_fail(err, "%s: read error", path);
-    }
+    size_t len = 0;
+    char *text = gd_read_file(path, &len, err);
     if (!text)
+        return -1;
+    if (!len) {
+        free(text);
         return gd_fail(err, "%s: empty config", path);
-    text[len] = 0;
+    }
     if (memchr(text, 0, len)) {
         free(text);
         return gd_fail(err, "%s: not a text file (contains NUL bytes)", path);
