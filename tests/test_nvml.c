@@ -34,18 +34,7 @@ typedef struct mock_nvml {
 static const char *mock_nvml_path(void)
 {
     static char path[4096];
-    const char *env = getenv("GD_MOCK_LIBNVML");
-    if (env && *env)
-        return access(env, R_OK) == 0 ? env : NULL;
-    ssize_t n = readlink("/proc/self/exe", path, sizeof path - 32);
-    if (n <= 0)
-        return NULL;
-    path[n] = '\0';
-    char *slash = strrchr(path, '/');
-    if (!slash)
-        return NULL;
-    strcpy(slash + 1, "libmocknvml.so");
-    return access(path, R_OK) == 0 ? path : NULL;
+    return gd_test_mock_library("GD_MOCK_LIBNVML", "libmocknvml.so", path, sizeof path);
 }
 
 static void use_mock_nvml(mock_nvml *mock)

@@ -65,23 +65,31 @@ static inline const char *gd_test_binary(void)
     return env ? env : GD_SOURCE_DIR "/gpudissect";
 }
 
+/* A mock library built beside the tests: $env when set, else `name` next to
+ * the running test; NULL if neither is there.  `path` holds the result. */
+static inline const char *gd_test_mock_library(const char *env_name, const char *name,
+                                               char *path, size_t size)
+{
+    const char *env = getenv(env_name);
+    if (env && *env)
+        return access(env, R_OK) == 0 ? env : NULL;
+    ssize_t n = readlink("/proc/self/exe", path, size - 32);
+    if (n <= 0)
+        return NULL;
+    path[n] = '\0';
+    char *slash = strrchr(path, '/');
+    if (!slash || strlen(name) >= size - (size_t)(slash + 1 - path))
+        return NULL;
+    strcpy(slash + 1, name);
+    return access(path, R_OK) == 0 ? path : NULL;
+}
+
 /* The mock CUDA driver (tests/mock_libcuda*.c): GD_MOCK_LIBCUDA, else
  * libmockcuda.so next to the running test; NULL if neither is there. */
 static inline const char *gd_test_mock_libcuda(void)
 {
     static char path[4096];
-    const char *env = getenv("GD_MOCK_LIBCUDA");
-    if (env && *env)
-        return access(env, R_OK) == 0 ? env : NULL;
-    ssize_t n = readlink("/proc/self/exe", path, sizeof path - 32);
-    if (n <= 0)
-        return NULL;
-    path[n] = '\0';
-    char *slash = strrchr(path, '/');
-    if (!slash)
-        return NULL;
-    strcpy(slash + 1, "libmockcuda.so");
-    return access(path, R_OK) == 0 ? path : NULL;
+    return gd_test_mock_library("GD_MOCK_LIBCUDA", "libmockcuda.so", path, sizeof path);
 }
 
 /* Prints "skipped: why" (picked up by run-all.sh) and skips the test. */
