@@ -507,8 +507,10 @@ void sim_lsu_tick(sim_engine *e, sim_sm *sm, uint64_t cycle)
                 fifo_push(e, lsu, rid, cycle);
                 instr_in_fifo(lsu, ms->req[rid].instr_seq, +1);
                 SIM_LSU_TRACE(e, sm, &ms->req[rid], SIM_LSU_ENQUEUE, SIM_RESV_NONE, cycle);
-                if (lsu->asleep && lsu->reorder)
-                    sim_lsu_wake(e, sm, cycle + 1); /* 2 tail ports: a request not yet refused */
+                if (lsu->reorder)
+                    /* a request not yet refused: the FIFO is no longer all
+                     * refused (asleep only with 2 tail ports or room to spare) */
+                    sim_lsu_wake(e, sm, cycle + 1);
                 else if (lsu->asleep && lsu->fifo.count > 1 && lsu->hol_since == SIM_NEVER)
                     lsu->hol_since = cycle + 1; /* baseline: now a request waits behind the head */
             }
