@@ -26,22 +26,35 @@
 #include "kernels/workloads/workload.h"
 
 typedef struct vary_axis {
-    char key[128];
+    char key[GD_WHATIF_MAX_JOINT][128]; /* keys that take each value together */
+    size_t keys;
     char *values[GD_WHATIF_MAX_VALUES];
     size_t count;
 } vary_axis;
 
-/* "L1D.reorder=false,true" -> key "L1D.reorder", values false, true. */
+/* "L1D.reorder=false,true" -> key "L1D.reorder", values false, true;
+ * "L1D.reorder+L1D.pipelined_issue=false,true" -> both keys take each value. */
 static int parse_vary(const char *spec, vary_axis *axis, gd_err *err)
 {
     memset(axis, 0, sizeof *axis);
     const char *eq = strchr(spec, '=');
-    if (!eq || eq == spec || !strchr(spec, '.') || strchr(spec, '.') > eq)
+    if (!eq || eq == spec)
         return gd_fail(err, "--vary '%s': expected SECTION.KEY=V1,V2,... (e.g. "
                             "L1D.reorder=false,true)", spec);
-    if ((size_t)(eq - spec) >= sizeof axis->key)
-        return gd_fail(err, "--vary '%s': key too long", spec);
-    memcpy(axis->key, spec, (size_t)(eq - spec));
+    for (const char *k = spec; k < eq;) {
+        const char *plus = memchr(k, '+', (size_t)(eq - k));
+        const char *end = plus ? plus : eq;
+        const char *dot = memchr(k, '.', (size_t)(end - k));
+        if (end == k || !dot || dot == k || dot + 1 == end || (plus && plus + 1 == eq))
+            return gd_fail(err, "--vary '%s': expected SECTION.KEY=V1,V2,... (e.g. "
+                                "L1D.reorder=false,true)", spec);
+        if (axis->keys == GD_WHATIF_MAX_JOINT || (size_t)(end - k) >= sizeof axis->key[0])
+            return gd_fail(err, "--vary '%s': at most %d keys of up to 127 characters joined "
+                                "with '+'", spec, GD_WHATIF_MAX_JOINT);
+        memcpy(axis->key[axis->keys], k, (size_t)(end - k));
+        axis->key[axis->keys++][end - k] = 0;
+        k = plus ? plus + 1 : eq;
+    }
     const char *p = eq + 1;
     for (;;) {
         const char *comma = strchr(p, ',');
@@ -144,6 +157,7 @@ static int parse_workloads(const char *spec, const gd_probe **list, uint64_t *po
  * axis (the first axis varies slowest). */
 static size_t combo_overrides(const gd_whatif_opts *o, const vary_axis *axes, size_t naxes,
                               size_t c, char (*buf)[256], const char **ov)
+/* buf: room for GD_WHATIF_MAX_VARY x GD_WHATIF_MAX_JOINT overrides */
 {
     size_t n = 0;
     for (size_t i = 0; i < o->set_count; i++)
@@ -154,10 +168,12 @@ static size_t combo_overrides(const gd_whatif_opts *o, const vary_axis *axes, si
         idx[a] = rest % axes[a].count;
         rest /= axes[a].count;
     }
-    for (size_t a = 0; a < naxes; a++) {
-        snprintf(buf[a], 256, "%s=%s", axes[a].key, axes[a].values[idx[a]]);
-        ov[n++] = buf[a];
-    }
+    size_t b = 0;
+    for (size_t a = 0; a < naxes; a++)
+        for (size_t k = 0; k < axes[a].keys; k++, b++) {
+            snprintf(buf[b], 256, "%s=%s", axes[a].key[k], axes[a].values[idx[a]]);
+            ov[n++] = buf[b];
+        }
     return n;
 }
 
@@ -235,8 +251,8 @@ int gd_whatif_run(const gd_whatif_opts *o, size_t *failed, gd_err *err)
         snprintf(w.workload[k], sizeof w.workload[k], "%s", labels[k]);
 
     /* every combination's overrides, checked on the device first */
-    char buf[GD_WHATIF_MAX_VARY][256];
-    const char *ov[GD_WHATIF_MAX_VARY + GD_WHATIF_MAX_SETS];
+    char buf[GD_WHATIF_MAX_VARY * GD_WHATIF_MAX_JOINT][256];
+    const char *ov[GD_WHATIF_MAX_VARY * GD_WHATIF_MAX_JOINT + GD_WHATIF_MAX_SETS];
     for (size_t c = 0; c < combos; c++) {
         size_t n = combo_overrides(o, axes, naxes, c, buf, ov);
         w.combo[c][0] = 0;

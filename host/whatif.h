@@ -24,6 +24,7 @@
 
 #define GD_WHATIF_MAX_VARY 8
 #define GD_WHATIF_MAX_VALUES 16
+#define GD_WHATIF_MAX_JOINT 4     /* keys varied together: --vary A.x+A.y=V1,V2 */
 #define GD_WHATIF_MAX_SETS 16
 #define GD_WHATIF_MAX_COMBOS 256
 #define GD_WHATIF_MAX_WORKLOADS 32

@@ -2,15 +2,18 @@
  * and the order in which its requests reach the L1 tags.
  *
  *   warp ld/st --> coalescer --> request FIFO --> L1D tags (l1d.c) --> MSHRs,
- *                  (1 req/cycle)  (fifo_entries)   hit / miss / merge   miss queue
- *                                  ^       |       / refused
+ *                  (coalescer_    (fifo_entries)   (tag_lookups a cycle) miss queue
+ *                   rate/cycle)    ^       |       hit / miss / merge / refused
  *                                  +-------+  reorder: a refused head goes to the tail
  *
  * The coalescer turns one warp memory instruction into one request per L1 line
  * its lanes touch (in lane order), each with the mask of the line's sectors they
- * use, and puts at most one request per cycle at the FIFO tail.  Each cycle the
- * FIFO head probes the L1 tags (l1d.c); a hit, a miss or a merge leaves the
- * FIFO.  A refused request (a *reservation fail*: every way of its set
+ * use, and puts up to coalescer_rate requests per cycle at the FIFO tail (32: a
+ * whole instruction at once, GPGPU-Sim's access queue).  Each cycle the FIFO
+ * head probes the L1 tags (l1d.c), up to tag_lookups requests; a hit, a miss or
+ * a merge leaves the FIFO.  The baseline accepts a new memory instruction while
+ * fewer than queued_instructions (1: GPGPU-Sim's one dispatch register, the
+ * patent's para. 0005) have requests in the FIFO.  A refused request (a *reservation fail*: every way of its set
  * reserved, no MSHR, merge limit, miss queue full) is where the two mechanisms
  * of CN110457238A come in, each an arch flag of [L1D] (and `--set`):
  *
@@ -193,10 +196,19 @@ static void coalescer_moves(sim_engine *e, sim_lsu *lsu, uint64_t cycle)
 void sim_lsu_refused_issue(sim_sm *sm, uint64_t cycle)
 {
     sim_lsu *lsu = sm->lsu;
+    lsu->refused_waiters = 1;
     if (!lsu->issue_refused) {
         lsu->issue_refused = 1;
         lsu->issue_refused_since = cycle;
     }
+}
+
+/* The LSU can accept an instruction from the next cycle: the refused warps
+ * look again then. */
+static void wake_refused(sim_engine *e, sim_lsu *lsu, uint64_t cycle)
+{
+    lsu->refused_waiters = 0;
+    sim_engine_wake_at(e, cycle + 1);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -433,9 +445,9 @@ void sim_lsu_tick(sim_engine *e, sim_sm *sm, uint64_t cycle)
             if (reason == SIM_RESV_NONE) {
                 fifo_account(e, lsu, cycle);
                 ring_pop(&lsu->fifo);
-                if (instr_in_fifo(lsu, seen.instr_seq, -1) && lsu->issue_refused &&
+                if (instr_in_fifo(lsu, seen.instr_seq, -1) && lsu->refused_waiters &&
                     !lsu->coalesce_count)
-                    sim_engine_wake_at(e, cycle + 1); /* a refused warp may issue now */
+                    wake_refused(e, lsu, cycle); /* a refused warp may issue now */
                 lsu->refused_in_row = 0;
                 if (e->lsu_trace)
                     sim_lsu_trace(e, sm, &seen, SIM_LSU_POP, SIM_RESV_NONE, cycle);
@@ -501,9 +513,9 @@ void sim_lsu_tick(sim_engine *e, sim_sm *sm, uint64_t cycle)
                     break;
                 }
                 int32_t rid = lsu->coalesce[lsu->coalesce_head++];
-                if (--lsu->coalesce_count == 0 && lsu->issue_refused &&
+                if (--lsu->coalesce_count == 0 && lsu->refused_waiters &&
                     (lsu->pipelined_issue || lsu->queued_instructions > 1))
-                    sim_engine_wake_at(e, cycle + 1); /* a refused warp may issue now */
+                    wake_refused(e, lsu, cycle); /* a refused warp may issue now */
                 fifo_push(e, lsu, rid, cycle);
                 instr_in_fifo(lsu, ms->req[rid].instr_seq, +1);
                 SIM_LSU_TRACE(e, sm, &ms->req[rid], SIM_LSU_ENQUEUE, SIM_RESV_NONE, cycle);

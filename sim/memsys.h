@@ -115,7 +115,11 @@ struct sim_lsu {
     /* interval accounting (cycles are charged when the interval closes) */
     uint64_t occupancy_cycle;  /* FIFO occupancy integrated up to here */
     uint8_t coalescer_stalled; /* the coalescer holds a request it cannot enqueue */
-    uint8_t issue_refused;     /* a warp's memory instruction waits to be accepted */
+    uint8_t issue_refused;     /* a warp's memory instruction waits to be accepted (the
+                                * stall accounting; cleared by the next accepted one) */
+    uint8_t refused_waiters;   /* some warp was refused since the LSU last woke them: wake
+                                * the engine when it can accept again (several warps may
+                                * wait, and one being accepted leaves the others waiting) */
     uint64_t coalescer_stalled_since, issue_refused_since;
 };
 
