@@ -13,7 +13,7 @@
  * 2): with one tail port the re-enqueued requests, rotating every cycle, keep
  * the new one out (sim/lsu.c).  resv_stall's B is such a later instruction:
  * reorder alone lets the requests of A's own instruction pass its refused
- * ones (tests/test_sim_lsu.c), which B cannot show.
+ * ones (tests/test_workloads_fig2.c), which B cannot show.
  */
 #include "analysis/compare_l1.h"
 

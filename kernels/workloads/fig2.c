@@ -14,7 +14,7 @@
  * cycles after, and a4 is refused in the fifth -- the cycle b issues, so with
  * pipelined issue b's first request and the re-enqueued a4 want the FIFO tail
  * in the same cycle (para. 0067).  `gpudissect whatif --workloads fig2
- * --trace` records it event by event; tests/test_sim_lsu.c reads that trace.
+ * --trace` records it event by event; tests/test_workloads_fig2.c reads that trace.
  * Each lane stores what it loaded, checked against the host.
  */
 #include <stdlib.h>
