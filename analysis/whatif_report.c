@@ -59,7 +59,10 @@ int gd_whatif_write_report(const gd_whatif *w, const char *dir, double claim,
         put_md(&t, w->workload[k]);
         for (size_t c = 0; c < w->combos_done; c++) {
             const gd_whatif_cell *x = gd_whatif_at(w, c, k);
-            put_cell_num(&t, x->ran ? x->cycles : NAN, "%.0f");
+            if (x->ran && !isfinite(x->cycles)) /* a cuda device: the host's time */
+                put_cell_num(&t, x->wall_ms, "%.3f ms");
+            else
+                put_cell_num(&t, x->ran ? x->cycles : NAN, "%.0f");
             put_cell_num(&t, x->ran && x->cycles > 0 ? x->warp_insns / x->cycles : NAN, "%.3f");
             put_cell_num(&t, gd_whatif_speedup(w, c, k), "%.3f×");
         }

@@ -325,8 +325,11 @@ int gd_whatif_run(const gd_whatif_opts *o, size_t *failed, gd_err *err)
             if (o->progress) {
                 if (!cell->ran)
                     fprintf(o->progress, " failed: %s\n", cell->note);
-                else
+                else if (isfinite(cell->cycles))
                     fprintf(o->progress, " %.0f cycles%s\n", cell->cycles,
+                            cell->errors != 0 ? " (WRONG output)" : "");
+                else /* a cuda device: no cycle counter, the host's time */
+                    fprintf(o->progress, " %.3f ms (host)%s\n", cell->wall_ms,
                             cell->errors != 0 ? " (WRONG output)" : "");
             }
         }

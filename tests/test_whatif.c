@@ -227,6 +227,39 @@ static void test_joint_vary_and_set(void **state)
     free(dir);
 }
 
+/* On a cuda device: one combination, the card as it is, timed by the host.
+ * The mock driver runs no kernel, so the workload's check must call its
+ * output wrong -- the run is recorded, reported, and the exit status is 1. */
+static void test_cuda_single_combination(void **state)
+{
+    (void)state;
+    const char *mock = gd_test_mock_libcuda();
+    if (!mock)
+        GD_SKIP("mock driver libmockcuda.so not found next to the test (or GD_MOCK_LIBCUDA)");
+    char *dir = gd_test_tmpdir();
+    assert_non_null(dir);
+    char cmd[2048], out[8192];
+    snprintf(cmd, sizeof cmd,
+             "GPUDISSECT_LIBCUDA='%s' %s whatif --device cuda:0 --workloads vecadd:1 --quiet "
+             "--out %s/c",
+             mock, gd_test_binary(), dir);
+    assert_int_equal(gd_test_run(cmd, out, sizeof out), 1);
+    assert_non_null(strstr(out, "wrong result"));
+    char path[1200];
+    snprintf(path, sizeof path, "%s/c/results.csv", dir);
+    char *csv = read_text(path);
+    assert_int_equal(cell_value(csv, "(arch as is)", "vecadd:1", "ran"), 1);
+    assert_true(cell_value(csv, "(arch as is)", "vecadd:1", "errors") > 0);
+    assert_true(cell_value(csv, "(arch as is)", "vecadd:1", "wall_ms") > 0);
+    free(csv);
+    snprintf(path, sizeof path, "%s/c/report.md", dir);
+    char *rep = read_text(path);
+    assert_non_null(strstr(rep, "output words differ"));
+    free(rep);
+    gd_test_rmrf(dir);
+    free(dir);
+}
+
 /* The geometric mean takes the workloads that ran correctly in both the
  * first combination and this one, and no other. */
 static void test_speedups_and_geometric_mean(void **state)
@@ -264,6 +297,7 @@ int main(void)
         cmocka_unit_test(test_grid_files_and_the_control),
         cmocka_unit_test(test_one_line_errors),
         cmocka_unit_test(test_joint_vary_and_set),
+        cmocka_unit_test(test_cuda_single_combination),
         cmocka_unit_test(test_speedups_and_geometric_mean),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
