@@ -39,6 +39,10 @@ static const char *const fig2_settings[] = {
     "--set L1D.reorder=true --set L1D.pipelined_issue=true",              /* 1: the patent */
     "--set L1D.reorder=true --set L1D.pipelined_issue=true --set L1D.fifo_tail_ports=2",
     "--set L1D.reorder=true",                                             /* 3: reorder alone */
+    "--set L1D.tag_lookups=2",                                            /* 4 */
+    "--set L1D.tag_lookups=2 --set L1D.reorder=true",                     /* 5 */
+    "--set L1D.queued_instructions=2",                                    /* 6 */
+    "--set L1D.coalescer_rate=1",                                         /* 7 */
 };
 
 static uint8_t kind_named(const char *name)
@@ -378,6 +382,91 @@ static void test_fig2_two_tail_ports(void **state)
     fig2_free(&r);
 }
 
+/* Probe outcomes (hit, miss, merge, send, refusal) in `cycle`. */
+static int probes_at(const trace_log *t, int64_t cycle)
+{
+    int n = 0;
+    for (size_t i = 0; i < t->count; i++)
+        n += (int64_t)t->ev[i].cycle == cycle && is_probe_outcome(t->ev[i].kind);
+    return n;
+}
+
+/* tag_lookups = 2: the tags take two requests a cycle; the baseline still
+ * stops at the refused one, reorder probes the request behind it in the same
+ * cycle.  Traced and untraced runs agree (the sleeping tags charge two
+ * refusals a cycle). */
+static void test_fig2_two_tag_lookups(void **state)
+{
+    (void)state;
+    fig2_run base, re, plain;
+    fig2_cli(4, 0, &base);
+    fig2_cli(5, 0, &re);
+    fig2_cli(5, 1, &plain);
+    for (int k = 0; k < 2; k++) {
+        const fig2_run *r = k ? &re : &base;
+        const trace_log *t = &r->log;
+        int64_t first = first_cycle(t, r->a, 0, SIM_LSU_MISS);
+        assert_int_equal(first, r->a_accept + 1);
+        assert_int_equal(first_cycle(t, r->a, 1, SIM_LSU_MISS), first);
+        assert_int_equal(first_cycle(t, r->a, 2, SIM_LSU_MISS), first + 1);
+        assert_int_equal(first_cycle(t, r->a, 3, SIM_LSU_MISS), first + 1);
+        int64_t a4_fail = first_cycle(t, r->a, 4, SIM_LSU_RESV_FAIL);
+        assert_int_equal(a4_fail, first + 2);
+        for (int64_t c = first; c <= last_cycle(t, r->a, SIM_LSU_POP); c++)
+            assert_true(probes_at(t, c) <= 2);
+        if (k == 0) {
+            assert_int_equal(probes_at(t, a4_fail), 1); /* the refusal ends the cycle */
+            assert_true(first_cycle(t, r->a, 5, SIM_LSU_MISS) > a4_fail + 100);
+        } else {
+            assert_int_equal(first_cycle(t, r->a, 5, SIM_LSU_MISS), a4_fail); /* behind it */
+            assert_int_equal(probes_at(t, a4_fail), 2);
+        }
+    }
+    assert_true(re.fails == (double)count_kind(&re.log, SIM_LSU_RESV_FAIL));
+    assert_true(re.requeues == (double)count_kind(&re.log, SIM_LSU_REQUEUE));
+    assert_true(plain.fails == re.fails && plain.requeues == re.requeues &&
+                plain.cycles == re.cycles);
+    fig2_free(&base);
+    fig2_free(&re);
+    fig2_free(&plain);
+}
+
+/* queued_instructions = 2, baseline otherwise: b is let into the unit while
+ * a's requests are still in the FIFO -- and waits behind the refused a4 all
+ * the same (head-of-line blocking: reorder is what would let it by). */
+static void test_fig2_two_queued_instructions(void **state)
+{
+    (void)state;
+    fig2_run r;
+    fig2_cli(6, 0, &r);
+    const trace_log *t = &r.log;
+    int64_t a4_fail = fig2_common(&r);
+    int64_t first_fill = first_cycle(t, r.a, -1, SIM_LSU_FILL);
+    assert_int_equal(r.b_accept, a4_fail);
+    assert_true(first_cycle(t, r.b, 0, SIM_LSU_ENQUEUE) < first_fill);
+    assert_true(first_cycle(t, r.b, 0, SIM_LSU_MISS) > first_fill);
+    assert_int_equal(count_kind(t, SIM_LSU_REQUEUE), 0);
+    assert_true(r.hol_cycles > 0);
+    fig2_free(&r);
+}
+
+/* coalescer_rate = 1: a's requests enter one a cycle, and the tags, one step
+ * behind, take each the cycle after it entered -- the FIFO never holds the
+ * figure's 21 (what made reorder alone change nothing before the rate was an
+ * arch key). */
+static void test_fig2_one_request_a_cycle(void **state)
+{
+    (void)state;
+    fig2_run r;
+    fig2_cli(7, 0, &r);
+    const trace_log *t = &r.log;
+    for (int i = 0; i < 21; i++)
+        assert_int_equal(first_cycle(t, r.a, i, SIM_LSU_ENQUEUE), r.a_accept + i);
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(first_cycle(t, r.a, i, SIM_LSU_MISS), r.a_accept + i + 1);
+    assert_int_equal(enqueues_at(t, r.a, r.a_accept), 1);
+    fig2_free(&r);
+}
 
 int main(void)
 {
@@ -387,6 +476,9 @@ int main(void)
         cmocka_unit_test(test_fig2_reorder_alone),
         cmocka_unit_test(test_fig2_speedup_and_trace_neutral),
         cmocka_unit_test(test_fig2_two_tail_ports),
+        cmocka_unit_test(test_fig2_two_tag_lookups),
+        cmocka_unit_test(test_fig2_two_queued_instructions),
+        cmocka_unit_test(test_fig2_one_request_a_cycle),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
