@@ -154,10 +154,10 @@ static int parse_workloads(const char *spec, const gd_probe **list, uint64_t *po
 }
 
 /* The overrides of combination `c`: the fixed --set ones, then one value per
- * axis (the first axis varies slowest). */
+ * axis (the first axis varies slowest), for each of the axis's keys.  buf has
+ * room for GD_WHATIF_MAX_VARY x GD_WHATIF_MAX_JOINT overrides. */
 static size_t combo_overrides(const gd_whatif_opts *o, const vary_axis *axes, size_t naxes,
                               size_t c, char (*buf)[256], const char **ov)
-/* buf: room for GD_WHATIF_MAX_VARY x GD_WHATIF_MAX_JOINT overrides */
 {
     size_t n = 0;
     for (size_t i = 0; i < o->set_count; i++)
