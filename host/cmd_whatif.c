@@ -1,5 +1,6 @@
 /* cmd_whatif.c -- the `whatif` command line: options in, host/whatif.c runs
  * the experiment, one line of error out. */
+#include <ctype.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,9 +42,27 @@ static const char *const usage_text =
 int gd_cmd_whatif(int argc, char **argv)
 {
     gd_whatif_opts o = {.progress = stderr};
+    /* the command line as a shell would take it back: argv[0] is "whatif";
+     * an argument with anything but letters, digits and -_.,:=/+ is quoted */
     char command[2048] = "gpudissect";
-    for (int i = 1; i < argc; i++)
-        snprintf(command + strlen(command), sizeof command - strlen(command), " %s", argv[i]);
+    for (int i = 0; i < argc; i++) {
+        size_t at = strlen(command);
+        int plain = argv[i][0] != 0;
+        for (const char *c = argv[i]; *c; c++)
+            if (!isalnum((unsigned char)*c) && !strchr("-_.,:=/+", *c))
+                plain = 0;
+        if (plain) {
+            snprintf(command + at, sizeof command - at, " %s", argv[i]);
+            continue;
+        }
+        snprintf(command + at, sizeof command - at, " '");
+        for (const char *c = argv[i]; *c; c++) {
+            at = strlen(command);
+            snprintf(command + at, sizeof command - at, *c == '\'' ? "'\\''" : "%c", *c);
+        }
+        at = strlen(command);
+        snprintf(command + at, sizeof command - at, "'");
+    }
     o.command = command;
     enum { O_DEVICE = 1, O_WORKLOADS, O_VARY, O_SET, O_OUT, O_SEED, O_TRACE, O_CLAIM,
            O_CLAIM_LABEL, O_QUIET, O_HELP };

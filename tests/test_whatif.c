@@ -119,7 +119,9 @@ static void test_grid_files_and_the_control(void **state)
     char *rep = read_text(path);
     assert_non_null(strstr(rep, "geometric mean"));
     assert_non_null(strstr(rep, "the claim"));
+    assert_non_null(strstr(rep, "gpudissect whatif --device sim:cn110457238 "));
     assert_non_null(strstr(rep, "--vary L1D.reorder=false,true"));
+    assert_non_null(strstr(rep, "--claim-label 'the claim'")); /* quoted as typed */
     assert_non_null(strstr(rep, "plots/speedup.png"));
     free(rep);
     snprintf(path, sizeof path, "%s/w/plots/speedup.gp", dir);
