@@ -430,10 +430,15 @@ static int warp_try_issue(sim_engine *e, sim_sm *sm, sim_warp *w, uint64_t cycle
     if (in->guard != PTX_NO_REG) {
         const uint64_t *p = &w->regs[(size_t)in->guard * SIM_WARP_LANES];
         uint32_t on = 0;
-        for (uint32_t m = active; m; m &= m - 1) {
-            unsigned lane = (unsigned)__builtin_ctz(m);
-            if ((p[lane] & 1) != in->guard_neg)
-                on |= 1u << lane;
+        if (active == UINT32_MAX) { /* a straight loop over the whole warp */
+            for (unsigned lane = 0; lane < SIM_WARP_LANES; lane++)
+                on |= (uint32_t)((p[lane] & 1) != in->guard_neg) << lane;
+        } else {
+            for (uint32_t m = active; m; m &= m - 1) {
+                unsigned lane = (unsigned)__builtin_ctz(m);
+                if ((p[lane] & 1) != in->guard_neg)
+                    on |= 1u << lane;
+            }
         }
         exec = on;
     }
