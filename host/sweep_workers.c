@@ -137,9 +137,16 @@ static int child_measure(gd_runner *r, const gd_curve *curve, uint64_t x, FILE *
         rc = put(out, ps->name, sizeof ps->name) || put(out, &ps->summary.count, sizeof(size_t)) ||
              put(out, ps->samples, ps->summary.count * sizeof(double));
     }
+    for (size_t i = 0; h.rc == 0 && rc == 0 && i < point.counters.count; i++) {
+        gd_counter c; /* zeroed: no uninitialised bytes after the name reach the file */
+        memset(&c, 0, sizeof c);
+        snprintf(c.name, sizeof c.name, "%s", point.counters.items[i].name);
+        c.value = point.counters.items[i].value;
+        c.gauge = point.counters.items[i].gauge;
+        rc = put(out, &c, sizeof c);
+    }
     if (h.rc == 0 && rc == 0)
-        rc = put(out, point.counters.items, point.counters.count * sizeof(gd_counter)) ||
-             put(out, record, h.record_bytes);
+        rc = put(out, record, h.record_bytes);
     if (fflush(out) != 0)
         rc = -1;
     free(record);
@@ -253,8 +260,10 @@ static int use_workers(const gd_runner *r)
     return e && !e->lsu_trace;
 }
 
-static int start_worker(gd_runner *r, const gd_curve *curve, uint64_t x, worker *w, gd_err *err)
+static int start_worker(gd_runner *r, const gd_curve *curve, uint64_t x, worker *ws, size_t k,
+                        gd_err *err)
 {
+    worker *w = &ws[k];
     w->report = tmpfile();
     if (!w->report)
         return gd_fail(err, "sweep worker: tmpfile: %s", strerror(errno));
@@ -263,7 +272,9 @@ static int start_worker(gd_runner *r, const gd_curve *curve, uint64_t x, worker 
     if (pid < 0)
         return gd_fail(err, "sweep worker: fork: %s", strerror(errno));
     if (pid == 0) {
-        int rc = child_measure(r, curve, x, w->report);
+        FILE *report = w->report;
+        free(ws); /* the parent's bookkeeping: nothing of it is used here */
+        int rc = child_measure(r, curve, x, report);
         _exit(rc == 0 ? 0 : 1);
     }
     w->pid = pid;
@@ -348,7 +359,7 @@ static int run_workers(gd_runner *r, gd_curve *curve, const uint64_t *xs, size_t
             for (size_t k = i; k < next; k++)
                 running += ws[k].pid > 0;
             if (next < to && running < jobs) {
-                rc = start_worker(r, curve, xs[next], &ws[next], err);
+                rc = start_worker(r, curve, xs[next], ws, next, err);
                 next++;
             } else if (ws[i].pid > 0) {
                 rc = reap_one(ws, next, err);
