@@ -393,20 +393,17 @@ int gd_runner_measure_batch(gd_runner *r, gd_curve *curve, const uint64_t *xs, s
          * it start (a kernel loaded afresh in each point would fetch its timed
          * loop through the L2 after the warm-up, where a chain that fills the
          * L2 is). */
+        /* A point the probe cannot plan also runs here: it fails as in a
+         * serial run, after the points before it were added. */
         int has = 0;
-        rc = gd_runner_has_kernel(r, curve, xs[i], &has, err);
-        if (rc == 0 && !has) {
+        if (gd_runner_has_kernel(r, curve, xs[i], &has, err) != 0 || !has) {
             rc = gd_runner_measure(r, curve, xs[i], index0 + i, total, err);
             i++;
             continue;
         }
         size_t end = i + 1;
-        while (rc == 0 && end < n) {
-            rc = gd_runner_has_kernel(r, curve, xs[end], &has, err);
-            if (!has)
-                break;
+        while (end < n && gd_runner_has_kernel(r, curve, xs[end], &has, err) == 0 && has)
             end++;
-        }
         if (rc == 0)
             rc = run_workers(r, curve, xs, i, end, index0, total, ws, err);
         i = end;
