@@ -2,7 +2,9 @@
  *
  * Times a full p-chase sweep on sim:t4 (1 KiB to 8 MiB, doubling) and prints
  * simulated warp-instructions per second of CPU time, against the target of
- * 20 million per second on one core.  The sweep runs REPEATS times in this
+ * 40 million per second on one core (issue 18; 20 million before it).  The
+ * sweep runs in this process, on one core: a bench of the simulator, not of
+ * the sweep workers (host/sweep_workers.c), which `bench_characterize` times.  The sweep runs REPEATS times in this
  * process and the median rate is compared with the target: these machines are
  * shared and noisy, so quote the ratio, not an absolute time.
  */
@@ -14,7 +16,7 @@
 #include "host/device_registry.h"
 #include "host/runner.h"
 
-#define TARGET_WARP_INSNS_PER_SECOND 20e6
+#define TARGET_WARP_INSNS_PER_SECOND 40e6
 #define REPEATS 3
 
 static double cpu_seconds(void)
@@ -49,6 +51,7 @@ int main(void)
         gd_runner runner;
         gd_curve curve;
         gd_runner_init(&runner, dev, NULL, NULL);
+        runner.chained = 1; /* in this process: its CPU time is the simulator's */
         gd_probe_opts opts = {0};
         gd_curve_init(&curve, "pchase", gd_probe_find("pchase"), &opts);
         gd_counter_list before = {0}, after = {0};

@@ -70,15 +70,17 @@ int gd_runner_adaptive(gd_runner *r, gd_curve *curve, const gd_sweep *coarse, ui
         }
         if (!ntodo)
             break;
-        for (size_t i = 0; i < ntodo; i++) {
-            if (measured >= GD_ADAPTIVE_MAX_POINTS)
-                return gd_fail(err, "%s: adaptive sweep gave up after %d points",
-                               curve->label, GD_ADAPTIVE_MAX_POINTS);
-            if (gd_runner_measure(r, curve, todo[i], measured, 0, err) != 0)
-                return -1;
-            measured++;
-            stats->refine_points++;
-        }
+        /* the round's midpoints are decided before any is measured: one batch,
+         * in parallel on a sim device (host/sweep_workers.c), added in order */
+        size_t room = measured < GD_ADAPTIVE_MAX_POINTS ? GD_ADAPTIVE_MAX_POINTS - measured : 0;
+        size_t batch = ntodo < room ? ntodo : room;
+        if (gd_runner_measure_batch(r, curve, todo, batch, measured, 0, err) != 0)
+            return -1;
+        measured += batch;
+        stats->refine_points += batch;
+        if (batch < ntodo)
+            return gd_fail(err, "%s: adaptive sweep gave up after %d points", curve->label,
+                           GD_ADAPTIVE_MAX_POINTS);
         stats->rounds = round + 1;
     }
     stats->points = measured;

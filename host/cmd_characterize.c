@@ -40,6 +40,10 @@ static const char help[] =
     "  --carveout PERCENT  L1/shared carve-out preference set on every kernel, in\n"
     "                      percent of the largest shared memory (default 0: the most\n"
     "                      L1); meta.json records it and each kernel's resources\n"
+    "  -j, --jobs N        sim devices: sweep points as N independent simulations at\n"
+    "                      a time (default: the cores hwloc reports; the results\n"
+    "                      are the same for every N)\n"
+    "  --chained           sim devices: one device carried from point to point\n"
     "  --no-plots          skip gnuplot\n"
     "  --quiet             no progress on stderr\n";
 
@@ -93,22 +97,24 @@ static void print_levels(const gd_inference *inf)
 
 int gd_cmd_characterize(int argc, char **argv)
 {
-    enum { O_SET = 256, O_OUT, O_QUIET, O_NOPLOTS, O_ARCH, O_SUITE, O_CARVEOUT };
+    enum { O_SET = 256, O_OUT, O_QUIET, O_NOPLOTS, O_ARCH, O_SUITE, O_CARVEOUT, O_CHAINED };
     static const struct option opts[] = {
         {"device", required_argument, 0, 'd'}, {"suite", required_argument, 0, O_SUITE},
         {"arch", required_argument, 0, O_ARCH}, {"set", required_argument, 0, O_SET},
         {"out", required_argument, 0, O_OUT},  {"no-plots", no_argument, 0, O_NOPLOTS},
         {"quiet", no_argument, 0, O_QUIET},    {"help", no_argument, 0, 'h'},
         {"carveout", required_argument, 0, O_CARVEOUT},
+        {"jobs", required_argument, 0, 'j'},   {"chained", no_argument, 0, O_CHAINED},
         {0, 0, 0, 0},
     };
     const char *device = NULL, *suite_name = "quick", *arch_name = NULL, *out = NULL;
     const char *overrides[MAX_OVERRIDES];
     size_t override_count = 0;
-    int quiet = 0, plots = 1, carveout = 0, c;
+    int quiet = 0, plots = 1, carveout = 0, chained = 0, c;
+    unsigned jobs = 0;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":d:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":d:j:h", opts, NULL)) != -1) {
         switch (c) {
         case 'd': device = optarg; break;
         case O_SUITE: suite_name = optarg; break;
@@ -123,6 +129,14 @@ int gd_cmd_characterize(int argc, char **argv)
         case O_OUT: out = optarg; break;
         case O_NOPLOTS: plots = 0; break;
         case O_QUIET: quiet = 1; break;
+        case O_CHAINED: chained = 1; break;
+        case 'j':
+            if (gd_parse_jobs_option(optarg, &jobs) != 0) {
+                fprintf(stderr, "gpudissect: --jobs wants a number of processes, 1..%d\n",
+                        GD_MAX_JOBS);
+                return 2;
+            }
+            break;
         case O_CARVEOUT:
             if (gd_parse_carveout_option(optarg, &carveout) != 0)
                 return 2;
@@ -211,6 +225,8 @@ int gd_cmd_characterize(int argc, char **argv)
     gd_runner_init(&runner, dev, out_dir, quiet ? NULL : stderr);
     runner.meta = meta; /* the JIT checks of a cuda device land in meta.json */
     runner.carveout_percent = carveout;
+    runner.jobs = jobs;
+    runner.chained = chained;
     gd_meta_set_carveout(meta, carveout, runner.kernels);
     gd_characterize_ctx ctx = {
         .runner = &runner,

@@ -37,6 +37,8 @@ typedef struct run_args {
     uint64_t trace_limit;
     int timer_clock32;  /* emit --timer clock32: %clock reads for GPGPU-Sim */
     int carveout_percent;
+    unsigned jobs;      /* -j: sweep-point workers on a sim device (0: the cores) */
+    int chained;        /* --chained: one device from point to point, serial */
 } run_args;
 
 static const char run_help[] =
@@ -69,6 +71,12 @@ static const char run_help[] =
     "  --carveout PERCENT  the L1/shared carve-out preference set on every kernel, in\n"
     "                      percent of the largest shared memory (default 0: the most\n"
     "                      L1); recorded in meta.json with each kernel's resources\n"
+    "  -j, --jobs N        sim devices: run N sweep points at a time, each an\n"
+    "                      independent simulation from the device as the sweep\n"
+    "                      found it (default: the cores hwloc reports); the\n"
+    "                      results are the same for every N\n"
+    "  --chained           sim devices: one device carried from point to point,\n"
+    "                      serially (each point sees the caches the last one left)\n"
     "  --quiet             no progress lines on stderr\n";
 
 static const char emit_help[] =
@@ -84,7 +92,7 @@ static const char emit_help[] =
 static int parse_args(int argc, char **argv, run_args *a, const char *help, int is_emit)
 {
     enum { O_STRIDE = 256, O_PATTERN, O_SEED, O_VARIANT, O_SAMPLES, O_SET, O_OUT, O_QUIET, O_POINT,
-           O_FOOTPRINT, O_ADAPTIVE, O_RESOLUTION, O_TRACE, O_TRACE_LIMIT, O_TIMER, O_CARVEOUT };
+           O_FOOTPRINT, O_ADAPTIVE, O_RESOLUTION, O_TRACE, O_TRACE_LIMIT, O_TIMER, O_CARVEOUT, O_CHAINED };
     static const struct option opts[] = {
         {"device", required_argument, 0, 'd'},   {"probe", required_argument, 0, 'p'},
         {"sweep", required_argument, 0, 's'},    {"stride", required_argument, 0, O_STRIDE},
@@ -97,6 +105,7 @@ static int parse_args(int argc, char **argv, run_args *a, const char *help, int 
         {"trace", no_argument, 0, O_TRACE}, {"trace-limit", required_argument, 0, O_TRACE_LIMIT},
         {"timer", required_argument, 0, O_TIMER},
         {"carveout", required_argument, 0, O_CARVEOUT},
+        {"jobs", required_argument, 0, 'j'}, {"chained", no_argument, 0, O_CHAINED},
         {"help", no_argument, 0, 'h'},           {0, 0, 0, 0},
     };
     memset(a, 0, sizeof *a);
@@ -105,7 +114,7 @@ static int parse_args(int argc, char **argv, run_args *a, const char *help, int 
     opterr = 0;
     int c;
     uint64_t v;
-    while ((c = getopt_long(argc, argv, ":d:p:s:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":d:p:s:j:h", opts, NULL)) != -1) {
         switch (c) {
         case 'd': a->device = optarg; break;
         case 'p': a->probe = optarg; break;
@@ -171,6 +180,14 @@ static int parse_args(int argc, char **argv, run_args *a, const char *help, int 
             break;
         case O_OUT: a->out = optarg; break;
         case O_QUIET: a->quiet = 1; break;
+        case O_CHAINED: a->chained = 1; break;
+        case 'j':
+            if (gd_parse_jobs_option(optarg, &a->jobs) != 0) {
+                fprintf(stderr, "gpudissect: --jobs wants a number of processes, 1..%d\n",
+                        GD_MAX_JOBS);
+                return 2;
+            }
+            break;
         case O_CARVEOUT:
             if (gd_parse_carveout_option(optarg, &a->carveout_percent) != 0)
                 return 2;
@@ -289,6 +306,8 @@ int gd_cmd_run(int argc, char **argv)
     gd_curve curve;
     gd_runner_init(&runner, dev, out_dir, a.quiet ? NULL : stderr);
     runner.carveout_percent = a.carveout_percent;
+    runner.jobs = a.jobs;
+    runner.chained = a.chained;
     gd_curve_init(&curve, probe->name, probe, &a.opts);
     int status = 1;
     if (a.trace && gd_lsu_trace_start(dev, a.trace_limit ? a.trace_limit

@@ -556,15 +556,30 @@ static void record_clock(gd_runner *r, const gd_curve *curve)
     json_object_set_new(all, curve->label, c);
 }
 
-int gd_runner_measure(gd_runner *r, gd_curve *curve, uint64_t x, size_t index, size_t total,
-                      gd_err *err)
+int gd_runner_has_kernel(gd_runner *r, const gd_curve *curve, uint64_t x, int *has, gd_err *err)
 {
     const gd_probe *probe = curve->probe;
     gd_probe_plan plan;
+    if (probe->plan(&curve->opts, gd_device_get_info(r->dev), x, &plan, err) != 0)
+        return gd_fail_prefix(err, "%s %s=%llu", curve->label, probe->sweep_name,
+                              (unsigned long long)x);
+    gd_load_opts load = plan.load;
+    load.carveout_percent = r->carveout_percent;
+    *has = same_kernel(r->kernel, r->kernel_ptx, &r->kernel_load, &plan, &load) ||
+           same_kernel(r->spare_kernel, r->spare_ptx, &r->spare_load, &plan, &load);
+    gd_probe_plan_free(probe, &plan);
+    return 0;
+}
+
+int gd_runner_measure_point(gd_runner *r, const gd_curve *curve, uint64_t x, gd_point *out,
+                            gd_err *err)
+{
+    const gd_probe *probe = curve->probe;
+    memset(out, 0, sizeof *out);
+    out->sm_clock_mhz = NAN;
+    gd_probe_plan plan;
     gd_probe_result result;
     memset(&result, 0, sizeof result);
-    char xs[32];
-    gd_format_sweep_value(probe, x, xs, sizeof xs);
     if (probe->plan(&curve->opts, gd_device_get_info(r->dev), x, &plan, err) != 0)
         return gd_fail_prefix(err, "%s %s=%llu", curve->label, probe->sweep_name,
                               (unsigned long long)x);
@@ -630,8 +645,19 @@ int gd_runner_measure(gd_runner *r, gd_curve *curve, uint64_t x, size_t index, s
         result.series[s].samples = NULL;
     }
     gd_probe_result_free(&result);
-    if (gd_curve_insert(curve, &point) != 0) {
-        gd_point_free(&point);
+    *out = point;
+    return 0;
+}
+
+int gd_runner_add_point(gd_runner *r, gd_curve *curve, gd_point *point, size_t index,
+                        size_t total, gd_err *err)
+{
+    const gd_probe *probe = curve->probe;
+    uint64_t x = point->x;
+    char xs[32];
+    gd_format_sweep_value(probe, x, xs, sizeof xs);
+    if (gd_curve_insert(curve, point) != 0) {
+        gd_point_free(point);
         return gd_fail(err, "out of memory");
     }
     r->points_measured++;
@@ -655,10 +681,12 @@ int gd_runner_measure(gd_runner *r, gd_curve *curve, uint64_t x, size_t index, s
     return 0;
 }
 
-int gd_runner_sweep(gd_runner *r, gd_curve *curve, const gd_sweep *sweep, gd_err *err)
+int gd_runner_measure(gd_runner *r, gd_curve *curve, uint64_t x, size_t index, size_t total,
+                      gd_err *err)
 {
-    for (size_t i = 0; i < sweep->count; i++)
-        if (gd_runner_measure(r, curve, sweep->points[i], i, sweep->count, err) != 0)
-            return -1;
-    return 0;
+    gd_point point;
+    if (gd_runner_measure_point(r, curve, x, &point, err) != 0)
+        return -1;
+    return gd_runner_add_point(r, curve, &point, index, total, err);
 }
+

@@ -77,6 +77,14 @@ typedef struct gd_runner {
      * cuda device go to its "jit_checks"). */
     int carveout_percent;
     json_t *kernels;
+    /* Sweep points on a sim device (host/sweep_workers.c): each runs in a
+     * process forked from the device as the sweep found it, up to `jobs` at a
+     * time (0: the cores hwloc reports), so a point's result depends on nothing
+     * measured before it and is the same for every `jobs`.  `chained` keeps the
+     * one device running from point to point instead (serial: the behaviour
+     * before worker processes; a cuda device and an LSU trace always chain). */
+    unsigned jobs;
+    int chained;
 } gd_runner;
 
 /* A launch's budget under a display watchdog: a quarter of Windows' 2 s TDR
@@ -99,7 +107,28 @@ void gd_runner_close(gd_runner *runner);
  * `index`/`total` are for the progress line (total 0: unknown). */
 int gd_runner_measure(gd_runner *runner, gd_curve *curve, uint64_t x, size_t index, size_t total,
                       gd_err *err);
-/* Measures every point of the sweep. */
+/* The two halves of gd_runner_measure: the measurement of one point (plan,
+ * launches, decode, summaries, counters), and its entry into the curve (the
+ * CSV, the progress line, meta.json's clock range). */
+int gd_runner_measure_point(gd_runner *runner, const gd_curve *curve, uint64_t x, gd_point *out,
+                            gd_err *err);
+int gd_runner_add_point(gd_runner *runner, gd_curve *curve, gd_point *point, size_t index,
+                        size_t total, gd_err *err);
+/* Whether the runner holds the kernel point x would load (the last or the
+ * spare one): *has 1 or 0. */
+int gd_runner_has_kernel(gd_runner *runner, const gd_curve *curve, uint64_t x, int *has,
+                         gd_err *err);
+/* Measures xs[0..n) and adds them to the curve in that order, progress lines
+ * numbered from index0 (total 0: unknown); on a sim device in worker processes
+ * (see `jobs`), else one after the other (host/sweep_workers.c). */
+int gd_runner_measure_batch(gd_runner *runner, gd_curve *curve, const uint64_t *xs, size_t n,
+                            size_t index0, size_t total, gd_err *err);
+/* What `jobs` 0 means: the cores hwloc reports (at least 1). */
+unsigned gd_runner_default_jobs(void);
+/* "-j N": 1..GD_MAX_JOBS.  Returns 0, or -1 for anything else. */
+#define GD_MAX_JOBS 256
+int gd_parse_jobs_option(const char *text, unsigned *jobs);
+/* Measures every point of the sweep (host/sweep_workers.c). */
 int gd_runner_sweep(gd_runner *runner, gd_curve *curve, const gd_sweep *sweep, gd_err *err);
 
 #endif

@@ -26,6 +26,7 @@
 
 #define SIM_NEVER UINT64_MAX
 #define SIM_WARP_LANES 32
+#define SIM_INSN_BYTES 16 /* code bytes per instruction, as SASS on sm_70 and later */
 
 typedef struct sim_engine sim_engine;
 typedef struct sim_sm sim_sm;
@@ -217,9 +218,13 @@ struct sim_engine {
     void *lsu_trace_user;
     int ifetch_on;            /* the arch has instruction caches */
     gd_level_id ifetch_first; /* the first of them (L0I, or L1I without an L0) */
+    unsigned ifetch_line_shift; /* log2 of that level's line bytes: gpu.c checks a warp's
+                                 * fetch line inline and calls sim_fetch only on a change */
 
     /* the current launch */
     const sim_launch_config *launch;
+    const ptx_insn *insns;    /* launch->kernel->insns, one load nearer the issue loop */
+    uint32_t insn_count;
     uint32_t warps_per_cta;
     uint32_t shared_per_cta;
     gd_carveout_choice carveout; /* the split the driver's rule gives this launch */
@@ -238,6 +243,14 @@ struct sim_engine {
 sim_engine *sim_device_engine(gd_device *dev);
 
 /* gpu.c */
+/* Counters of work done elsewhere (a sweep point run in a forked copy of the
+ * engine, host/sweep_workers.c): delta = after - before, and to += delta;
+ * l1d_fifo_max, a maximum, is carried as one. */
+void sim_stats_delta(const sim_stats *after, const sim_stats *before, sim_stats *delta);
+void sim_stats_add(sim_stats *to, const sim_stats *delta);
+/* Moves the noise generator ([noise]) by `salt`: a sweep point run from a
+ * copy of the engine draws its own jitter, a function of the point alone. */
+void sim_engine_salt_noise(sim_engine *e, uint64_t salt);
 int sim_engine_create(const gd_arch *arch, sim_devmem *mem, sim_engine **out, gd_err *err);
 void sim_engine_destroy(sim_engine *e);
 int sim_engine_run(sim_engine *e, const sim_launch_config *launch, gd_err *err);

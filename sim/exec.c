@@ -92,8 +92,48 @@ uint64_t sim_sreg_value(const sim_engine *e, const sim_sm *sm, const sim_warp *w
     return 0;
 }
 
-static inline uint64_t operand(const sim_engine *e, const sim_sm *sm, const sim_warp *w,
-                               const ptx_operand *o, unsigned lane)
+#define FOR_LANES(mask, lane)                                                                  \
+    for (uint32_t m_ = (mask), lane; m_ && ((lane = (uint32_t)__builtin_ctz(m_)), 1);           \
+         m_ &= m_ - 1)
+
+/* A source operand as the lane loops read it: lane l's value is v[l * step].
+ * Decided once per instruction, not per lane: a register is its row of the
+ * register file (step 1); an immediate or a special register that is the same
+ * in every lane (%clock64, %ctaid, ...) is one value (step 0); only %tid and
+ * %laneid are computed per lane, into `scratch`. */
+typedef struct lane_operand {
+    const uint64_t *v;
+    uint32_t step;
+} lane_operand;
+
+static inline int sreg_per_lane(ptx_sreg sreg)
+{
+    return sreg == SR_TID_X || sreg == SR_TID_Y || sreg == SR_TID_Z || sreg == SR_LANEID;
+}
+
+static inline lane_operand lane_operand_of(const sim_engine *e, const sim_sm *sm,
+                                           const sim_warp *w, const ptx_operand *o, uint32_t mask,
+                                           uint64_t *uniform, uint64_t *scratch)
+{
+    switch (o->kind) {
+    case OK_REG: return (lane_operand){&w->regs[(size_t)o->reg * SIM_WARP_LANES], 1};
+    case OK_IMM: *uniform = (uint64_t)o->imm; break;
+    case OK_SREG:
+        if (sreg_per_lane((ptx_sreg)o->sreg)) {
+            FOR_LANES(mask, lane) scratch[lane] = sim_sreg_value(e, sm, w, lane, (ptx_sreg)o->sreg);
+            return (lane_operand){scratch, 1};
+        }
+        *uniform = sim_sreg_value(e, sm, w, 0, (ptx_sreg)o->sreg);
+        break;
+    default: *uniform = 0; break;
+    }
+    return (lane_operand){uniform, 0};
+}
+
+/* One lane's value of an operand (the single-lane path: the chases run one
+ * thread, for which building lane_operands costs more than it saves). */
+static inline uint64_t lane_value(const sim_engine *e, const sim_sm *sm, const sim_warp *w,
+                                  const ptx_operand *o, unsigned lane)
 {
     switch (o->kind) {
     case OK_REG: return w->regs[(size_t)o->reg * SIM_WARP_LANES + lane];
@@ -103,9 +143,20 @@ static inline uint64_t operand(const sim_engine *e, const sim_sm *sm, const sim_
     }
 }
 
-#define FOR_LANES(mask, lane)                                                                  \
-    for (uint32_t m_ = (mask), lane; m_ && ((lane = (uint32_t)__builtin_ctz(m_)), 1);           \
-         m_ &= m_ - 1)
+#define LANE_VALUE(op, lane) ((op).v[(size_t)(lane) * (op).step])
+
+/* Runs `body` for every lane of `mask`: a straight 32-lane loop when the whole
+ * warp executes (the common case of wide probes), the set bits otherwise. */
+#define LANE_LOOP(mask, lane, ...)                                                             \
+    do {                                                                                       \
+        if ((mask) == UINT32_MAX) {                                                            \
+            for (uint32_t lane = 0; lane < SIM_WARP_LANES; lane++) {                           \
+                __VA_ARGS__;                                                                   \
+            }                                                                                  \
+        } else {                                                                               \
+            FOR_LANES(mask, lane) { __VA_ARGS__; }                                             \
+        }                                                                                      \
+    } while (0)
 
 static int compare(ptx_type t, ptx_cmp cmp, uint64_t a, uint64_t b)
 {
@@ -295,6 +346,104 @@ static uint64_t alu_float(const ptx_insn *in, uint64_t a, uint64_t b, uint64_t c
     }
 }
 
+/* ------------------------------------------------------------------------- */
+/* Whole warps                                                               */
+
+static inline void gather_lanes(lane_operand o, uint64_t *out)
+{
+    if (o.step)
+        memcpy(out, o.v, SIM_WARP_LANES * sizeof *out);
+    else
+        for (unsigned l = 0; l < SIM_WARP_LANES; l++)
+            out[l] = o.v[0];
+}
+
+/* The integer operations probes run on whole warps, as straight 32-lane loops
+ * the compiler vectorizes: the same bits as alu_int lane by lane (each case is
+ * alu_int's for its op).  Returns 0 for anything else, which then goes lane by
+ * lane.  The sources are copied first: the destination may be one of them. */
+static int alu_int_warp(const ptx_insn *in, const lane_operand *src, uint64_t *d)
+{
+    ptx_type t = (ptx_type)in->type;
+    if (t == PT_PRED || ptx_type_is_float(t))
+        return 0;
+    unsigned bits = in->bits;
+    const uint64_t m = bits >= 64 ? ~0ull : (1ull << bits) - 1;
+    uint64_t a[SIM_WARP_LANES], b[SIM_WARP_LANES], c[SIM_WARP_LANES];
+    switch ((ptx_op)in->op) {
+    case OP_ADD: case OP_SUB: case OP_AND: case OP_OR: case OP_XOR: case OP_SHL:
+        break;
+    case OP_MUL: case OP_MAD:
+        if (in->mulmode == MM_WIDE || in->mulmode == MM_HI)
+            return 0;
+        break;
+    default:
+        return 0;
+    }
+    gather_lanes(src[0], a);
+    gather_lanes(src[1], b);
+    switch ((ptx_op)in->op) {
+    case OP_ADD: for (unsigned l = 0; l < SIM_WARP_LANES; l++) d[l] = (a[l] + b[l]) & m; break;
+    case OP_SUB: for (unsigned l = 0; l < SIM_WARP_LANES; l++) d[l] = (a[l] - b[l]) & m; break;
+    case OP_AND: for (unsigned l = 0; l < SIM_WARP_LANES; l++) d[l] = a[l] & b[l] & m; break;
+    case OP_OR: for (unsigned l = 0; l < SIM_WARP_LANES; l++) d[l] = (a[l] | b[l]) & m; break;
+    case OP_XOR: for (unsigned l = 0; l < SIM_WARP_LANES; l++) d[l] = (a[l] ^ b[l]) & m; break;
+    case OP_SHL:
+        for (unsigned l = 0; l < SIM_WARP_LANES; l++) {
+            uint64_t n = b[l] & 0xffffffffull;
+            d[l] = n >= bits ? 0 : (a[l] << n) & m;
+        }
+        break;
+    case OP_MUL: for (unsigned l = 0; l < SIM_WARP_LANES; l++) d[l] = (a[l] * b[l]) & m; break;
+    case OP_MAD:
+        gather_lanes(src[2], c);
+        for (unsigned l = 0; l < SIM_WARP_LANES; l++)
+            d[l] = (a[l] * b[l] + c[l]) & m;
+        break;
+    default:
+        return 0;
+    }
+    return 1;
+}
+
+#define CMP_LOOP(x, y, d)                                                                      \
+    switch ((ptx_cmp)in->cmp) {                                                                \
+    case CMP_EQ: for (unsigned l = 0; l < SIM_WARP_LANES; l++) d[l] = x[l] == y[l]; break;     \
+    case CMP_NE: for (unsigned l = 0; l < SIM_WARP_LANES; l++) d[l] = x[l] != y[l]; break;     \
+    case CMP_LT: for (unsigned l = 0; l < SIM_WARP_LANES; l++) d[l] = x[l] < y[l]; break;      \
+    case CMP_LE: for (unsigned l = 0; l < SIM_WARP_LANES; l++) d[l] = x[l] <= y[l]; break;     \
+    case CMP_GT: for (unsigned l = 0; l < SIM_WARP_LANES; l++) d[l] = x[l] > y[l]; break;      \
+    case CMP_GE: for (unsigned l = 0; l < SIM_WARP_LANES; l++) d[l] = x[l] >= y[l]; break;     \
+    default: return 0;                                                                         \
+    }
+
+/* setp on integers for a whole warp: compare()'s result lane by lane. */
+static int setp_int_warp(const ptx_insn *in, const lane_operand *src, uint64_t *d)
+{
+    ptx_type t = (ptx_type)in->type;
+    if (t == PT_PRED || ptx_type_is_float(t))
+        return 0;
+    unsigned bits = ptx_type_bits(t);
+    uint64_t a[SIM_WARP_LANES], b[SIM_WARP_LANES];
+    gather_lanes(src[0], a);
+    gather_lanes(src[1], b);
+    if (ptx_type_is_signed(t)) {
+        int64_t x[SIM_WARP_LANES], y[SIM_WARP_LANES];
+        for (unsigned l = 0; l < SIM_WARP_LANES; l++) {
+            x[l] = sext_bits(a[l], bits);
+            y[l] = sext_bits(b[l], bits);
+        }
+        CMP_LOOP(x, y, d);
+    } else {
+        for (unsigned l = 0; l < SIM_WARP_LANES; l++) {
+            a[l] = trunc_bits(a[l], bits);
+            b[l] = trunc_bits(b[l], bits);
+        }
+        CMP_LOOP(a, b, d);
+    }
+    return 1;
+}
+
 static const char *space_name(ptx_space s)
 {
     switch (s) {
@@ -354,49 +503,86 @@ int sim_exec(sim_engine *e, sim_sm *sm, sim_warp *w, const ptx_insn *in, uint32_
     ptx_type t = (ptx_type)in->type;
     unsigned bits = in->bits;
     size_t dst = (size_t)in->dst.reg * SIM_WARP_LANES;
+    if (mask && !(mask & (mask - 1))) {
+        /* one lane: no operand tables */
+        unsigned lane = (unsigned)__builtin_ctz(mask);
+        switch ((ptx_op)in->op) {
+        case OP_ADD: case OP_SUB: case OP_MUL: case OP_MAD: case OP_DIV: case OP_REM:
+        case OP_MIN: case OP_MAX: case OP_NEG: case OP_ABS: case OP_AND: case OP_OR:
+        case OP_XOR: case OP_NOT: case OP_SHL: case OP_SHR: case OP_FMA: {
+            uint64_t a = lane_value(e, sm, w, &in->src[0], lane);
+            uint64_t b = in->nsrc > 1 ? lane_value(e, sm, w, &in->src[1], lane) : 0;
+            uint64_t c = in->nsrc > 2 ? lane_value(e, sm, w, &in->src[2], lane) : 0;
+            int div0 = 0;
+            regs[dst + lane] = ptx_type_is_float(t) ? alu_float(in, a, b, c)
+                                                    : alu_int(in, a, b, c, &div0);
+            return 0;
+        }
+        case OP_SETP:
+            regs[dst + lane] = (uint64_t)compare(t, (ptx_cmp)in->cmp,
+                                                 lane_value(e, sm, w, &in->src[0], lane),
+                                                 lane_value(e, sm, w, &in->src[1], lane));
+            return 0;
+        default:
+            break; /* the general path below */
+        }
+    }
+    uint64_t uniform[3], scratch[3][SIM_WARP_LANES];
+    lane_operand src[3];
+    unsigned nsrc = in->op == OP_LD ? 0 : in->op == OP_ST ? 2 : in->nsrc;
+    for (unsigned k = 0; k < 3; k++) {
+        if (k < nsrc) {
+            src[k] = lane_operand_of(e, sm, w, &in->src[k], mask, &uniform[k], scratch[k]);
+        } else {
+            uniform[k] = 0;
+            src[k] = (lane_operand){&uniform[k], 0};
+        }
+    }
 
     switch ((ptx_op)in->op) {
     case OP_MOV:
-        if (in->src[0].kind == OK_REG) {
-            const uint64_t *src = &regs[(size_t)in->src[0].reg * SIM_WARP_LANES];
-            FOR_LANES(mask, lane) regs[dst + lane] = trunc_bits(src[lane], bits);
-        } else {
-            FOR_LANES(mask, lane)
-            regs[dst + lane] = t == PT_PRED ? (operand(e, sm, w, &in->src[0], lane) != 0)
-                                            : trunc_bits(operand(e, sm, w, &in->src[0], lane), bits);
-        }
+        if (t == PT_PRED && in->src[0].kind != OK_REG)
+            LANE_LOOP(mask, lane, regs[dst + lane] = LANE_VALUE(src[0], lane) != 0);
+        else
+            LANE_LOOP(mask, lane, regs[dst + lane] = trunc_bits(LANE_VALUE(src[0], lane), bits));
         return 0;
     case OP_ADD: case OP_SUB: case OP_MUL: case OP_MAD: case OP_DIV: case OP_REM:
     case OP_MIN: case OP_MAX: case OP_NEG: case OP_ABS: case OP_AND: case OP_OR:
     case OP_XOR: case OP_NOT: case OP_SHL: case OP_SHR: case OP_FMA: {
-        int is_float = ptx_type_is_float(t);
         int div0 = 0;
-        FOR_LANES(mask, lane)
-        {
-            uint64_t a = operand(e, sm, w, &in->src[0], lane);
-            uint64_t b = in->nsrc > 1 ? operand(e, sm, w, &in->src[1], lane) : 0;
-            uint64_t c = in->nsrc > 2 ? operand(e, sm, w, &in->src[2], lane) : 0;
-            regs[dst + lane] = is_float ? alu_float(in, a, b, c) : alu_int(in, a, b, c, &div0);
-        }
+        if (mask == UINT32_MAX && alu_int_warp(in, src, &regs[dst]))
+            return 0;
+        if (ptx_type_is_float(t))
+            LANE_LOOP(mask, lane,
+                      regs[dst + lane] = alu_float(in, LANE_VALUE(src[0], lane),
+                                                   LANE_VALUE(src[1], lane),
+                                                   LANE_VALUE(src[2], lane)));
+        else
+            LANE_LOOP(mask, lane,
+                      regs[dst + lane] = alu_int(in, LANE_VALUE(src[0], lane),
+                                                 LANE_VALUE(src[1], lane),
+                                                 LANE_VALUE(src[2], lane), &div0));
         (void)div0; /* integer division by zero is undefined in PTX; the sim yields 0 */
         return 0;
     }
     case OP_SETP:
-        FOR_LANES(mask, lane)
-        regs[dst + lane] = (uint64_t)compare(t, (ptx_cmp)in->cmp,
-                                             operand(e, sm, w, &in->src[0], lane),
-                                             operand(e, sm, w, &in->src[1], lane));
+        if (mask == UINT32_MAX && setp_int_warp(in, src, &regs[dst]))
+            return 0;
+        LANE_LOOP(mask, lane,
+                  regs[dst + lane] = (uint64_t)compare(t, (ptx_cmp)in->cmp,
+                                                       LANE_VALUE(src[0], lane),
+                                                       LANE_VALUE(src[1], lane)));
         return 0;
     case OP_SELP:
-        FOR_LANES(mask, lane)
-        regs[dst + lane] = trunc_bits((operand(e, sm, w, &in->src[2], lane) & 1)
-                                          ? operand(e, sm, w, &in->src[0], lane)
-                                          : operand(e, sm, w, &in->src[1], lane),
-                                      bits);
+        LANE_LOOP(mask, lane,
+                  regs[dst + lane] = trunc_bits((LANE_VALUE(src[2], lane) & 1)
+                                                    ? LANE_VALUE(src[0], lane)
+                                                    : LANE_VALUE(src[1], lane),
+                                                bits));
         return 0;
     case OP_CVT:
-        FOR_LANES(mask, lane)
-        regs[dst + lane] = convert(t, (ptx_type)in->type2, operand(e, sm, w, &in->src[0], lane));
+        LANE_LOOP(mask, lane,
+                  regs[dst + lane] = convert(t, (ptx_type)in->type2, LANE_VALUE(src[0], lane)));
         return 0;
     case OP_LD:
     case OP_ST: {
@@ -415,7 +601,7 @@ int sim_exec(sim_engine *e, sim_sm *sm, sim_warp *w, const ptx_insn *in, uint32_
             if (!p)
                 return -1;
             if (is_store) {
-                uint64_t v = operand(e, sm, w, &in->src[1], lane);
+                uint64_t v = LANE_VALUE(src[1], lane);
                 memcpy(p, &v, in->size); /* little-endian host, as the GPU */
             } else {
                 uint64_t v = 0;

@@ -89,6 +89,7 @@ int sim_fetch_create(sim_engine *e, gd_err *err)
         if (e->lc[icache_levels[i]].present) {
             e->ifetch_on = 1;
             e->ifetch_first = icache_levels[i];
+            e->ifetch_line_shift = e->lc[icache_levels[i]].inst[0].line_shift;
             break;
         }
     return 0;
@@ -186,7 +187,7 @@ uint64_t sim_fetch(sim_engine *e, sim_sm *sm, sim_warp *w, uint32_t pc, uint64_t
     const sim_launch_config *l = e->launch;
     sim_level_caches *first = &e->lc[e->ifetch_first];
     sim_cache *c0 = instance_of(e, e->ifetch_first, sm->id, w->subpartition);
-    uint64_t addr = l->code_base + (uint64_t)pc * 16;
+    uint64_t addr = l->code_base + (uint64_t)pc * SIM_INSN_BYTES;
     uint64_t line = sim_cache_line_of(c0, addr);
     if (line == w->fetch_line)
         return cycle;

@@ -23,6 +23,7 @@
 #include "sim/engine.h"
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,36 @@ int sim_engine_fail(sim_engine *e, const char *fmt, ...)
         }
     }
     return -1;
+}
+
+/* sim_stats is uint64_t counters only: walked as an array, the maximum aside. */
+#define SIM_STATS_WORDS (sizeof(sim_stats) / sizeof(uint64_t))
+#define SIM_STATS_MAX_WORD (offsetof(sim_stats, l1d_fifo_max) / sizeof(uint64_t))
+_Static_assert(sizeof(sim_stats) % sizeof(uint64_t) == 0, "sim_stats holds uint64_t counters only");
+
+void sim_stats_delta(const sim_stats *after, const sim_stats *before, sim_stats *delta)
+{
+    uint64_t a[SIM_STATS_WORDS], b[SIM_STATS_WORDS], d[SIM_STATS_WORDS];
+    memcpy(a, after, sizeof a);
+    memcpy(b, before, sizeof b);
+    for (size_t i = 0; i < SIM_STATS_WORDS; i++)
+        d[i] = i == SIM_STATS_MAX_WORD ? a[i] : a[i] - b[i];
+    memcpy(delta, d, sizeof d);
+}
+
+void sim_stats_add(sim_stats *to, const sim_stats *delta)
+{
+    uint64_t t[SIM_STATS_WORDS], d[SIM_STATS_WORDS];
+    memcpy(t, to, sizeof t);
+    memcpy(d, delta, sizeof d);
+    for (size_t i = 0; i < SIM_STATS_WORDS; i++)
+        t[i] = i == SIM_STATS_MAX_WORD ? (d[i] > t[i] ? d[i] : t[i]) : t[i] + d[i];
+    memcpy(to, t, sizeof t);
+}
+
+void sim_engine_salt_noise(sim_engine *e, uint64_t salt)
+{
+    e->noise_rng ^= (salt + 1) * 0xbf58476d1ce4e5b9ull; /* splitmix64's multiplier */
 }
 
 int sim_engine_create(const gd_arch *arch, sim_devmem *mem, sim_engine **out, gd_err *err)
@@ -304,7 +335,7 @@ static uint64_t warp_next_ready(const sim_engine *e, const sim_sm *sm, const sim
         return SIM_NEVER;
     if (w->diverged)
         return cycle + 1;
-    const ptx_insn *in = &e->launch->kernel->insns[w->pc];
+    const ptx_insn *in = &e->insns[w->pc];
     uint64_t t = cycle + 1;
     for (unsigned i = 0; i < in->sb_count; i++) {
         uint64_t r = w->reg_ready[in->sb_regs[i]];
@@ -344,14 +375,17 @@ static int warp_try_issue(sim_engine *e, sim_sm *sm, sim_warp *w, uint64_t cycle
                 active |= 1u << lane;
         }
     }
-    const ptx_kernel *k = e->launch->kernel;
-    if (pc >= k->insn_count)
-        return sim_engine_fail(e, "sim: warp ran past the end of kernel %s", k->name), 0;
-    const ptx_insn *in = &k->insns[pc];
+    if (pc >= e->insn_count)
+        return sim_engine_fail(e, "sim: warp ran past the end of kernel %s",
+                               e->launch->kernel->name),
+               0;
+    const ptx_insn *in = &e->insns[pc];
 
     /* instruction fetch: a warp moving to a line its first instruction cache
-     * lacks waits for the line */
-    if (e->ifetch_on) {
+     * lacks waits for the line (sim_fetch is called only when the line changes:
+     * the same test it makes first, without the call) */
+    if (e->ifetch_on && ((e->launch->code_base + (uint64_t)pc * SIM_INSN_BYTES) >>
+                         e->ifetch_line_shift) != w->fetch_line) {
         uint64_t t = sim_fetch(e, sm, w, pc, cycle);
         if (t > cycle) {
             w->ready_cycle = t;
@@ -396,10 +430,15 @@ static int warp_try_issue(sim_engine *e, sim_sm *sm, sim_warp *w, uint64_t cycle
     if (in->guard != PTX_NO_REG) {
         const uint64_t *p = &w->regs[(size_t)in->guard * SIM_WARP_LANES];
         uint32_t on = 0;
-        for (uint32_t m = active; m; m &= m - 1) {
-            unsigned lane = (unsigned)__builtin_ctz(m);
-            if ((p[lane] & 1) != in->guard_neg)
-                on |= 1u << lane;
+        if (active == UINT32_MAX) { /* a straight loop over the whole warp */
+            for (unsigned lane = 0; lane < SIM_WARP_LANES; lane++)
+                on |= (uint32_t)((p[lane] & 1) != in->guard_neg) << lane;
+        } else {
+            for (uint32_t m = active; m; m &= m - 1) {
+                unsigned lane = (unsigned)__builtin_ctz(m);
+                if ((p[lane] & 1) != in->guard_neg)
+                    on |= 1u << lane;
+            }
         }
         exec = on;
     }
@@ -593,6 +632,8 @@ int sim_engine_run(sim_engine *e, const sim_launch_config *l, gd_err *err)
         if (sim_lsu_set_l1d_ways(e, &e->sms[s], e->carveout.l1d_ways, err) != 0)
             return -1;
     e->launch = l;
+    e->insns = l->kernel->insns;
+    e->insn_count = l->kernel->insn_count;
     e->warps_per_cta = warps_per_cta;
     e->shared_per_cta = shared;
     e->ctas_total = ctas;
