@@ -3,7 +3,8 @@
  *
  * One row per parameter the README says `characterize --suite full` infers,
  * with the rule a careful reader would apply: a capacity within one line (the
- * sweep's resolution), a fetch granularity (sector_bytes) / allocation line
+ * sweep's resolution; a fitted size, a randomly replacing L2's, within the
+ * resolution it states in size_resolution_bytes), a fetch granularity (sector_bytes) / allocation line
  * (line_bytes) / way count / bank count / policy / scope exactly, a latency within 1 cycle (2 with noise).  A parameter of a
  * level the arch does not have is not scored; one the run did not report is a
  * miss ("not reported"), as is a lower bound where the value is claimed.
@@ -119,7 +120,13 @@ static inline gd_score_outcome gd_score_one(const gd_score_param *p, const gd_ar
                  json_is_true(json_object_get(l, "size_is_lower_bound")) ? " (>=)" : "");
         if (json_is_true(json_object_get(l, "size_is_lower_bound")))
             return GD_SCORE_MISSING;
-        return fabs(v - (double)t->size_bytes) <= t->line_bytes ? GD_SCORE_RIGHT : GD_SCORE_WRONG;
+        /* a fitted size (a randomly replacing L2) states its resolution */
+        double tolerance = t->line_bytes, stated = 0;
+        if (gd_score_number(l, "size_resolution_bytes", &stated) && stated > tolerance)
+            tolerance = stated;
+        if (stated > 0)
+            snprintf(measured, mbytes, "%.0f (+-%.0f)", v, stated);
+        return fabs(v - (double)t->size_bytes) <= tolerance ? GD_SCORE_RIGHT : GD_SCORE_WRONG;
     }
     case GD_SCORE_FETCH: {
         uint32_t fetch = t->sector_bytes ? t->sector_bytes : t->line_bytes;
