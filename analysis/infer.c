@@ -19,6 +19,8 @@
  */
 #include "analysis/infer.h"
 
+#include "analysis/knee_extrapolate.h"
+
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -160,6 +162,16 @@ int gd_infer_pchase(gd_inference *inf, const gd_curve *curve, const gd_segmentat
         case GD_INF_TLB1: gd_inferred_set_size(&inf->level[GD_INF_TLB2], k, curve->label); break;
         default: break;
         }
+    }
+    /* the L1D's knee (the L2's, from the L2 alone) where the misses begin:
+     * under random replacement or noise the detector sees them a few lines late */
+    size_t first_knee_level = bypass_l1 ? GD_INF_L2 : GD_INF_L1D;
+    gd_inferred_level *first = &inf->level[first_knee_level];
+    double begins;
+    if (np >= 2 && names[0] == first_knee_level && first->has_size &&
+        gd_knee_extrapolate(curve, seg, 0, &begins) && begins < (double)first->size_bytes) {
+        first->size_bytes = (uint64_t)begins;
+        first->knee_below = begins;
     }
     return 0;
 }

@@ -43,6 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/knee_extrapolate.h"
 #include "analysis/stats.h"
 #include "kernels/probe_layout.h"
 
@@ -107,23 +108,6 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Share of the point's timed accesses above `threshold` cycles (samples when
- * the curve has them, else from the mean between the two levels). */
-static double share_above(const gd_point *p, double threshold, double hit, double miss)
-{
-    int k = gd_point_series_index(p, "cycles");
-    if (k < 0)
-        return NAN;
-    const gd_point_series *s = &p->series[k];
-    if (s->samples && s->summary.count) {
-        size_t above = 0;
-        for (size_t i = 0; i < s->summary.count; i++)
-            above += s->samples[i] > threshold;
-        return (double)above / (double)s->summary.count;
-    }
-    return (s->summary.mean - hit) / (miss - hit);
-}
-
 int gd_infer_l2_policy(gd_inference *inf, const gd_curve *curve, const gd_segmentation *seg,
                        gd_err *err)
 {
@@ -138,7 +122,7 @@ int gd_infer_l2_policy(gd_inference *inf, const gd_curve *curve, const gd_segmen
     /* the outlier floor: the share above the threshold where nothing misses */
     double floor_share = 1;
     for (size_t i = l2->first; i <= l2->last && i < curve->count; i++) {
-        double s = share_above(&curve->points[i], threshold, hit, miss);
+        double s = gd_point_share_above(&curve->points[i], threshold, hit, miss);
         if (s < floor_share)
             floor_share = s;
     }
@@ -152,7 +136,7 @@ int gd_infer_l2_policy(gd_inference *inf, const gd_curve *curve, const gd_segmen
     uint64_t stride = curve->opts.stride_bytes ? curve->opts.stride_bytes : GD_CHASE_DEFAULT_STRIDE;
     for (size_t i = 0; i < curve->count; i++) {
         const gd_point *p = &curve->points[i];
-        double m = (share_above(p, threshold, hit, miss) - floor_share) / (1 - floor_share);
+        double m = (gd_point_share_above(p, threshold, hit, miss) - floor_share) / (1 - floor_share);
         if (!isfinite(m))
             continue;
         if (!x_low && m >= GD_L2_MISS_LOW)
