@@ -220,6 +220,12 @@ int gd_infer_curve(gd_inference *run_inf, const gd_curve *curve, const gd_segmen
         if (rc == 0 && bypass && step_inf.level[GD_INF_L2].has_size &&
             !step_inf.level[GD_INF_L2].size_is_lower_bound)
             run_inf->level[GD_INF_L2].has_size = 0;
+        /* ... and so do its latencies: an L1 line filled from several L2 lines
+         * (128-byte L1 lines over 32-byte L2 lines) arrives a few cycles after
+         * the first of them */
+        for (int lv = GD_INF_L2; bypass && rc == 0 && lv <= GD_INF_DRAM; lv += GD_INF_DRAM - GD_INF_L2)
+            if (step_inf.level[lv].has_latency)
+                run_inf->level[lv].has_latency = 0;
     } else if (!strcmp(pn, "pchase_stride")) {
         gd_inferred_name lv = level[0] ? (gd_inferred_name)gd_inferred_level_from_name(level)
                                        : (bypass ? GD_INF_L2 : GD_INF_L1D);
