@@ -293,6 +293,9 @@ static int run_step(gd_characterize_ctx *ctx, const gd_suite_step *st, json_t *m
     if (st->probe->plan(&opts, gd_device_get_info(ctx->runner->dev), sweep.points[0], &first,
                         err) != 0) {
         gd_sweep_free(&sweep);
+        /* a point this device cannot run at all: the step is skipped, saying why */
+        if (!strncmp(err->msg, GD_PROBE_NOT_ON_DEVICE, strlen(GD_PROBE_NOT_ON_DEVICE)))
+            return skip_step(ctx, st, meta, err->msg + strlen(GD_PROBE_NOT_ON_DEVICE));
         return gd_fail_prefix(err, "%s:%d", ctx->suite->path, st->line);
     }
     resolved = first.opts;

@@ -97,4 +97,9 @@ int gd_chase_permutation(uint64_t n, uint64_t seed, uint32_t *next);
  * instructions; the model uses it to place the block) */
 #define GD_ICACHE_LOOP_INSTRUCTIONS 10
 
+/* A probe's plan refuses a point this device cannot run at all (an other-SM
+ * placement on a one-SM GPU) with an error that starts with this: characterize
+ * skips the step and says why, where any other refusal fails it. */
+#define GD_PROBE_NOT_ON_DEVICE "not on this device: "
+
 #endif
