@@ -25,7 +25,9 @@
  * 1 - line/C, so a line missed M lines' worth ago is still there with
  * probability exp(-M/C).  It depends on footprint/C only (not on the line
  * size), and it matched the simulator within 1% of the accesses on a 768 KiB,
- * 24-way, 128-byte-line L2.  Each footprint whose miss share lies in
+ * 24-way, 128-byte-line L2; on a 16-way one it reads 1.5 points high where
+ * few accesses miss (a set of few ways is no mean field), hence the fit
+ * starts at a fifth of them missing.  Each footprint whose miss share lies in
  * [GD_L2_FIT_LOW, GD_L2_FIT_HIGH] gives one capacity (the share falls as C
  * grows: bisection); the size is their median, and its resolution the larger
  * of GD_L2_FIT_RESOLUTION of it and the spread of the estimates.
@@ -52,9 +54,9 @@
 /* LRU/FIFO finish the climb by C x (1 + 1/ways); 1.5 allows ways >= 2 and the
  * adaptive sweep's bracket; random needs about 3x (0.1 at ~0.6 C, 0.9 at ~2 C). */
 #define GD_L2_LRU_SPAN 1.5
-#define GD_L2_FIT_LOW 0.05   /* miss shares a capacity is fitted to: clear of the */
-#define GD_L2_FIT_HIGH 0.95  /* outlier floor and of the all-miss ceiling */
-#define GD_L2_FIT_RESOLUTION 0.02 /* a fitted capacity: within 2% (stated) */
+#define GD_L2_FIT_LOW 0.2    /* miss shares a capacity is fitted to: past the low */
+#define GD_L2_FIT_HIGH 0.95  /* shares where few ways make the mean field read high, short of all-miss */
+#define GD_L2_FIT_RESOLUTION 0.03 /* a fitted capacity: within 3% (stated; 2.0% seen at 8 ways) */
 #define GD_L2_MODEL_BINS 256 /* the chain in this many pieces (mean-field) */
 #define GD_L2_FIT_MAX_POINTS 256
 

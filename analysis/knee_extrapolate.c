@@ -15,7 +15,9 @@
  * misses per point, less the plateau's outlier share, is fitted by a line over
  * the knee's `below` point and the next ones while the share is small (the
  * proportional part: GD_EXTRAPOLATE_MAX_SHARE), and the line's zero is where
- * the misses begin.  Only a knee whose `below` point already has significant
+ * the misses begin (the earliest of the lines through the first 2, 3 and 4
+ * points: an LRU or FIFO cache's misses climb a set, a whole line, at a time,
+ * and a line through the staircase's later corners crosses late).  Only a knee whose `below` point already has significant
  * misses (beyond 3 binomial SDs of the outliers) is moved, and only back to
  * the last point before it that has none, on the chain's element grain: an
  * exact knee stands, a late one moves back.
@@ -27,7 +29,7 @@
 #include "analysis/stats.h"
 
 #define GD_EXTRAPOLATE_MAX_SHARE 0.3 /* misses still in proportion to the lines over C */
-#define GD_EXTRAPOLATE_MAX_POINTS 4  /* points past the last clean one in the fit */
+#define GD_EXTRAPOLATE_MAX_POINTS 4  /* points past the last clean one, at most, in a fit */
 /* misses beyond the outliers' share: significant past this many binomial SDs */
 #define GD_EXTRAPOLATE_SIGNIFICANCE 3.0
 
@@ -85,8 +87,11 @@ int gd_knee_extrapolate(const gd_curve *curve, const gd_segmentation *seg, size_
     }
     if (clean == k->below)
         return 0;
-    /* least squares over (x, excess share) of the points past it */
-    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    /* least squares over (x, excess share) of the first 2, 3, ... points past
+     * it; the earliest zero wins (the misses climb by whole lines -- a set
+     * overflows at once -- so the line through later points crosses late on
+     * an LRU or FIFO cache; a random one scatters around its line instead) */
+    double sx = 0, sy = 0, sxx = 0, sxy = 0, c = INFINITY;
     size_t n = 0;
     for (size_t i = clean + 1; i < curve->count && n < GD_EXTRAPOLATE_MAX_POINTS; i++) {
         double s = gd_point_share_above(&curve->points[i], threshold, hit, miss);
@@ -101,16 +106,18 @@ int gd_knee_extrapolate(const gd_curve *curve, const gd_segmentation *seg, size_
         sxx += x * x;
         sxy += x * y;
         n++;
+        double den = n * sxx - sx * sx;
+        if (n < 2 || den <= 0)
+            continue;
+        double slope = (n * sxy - sx * sy) / den;
+        if (!(slope > 0))
+            continue;
+        double zero = -((sy - slope * sx) / n) / slope; /* where the line crosses zero */
+        if (zero < c)
+            c = zero;
     }
-    if (n < 2)
+    if (!isfinite(c))
         return 0;
-    double den = n * sxx - sx * sx;
-    if (den <= 0)
-        return 0;
-    double slope = (n * sxy - sx * sy) / den;
-    if (!(slope > 0))
-        return 0;
-    double c = -((sy - slope * sx) / n) / slope; /* where the line crosses zero */
     double lo = (double)curve->points[clean].x, hi = (double)curve->points[k->below].x;
     if (c < lo)
         c = lo;
