@@ -253,7 +253,7 @@ static uint64_t env_u64(const char *name, uint64_t fallback)
 static const char *const GD_RECOVERY_ASSERTED[] = {
     "L1D.line",   "L1D.latency", "SMEM.latency", "SMEM.banks",   "SMEM.bank_width",
     "L2.sector",  "L2.latency",  "DRAM.latency", "L1C.size",     "L1C.latency",
-    "L15C.latency", "L0I.size",
+    "L0I.size",
 };
 
 static void test_recovery(void **state)
