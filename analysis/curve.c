@@ -13,6 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The smallest noise assumed for a CPI curve's point medians: half a timer
+ * cycle over a pass of the shortest sequence (1 KiB of code, 64 instructions)
+ * is under a hundredth of a cycle per instruction. */
+#define GD_CPI_NOISE_FLOOR 0.01
+
 void gd_curve_init(gd_curve *curve, const char *label, const gd_probe *probe,
                    const gd_probe_opts *opts)
 {
@@ -118,6 +123,11 @@ int gd_curve_segment(const gd_curve *curve, const char *series, gd_segmentation 
     gd_plateau_opts opts = {0};
     if (gd_probe_describe(curve->probe).aggregate_samples)
         opts.min_excess = 0.25;
+    /* a curve in cycles per instruction: half a timer cycle over a pass is a
+     * hundredth of a CPI, not half a CPI (steps under 1.5 CPI were merged) */
+    const char *unit = gd_probe_describe(curve->probe).value_unit;
+    if (unit && !strcmp(unit, "cycles per instruction"))
+        opts.noise_floor = GD_CPI_NOISE_FLOOR;
     rc = gd_detect_plateaus(x, samples, counts, n, &opts, seg, err);
     if (rc != 0)
         gd_fail_prefix(err, "%s", curve->label);

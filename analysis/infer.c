@@ -19,6 +19,8 @@
  */
 #include "analysis/infer.h"
 
+#include "analysis/knee_extrapolate.h"
+
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -93,6 +95,8 @@ void gd_inferred_set_size(gd_inferred_level *l, const gd_knee *k, const char *fr
     l->present = 1;
     l->has_size = 1;
     l->size_is_lower_bound = 0;
+    l->size_resolution_bytes = 0;
+    l->size_method[0] = 0;
     l->size_bytes = (uint64_t)k->x_below;
     l->size_confidence = k->confidence;
     l->knee_below = k->x_below;
@@ -158,6 +162,16 @@ int gd_infer_pchase(gd_inference *inf, const gd_curve *curve, const gd_segmentat
         case GD_INF_TLB1: gd_inferred_set_size(&inf->level[GD_INF_TLB2], k, curve->label); break;
         default: break;
         }
+    }
+    /* the L1D's knee (the L2's, from the L2 alone) where the misses begin:
+     * under random replacement or noise the detector sees them a few lines late */
+    size_t first_knee_level = bypass_l1 ? GD_INF_L2 : GD_INF_L1D;
+    gd_inferred_level *first = &inf->level[first_knee_level];
+    double begins;
+    if (np >= 2 && names[0] == first_knee_level && first->has_size &&
+        gd_knee_extrapolate(curve, seg, 0, &begins) && begins < (double)first->size_bytes) {
+        first->size_bytes = (uint64_t)begins;
+        first->knee_below = begins;
     }
     return 0;
 }
@@ -264,6 +278,11 @@ json_t *gd_inference_to_json(const gd_inference *inf)
                             num_or_null(l->has_latency, l->latency_confidence));
         if (l->has_size && l->size_is_lower_bound)
             json_object_set_new(o, "size_is_lower_bound", json_true());
+        if (l->has_size && l->size_resolution_bytes)
+            json_object_set_new(o, "size_resolution_bytes",
+                                json_integer((json_int_t)l->size_resolution_bytes));
+        if (l->has_size && l->size_method[0])
+            json_object_set_new(o, "size_method", json_string(l->size_method));
         if (l->has_size && !l->size_is_lower_bound && (l->knee_below || l->knee_above)) {
             json_t *k = json_object();
             json_object_set_new(k, "x_below", json_real(l->knee_below));
@@ -440,6 +459,10 @@ int gd_inference_from_json(const json_t *doc, gd_inference *inf, const char *pat
             get_number(k, "x_above", &l->knee_above);
         }
         l->size_is_lower_bound = json_is_true(json_object_get(o, "size_is_lower_bound"));
+        if (get_number(o, "size_resolution_bytes", &v))
+            l->size_resolution_bytes = (uint64_t)v;
+        const char *method = json_string_value(json_object_get(o, "size_method"));
+        snprintf(l->size_method, sizeof l->size_method, "%s", method ? method : "");
         const char *scope = json_string_value(json_object_get(o, "scope"));
         if (scope) {
             int sc = scope_from_name(scope);

@@ -40,6 +40,9 @@ typedef struct gd_inferred_level {
     double size_confidence, sector_confidence, latency_confidence;
     double knee_below, knee_above; /* the capacity lies in [below, above) */
     int size_is_lower_bound;       /* no knee within the sweep: size >= size_bytes */
+    uint64_t size_resolution_bytes; /* a fitted size: within +- this; 0: the knee's bracket */
+    char size_method[64];          /* how a size not read off a knee was found, and the
+                                    * replacement it assumes ("" for a knee) */
     char size_from[64], sector_from[64], latency_from[64]; /* curve labels */
 
     /* who shares it: sub-partition, SM or chip (attacker-victim interference) */

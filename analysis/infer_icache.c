@@ -2,8 +2,11 @@
  * every level.
  *
  * icache_seq: the CPI of a loop of straight-line code stays on one plateau
- * while the loop fits a level; the knee after the first plateau is the first
- * instruction cache's capacity, the next knee the second's.  Which names they
+ * while the loop fits a level; the last point on the first level's plateau is
+ * the first instruction cache's capacity, on the next level's the second's.
+ * A set-associative level fills set by set, so between two levels the CPI
+ * ramps rather than steps: the ramp's pieces (short plateaus, or one plateau
+ * that spreads across the ramp) are no levels (is_level_plateau).  Which names they
  * get depends on the generation (Jia et al. 2019, sec. 3.3): Volta and later
  * fetch through a per-sub-partition L0 and a per-SM L1; Kepler to Pascal through
  * an L1 and an L1.5.  The last plateau, past every instruction cache, is the
@@ -41,6 +44,13 @@
 
 #define INTERFERENCE_RATIO 1.15  /* victim CPI rise that counts as interference */
 #define EDGE_FRACTION 0.25       /* points at each end of the sweep compared */
+/* A cache level's CPI plateau spans at least 10% in code size (a ramp of a
+ * set-associative level filling set by set is cut into pieces a few lines
+ * wide) and spreads less than 5% of its level (a ramp kept whole spreads
+ * across it). */
+#define ICACHE_LEVEL_EXTENT 1.1
+#define ICACHE_LEVEL_FLATNESS 0.05
+#define ICACHE_MAX_LEVELS 16      /* plateaus read as levels, at most */
 
 static const char *const placement_names[GD_PLACE_COUNT] = {
     [GD_PLACE_SAME_SUB] = "same_sub",
@@ -63,6 +73,16 @@ int gd_placement_from_name(const char *name)
     return -1;
 }
 
+/* A plateau that is a cache level, not a piece of a ramp: it spans a range of
+ * code sizes (a set-associative cache fills set by set, and the plateau
+ * detector may keep pieces of that ramp as short plateaus of their own) and
+ * is flat across it. */
+static int is_level_plateau(const gd_plateau *p)
+{
+    return p->x_last >= p->x_first * ICACHE_LEVEL_EXTENT &&
+           p->spread <= ICACHE_LEVEL_FLATNESS * p->level;
+}
+
 int gd_infer_icache_seq(gd_inference *inf, const gd_curve *curve, const gd_segmentation *seg,
                         int has_l0, gd_err *err)
 {
@@ -70,20 +90,30 @@ int gd_infer_icache_seq(gd_inference *inf, const gd_curve *curve, const gd_segme
         return gd_fail(err, "%s: no plateau found in the CPI curve", curve->label);
     const gd_inferred_name names[2] = {has_l0 ? GD_INF_L0I : GD_INF_L1I,
                                        has_l0 ? GD_INF_L1I : GD_INF_L15I};
-    for (size_t i = 0; i < 2 && i < seg->knee_count; i++) {
-        const gd_knee *k = &seg->knees[i];
-        gd_inferred_level *l = &inf->level[names[i]];
+    /* the cache levels: flat plateaus over a range of sizes, in order (the
+     * first plateau always, whatever its width: the sweep starts inside it) */
+    size_t levels[ICACHE_MAX_LEVELS], nl = 0;
+    for (size_t i = 0; i < seg->plateau_count && nl < ICACHE_MAX_LEVELS; i++)
+        if (i == 0 || is_level_plateau(&seg->plateaus[i]))
+            levels[nl++] = i;
+    /* a level's capacity: the last point on its plateau (the next already
+     * misses), where another level follows */
+    size_t sized = 0;
+    for (size_t j = 0; j + 1 < nl && sized < 2; j++, sized++) {
+        const gd_plateau *p = &seg->plateaus[levels[j]];
+        gd_inferred_level *l = &inf->level[names[sized]];
         l->present = 1;
         l->has_size = 1;
-        l->size_bytes = (uint64_t)k->x_below;
-        l->size_confidence = k->confidence;
-        l->knee_below = k->x_below;
-        l->knee_above = k->x_above;
+        l->size_bytes = (uint64_t)p->x_last;
+        l->size_confidence = fmin(p->confidence, seg->plateaus[levels[j + 1]].confidence);
+        l->knee_below = p->x_last;
+        l->knee_above = p->last + 1 < curve->count ? (double)curve->points[p->last + 1].x
+                                                   : p->x_last;
         snprintf(l->size_from, sizeof l->size_from, "%s", curve->label);
     }
     /* the last level the sweep stayed in: at least the largest loop measured */
-    if (seg->knee_count < 2) {
-        gd_inferred_level *l = &inf->level[names[seg->knee_count]];
+    if (sized < 2) {
+        gd_inferred_level *l = &inf->level[names[sized]];
         if (!l->has_size) {
             l->present = 1;
             l->has_size = 1;

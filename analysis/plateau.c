@@ -32,7 +32,8 @@
  *     Adjacent segments are then merged when their levels differ by less than
  *     min_step (3 x the noise, at least 3% of the level: statistics separate
  *     188 from 189 cycles, a memory hierarchy does not), or by less than 3
- *     robust SDs of the medians inside either (pieces of one ramp).
+ *     robust SDs of the medians inside either (pieces of one ramp), unless
+ *     one of them is flat (a plateau beside a ramp is not one of its pieces).
  *
  *  2. Which segments are plateaus?  Those with at least min_points points;
  *     shorter ones are transitions or glitches (two plateaus at one level on
@@ -132,6 +133,8 @@
 /* Spans closer than this many robust SDs of their own point medians are
  * pieces of one sloped stretch, not two levels (3, as for the noise step). */
 #define GD_RAMP_SPREAD_MULT 3.0
+/* a span needs this many points for its spread to say it is flat */
+#define GD_RAMP_PIECE_MIN_POINTS 3
 /* A plateau candidate with fewer than half its samples nearer its own level
  * than its neighbours' is a run of mixed points, not a level. */
 #define GD_MIN_OWN_FRACTION 0.5
@@ -254,18 +257,34 @@ static double median_spread(detector *d, size_t first, size_t last)
     return gd_robust_sd_in_place(d->pointwise, count, center);
 }
 
+/* A span is flat -- a plateau, no piece of a ramp -- when it has at least
+ * GD_RAMP_PIECE_MIN_POINTS points whose medians spread less than half the
+ * minimum step at its level (a ramp's pieces spread about as wide as the
+ * steps between them). */
+static int is_flat(detector *d, const span *s)
+{
+    if (s->last - s->first + 1 < GD_RAMP_PIECE_MIN_POINTS)
+        return 0;
+    return 2 * median_spread(d, s->first, s->last) < min_step_between(d, s->level, s->level);
+}
+
 /* Joins adjacent spans whose levels are closer than the minimum step, or than
  * GD_RAMP_SPREAD_MULT robust SDs of the point medians inside either span (a
  * steady ramp cut into pieces: each piece is as wide as the steps between
- * them), the closest relative to its step first; returns the new count. */
+ * them) unless one of them is flat (a plateau next to a ramp is no piece of
+ * it), the closest relative to its step first; returns the new count. */
 static size_t merge_close_spans(detector *d, span *s, size_t count, span_level_fn level)
 {
     while (count > 1) {
         size_t best = count;
         double best_ratio = 1;
         for (size_t i = 0; i + 1 < count; i++) {
-            double ramp = fmax(median_spread(d, s[i].first, s[i].last),
-                               median_spread(d, s[i + 1].first, s[i + 1].last));
+            /* both must be pieces of a ramp: a flat plateau beside a ramp
+             * (an instruction cache filling set by set) stays a plateau */
+            double ramp = is_flat(d, &s[i]) || is_flat(d, &s[i + 1])
+                              ? 0
+                              : fmax(median_spread(d, s[i].first, s[i].last),
+                                     median_spread(d, s[i + 1].first, s[i + 1].last));
             double step = fmax(min_step_between(d, s[i].level, s[i + 1].level),
                                GD_RAMP_SPREAD_MULT * ramp);
             double ratio = fabs(s[i + 1].level - s[i].level) / step;

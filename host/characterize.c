@@ -22,6 +22,7 @@
 #include "analysis/figures.h"
 #include "analysis/infer.h"
 #include "analysis/infer_access.h"
+#include "analysis/infer_l2_policy.h"
 #include "analysis/report.h"
 #include "analysis/run_load.h"
 #include "host/adaptive.h"
@@ -48,6 +49,8 @@ static void merge_inference(gd_inference *into, const gd_inference *from)
             t->size_confidence = f->size_confidence;
             t->knee_below = f->knee_below;
             t->knee_above = f->knee_above;
+            t->size_resolution_bytes = f->size_resolution_bytes;
+            memcpy(t->size_method, f->size_method, sizeof t->size_method);
             memcpy(t->size_from, f->size_from, sizeof t->size_from);
         }
         if (f->has_sector && !t->has_sector) {
@@ -209,6 +212,20 @@ int gd_infer_curve(gd_inference *run_inf, const gd_curve *curve, const gd_segmen
     const char *pn = probe->name;
     if (!strcmp(pn, "pchase")) {
         rc = gd_infer_pchase(&step_inf, curve, seg, bypass, l2_bytes_hint, err);
+        /* the L2 alone (ld.cg): its replacement, and its size where that is random;
+         * its size replaces one read through the L1, where L1 hits that never reach
+         * the L2 blur its knee */
+        if (rc == 0 && bypass)
+            rc = gd_infer_l2_policy(&step_inf, curve, seg, err);
+        if (rc == 0 && bypass && step_inf.level[GD_INF_L2].has_size &&
+            !step_inf.level[GD_INF_L2].size_is_lower_bound)
+            run_inf->level[GD_INF_L2].has_size = 0;
+        /* ... and so do its latencies: an L1 line filled from several L2 lines
+         * (128-byte L1 lines over 32-byte L2 lines) arrives a few cycles after
+         * the first of them */
+        for (int lv = GD_INF_L2; bypass && rc == 0 && lv <= GD_INF_DRAM; lv += GD_INF_DRAM - GD_INF_L2)
+            if (step_inf.level[lv].has_latency)
+                run_inf->level[lv].has_latency = 0;
     } else if (!strcmp(pn, "pchase_stride")) {
         gd_inferred_name lv = level[0] ? (gd_inferred_name)gd_inferred_level_from_name(level)
                                        : (bypass ? GD_INF_L2 : GD_INF_L1D);
@@ -276,6 +293,9 @@ static int run_step(gd_characterize_ctx *ctx, const gd_suite_step *st, json_t *m
     if (st->probe->plan(&opts, gd_device_get_info(ctx->runner->dev), sweep.points[0], &first,
                         err) != 0) {
         gd_sweep_free(&sweep);
+        /* a point this device cannot run at all: the step is skipped, saying why */
+        if (!strncmp(err->msg, GD_PROBE_NOT_ON_DEVICE, strlen(GD_PROBE_NOT_ON_DEVICE)))
+            return skip_step(ctx, st, meta, err->msg + strlen(GD_PROBE_NOT_ON_DEVICE));
         return gd_fail_prefix(err, "%s:%d", ctx->suite->path, st->line);
     }
     resolved = first.opts;
@@ -353,7 +373,12 @@ static int run_step(gd_characterize_ctx *ctx, const gd_suite_step *st, json_t *m
     if (rc == 0) {
         for (int i = 0; i < GD_INF_COUNT; i++) {
             const gd_inferred_level *l = &ctx->inference.level[i];
-            if (l->has_size && l->size_bytes && !l->size_is_lower_bound)
+            /* the L2's size for later sweeps comes from the L2 alone (ld.cg): a
+             * knee read through the L1 comes early under random replacement, and a
+             * sweep to 4x that would stop short of the L2 it looks for */
+            int l2_through_l1 = i == GD_INF_L2 && ctx->device_l2_bytes &&
+                                strcmp(st->opts.variant, "cg") != 0;
+            if (l->has_size && l->size_bytes && !l->size_is_lower_bound && !l2_through_l1)
                 ctx->vars.size[i] = l->size_bytes;
             if (l->has_sector && l->sector_bytes)
                 ctx->vars.line[i] = l->sector_bytes;

@@ -64,11 +64,11 @@
 /* A short chain is timed for several laps, so that a small footprint still
  * gives enough accesses to see a rare miss (random replacement just past a
  * capacity misses once or twice a lap). */
-#define CHASE_MIN_TIMED 4096
+#define CHASE_MIN_TIMED GD_CHASE_MIN_TIMED_ACCESSES
 /* Warm-up accesses: one lap of a long chain; a short chain is walked until it
  * has had this many, so that a randomly replacing cache has pushed out the lines
  * earlier kernels left (each miss evicts a random way, so it takes many). */
-#define CHASE_MIN_WARM 32768
+#define CHASE_MIN_WARM GD_CHASE_MIN_WARM_ACCESSES
 /* final position, checksum, timed-lap cycles and ns, timed steps done (a point
  * spread over launches), padding */
 #define CHASE_HEADER_BYTES 40

@@ -357,6 +357,10 @@ static int av_plan(const gd_probe_opts *opts, const gd_device_info *dev, uint64_
                        (unsigned long long)victim, (1u << 22) * GD_INSTRUCTION_BYTES);
     uint32_t subs = dev->subpartitions_per_sm > 0 ? (uint32_t)dev->subpartitions_per_sm : 4;
     int same_sub = placement == AV_SAME_SUB || placement == AV_SAME_SUB_ISSUE;
+    if ((placement == AV_OTHER_SM || placement == AV_DATA_OTHER_SM) && dev->sm_count == 1)
+        return gd_fail(err, GD_PROBE_NOT_ON_DEVICE "icache_av: the %s placement needs two SMs, "
+                            "the device has one",
+                       o->variant);
     if (same_sub && subs > 31)
         return gd_fail(err, "icache_av: %u sub-partitions per SM is more than a CTA can span",
                        subs);

@@ -65,6 +65,11 @@ const char *gd_probe_primary_series(const gd_probe *probe);
 #define GD_CHASE_CONST_BYTES (64 * 1024)
 /* Element spacing of a chase when the user gives none. */
 #define GD_CHASE_DEFAULT_STRIDE 32
+/* Accesses a chase walks before it times (at least one lap; a short chain is
+ * walked until it has had this many) and the fewest it times (whole laps).
+ * The analysis models a randomly replacing L2 from these (infer_l2_policy.c). */
+#define GD_CHASE_MIN_WARM_ACCESSES 32768
+#define GD_CHASE_MIN_TIMED_ACCESSES 4096
 /* const_seq's default: the L1 constant line of every GPU Jia et al. examined */
 #define GD_CONST_SEQ_DEFAULT_STRIDE 64
 
@@ -91,5 +96,10 @@ int gd_chase_permutation(uint64_t n, uint64_t seed, uint32_t *next);
  * convert, address (2) and store, the counter, compare and branch (PTX
  * instructions; the model uses it to place the block) */
 #define GD_ICACHE_LOOP_INSTRUCTIONS 10
+
+/* A probe's plan refuses a point this device cannot run at all (an other-SM
+ * placement on a one-SM GPU) with an error that starts with this: characterize
+ * skips the step and says why, where any other refusal fails it. */
+#define GD_PROBE_NOT_ON_DEVICE "not on this device: "
 
 #endif

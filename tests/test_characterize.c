@@ -3,7 +3,9 @@
  * that differ in sizes (powers of two or not), lines, ways, latencies and
  * replacement (LRU, random), with and without timing noise; the adaptive sweep
  * pins the knees a dense sweep pins with a fraction of the points; plots and
- * report are produced; compare catches a wrong arch; bad input fails clearly. */
+ * report are produced; compare catches a wrong arch; bad input fails clearly;
+ * set-associative instruction caches and small CPI steps (the unseen-GPUs
+ * issue's T4 variants) give both instruction-cache sizes. */
 #include "tests/testing.h"
 #include "host/device_registry.h"
 #include "tests/results_json.h"
@@ -397,6 +399,53 @@ static void test_bad_input(void **state)
     free(dir);
 }
 
+/* The full suite's icache step on sim:t4 made set-associative or with a small
+ * CPI step: L0I 16 KiB and L1I 46 KiB, as the arch file has them (before: no
+ * knee at all, the L1I as L0I, or a 17 KiB L0I). */
+static void test_icache_ramps(void **state)
+{
+    (void)state;
+    static const char *const sets[] = {"L1I.ways=4", "L1I.latency=30", "L0I.ways=16"};
+    char *dir = gd_test_tmpdir();
+    char suite[1100], cmd[2048], run[1200];
+    snprintf(suite, sizeof suite, "%s/icache-only.suite", dir);
+    FILE *f = fopen(suite, "w");
+    assert_non_null(f);
+    /* the step exactly as bench/suites/full.suite has it */
+    FILE *full = fopen(GD_SOURCE_DIR "/bench/suites/full.suite", "r");
+    assert_non_null(full);
+    char line[512];
+    int found = 0;
+    while (fgets(line, sizeof line, full))
+        if (!strncmp(line, "icache ", 7)) {
+            fputs(line, f);
+            found = 1;
+        }
+    fclose(full);
+    fclose(f);
+    assert_true(found);
+    for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++) {
+        snprintf(run, sizeof run, "%s/run-%zu", dir, i);
+        snprintf(cmd, sizeof cmd,
+                 "%s characterize --device sim:t4 --set %s --suite %s --out %s --quiet --no-plots",
+                 gd_test_binary(), sets[i], suite, run);
+        if (gd_test_run(cmd, out, sizeof out) != 0)
+            fail_msg("%s failed:\n%s", cmd, out);
+        json_t *inf = gd_test_load_json(run, "inferred.json");
+        const json_t *l0 = gd_test_level(inf, "L0I"), *l1 = gd_test_level(inf, "L1I");
+        if (!l0 || !l1)
+            fail_msg("--set %s: no L0I or L1I in inferred.json", sets[i]);
+        double s0 = json_number_value(json_object_get(l0, "size_bytes"));
+        double s1 = json_number_value(json_object_get(l1, "size_bytes"));
+        if (s0 != 16 * 1024 || s1 != 46 * 1024 ||
+            json_is_true(json_object_get(l1, "size_is_lower_bound")))
+            fail_msg("--set %s: L0I %.0f, L1I %.0f bytes (arch: 16 KiB, 46 KiB)", sets[i], s0, s1);
+        json_decref(inf);
+    }
+    gd_test_rmrf(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -409,6 +458,7 @@ int main(void)
         cmocka_unit_test(test_model_command),
         cmocka_unit_test(test_compare_finds_a_wrong_arch),
         cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_icache_ramps),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,8 +9,8 @@
  *     L1D and L2, both instruction-cache generations, shared and separate L1.5,
  *     noise on and off, L2 up to 40 MiB);
  *   - the fast subset (`make test`): a few small generated GPUs; no run may fail
- *     or skip a step, and the parameters listed in GD_RECOVERY_ASSERTED must all
- *     be recovered;
+ *     or skip a step, and the parameters listed in GD_RECOVERY_ASSERTED (the
+ *     README's claimed list) must all be recovered;
  *   - the sweep (`make recovery`: GD_RECOVERY_CONFIGS=N, GD_RECOVERY_SEED=S,
  *     GD_RECOVERY_JOBS=J, GD_RECOVERY_MAX_L2=BYTES): N configurations from seed S,
  *     J characterize runs at a time, then the per-parameter table (recovered /
@@ -248,9 +248,12 @@ static uint64_t env_u64(const char *name, uint64_t fallback)
     return v && *v ? strtoull(v, NULL, 0) : fallback;
 }
 
-/* The parameters the fast subset asserts: every one on every generated GPU. */
+/* The parameters the fast subset asserts: every one on every generated GPU --
+ * the README's list of what is inferred (recovered on every GPU of its sweep). */
 static const char *const GD_RECOVERY_ASSERTED[] = {
-    "L1D.latency", "L2.latency", "DRAM.latency", "SMEM.latency", "L1C.latency",
+    "L1D.line",   "L1D.latency", "SMEM.latency", "SMEM.banks",   "SMEM.bank_width",
+    "L2.sector",  "L2.latency",  "DRAM.latency", "L1C.size",     "L1C.latency",
+    "L0I.size",
 };
 
 static void test_recovery(void **state)

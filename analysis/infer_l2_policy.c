@@ -1,0 +1,197 @@
+/* infer_l2_policy.c -- the L2's replacement, and its capacity under random
+ * replacement, from the L2-only (ld.cg) p-chase.
+ *
+ * A cyclic chain over an LRU or FIFO cache has no miss while it fits and
+ * misses every access of a set once the set overflows, so the share of
+ * accesses that miss jumps from 0 to 1 between the capacity C and C x (1 +
+ * 1/ways): the knee is the capacity.  A randomly replacing L2 is different in
+ * two ways.  Past C the chain keeps hitting on what survived (a third of the
+ * accesses still hit at 1.5 C).  And below C the knee comes early: the L2 is
+ * full of lines earlier kernels left (the previous sweep point's chain lies
+ * elsewhere), and each of the chain's misses evicts a way at random, its own
+ * lines included -- the chain reaches its steady state (no miss) only after
+ * many laps, far more than the chase walks (a 5 MiB L2 was read as 1 MiB).
+ *
+ * So the verdict comes from the climb's width: the smallest footprint where
+ * GD_L2_MISS_LOW of the accesses miss, and the smallest where GD_L2_MISS_HIGH
+ * do.  Within GD_L2_LRU_SPAN of each other: "lru-or-fifo" (a cyclic chain
+ * cannot tell them apart), the knee's size stands.  Wider: "random", and the
+ * capacity is fitted to the miss shares instead (the field's approach to
+ * non-LRU caches: miss rate against footprint, not where the mean climbs).
+ * The model (gd_random_cache_miss_share) walks the chase as it runs -- a cache
+ * full of foreign lines, every access of the first lap a miss, warm-up laps,
+ * then timed laps (the counts the chase uses, kernels/probe_layout.h) -- in
+ * the mean-field limit: a line survives each later miss with probability
+ * 1 - line/C, so a line missed M lines' worth ago is still there with
+ * probability exp(-M/C).  It depends on footprint/C only (not on the line
+ * size), and it matched the simulator within 1% of the accesses on a 768 KiB,
+ * 24-way, 128-byte-line L2; on a 16-way one it reads 1.5 points high where
+ * few accesses miss (a set of few ways is no mean field), hence the fit
+ * starts at a fifth of them missing.  Each footprint whose miss share lies in
+ * [GD_L2_FIT_LOW, GD_L2_FIT_HIGH] gives one capacity (the share falls as C
+ * grows: bisection); the size is their median, and its resolution the larger
+ * of GD_L2_FIT_RESOLUTION of it and the spread of the estimates.
+ *
+ * Limits, said in inferred.json ("size_method"): it assumes the chase starts
+ * on a cache full of other lines (true on the simulator, where every point's
+ * chain has fresh addresses; a card's allocator that hands the same addresses
+ * back leaves part of the chain warm and reads the capacity high), and
+ * set-associativity is in the model only through its mean.
+ */
+#include "analysis/infer_l2_policy.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/knee_extrapolate.h"
+#include "analysis/stats.h"
+#include "kernels/probe_layout.h"
+
+#define GD_L2_MISS_LOW 0.1   /* the climb starts: a tenth of the accesses miss */
+#define GD_L2_MISS_HIGH 0.9  /* ... and ends: nine in ten */
+/* LRU/FIFO finish the climb by C x (1 + 1/ways); 1.5 allows ways >= 2 and the
+ * adaptive sweep's bracket; random needs about 3x (0.1 at ~0.6 C, 0.9 at ~2 C). */
+#define GD_L2_LRU_SPAN 1.5
+#define GD_L2_FIT_LOW 0.2    /* miss shares a capacity is fitted to: past the low */
+#define GD_L2_FIT_HIGH 0.95  /* shares where few ways make the mean field read high, short of all-miss */
+#define GD_L2_FIT_RESOLUTION 0.03 /* a fitted capacity: within 3% (stated; 2.0% seen at 8 ways) */
+#define GD_L2_MODEL_BINS 256 /* the chain in this many pieces (mean-field) */
+#define GD_L2_FIT_MAX_POINTS 256
+
+double gd_random_cache_miss_share(double footprint_bytes, double capacity_bytes,
+                                  unsigned warm_laps, unsigned timed_laps)
+{
+    if (footprint_bytes <= 0 || capacity_bytes <= 0 || timed_laps == 0)
+        return NAN;
+    if (warm_laps == 0)
+        warm_laps = 1;
+    double q[GD_L2_MODEL_BINS];
+    double piece = footprint_bytes / GD_L2_MODEL_BINS;
+    for (int i = 0; i < GD_L2_MODEL_BINS; i++)
+        q[i] = 1.0; /* the first lap: every line a miss (the cache holds other lines) */
+    double missed = footprint_bytes; /* bytes missed over the last lap */
+    double timed = 0;
+    unsigned laps = warm_laps + timed_laps;
+    for (unsigned lap = 1; lap < laps; lap++) {
+        for (int i = 0; i < GD_L2_MODEL_BINS; i++) {
+            double qi = 1.0 - exp(-missed / capacity_bytes);
+            missed += (qi - q[i]) * piece;
+            q[i] = qi;
+            if (lap >= warm_laps)
+                timed += qi;
+        }
+    }
+    /* the first lap is warm-up whatever warm_laps says, so a timed lap 0 never exists */
+    return timed / ((double)timed_laps * GD_L2_MODEL_BINS);
+}
+
+/* The capacity at which the model gives `share` for this point; 0 if none. */
+static double fit_capacity(double footprint, double share, unsigned warm, unsigned timed)
+{
+    double lo = footprint / 64, hi = footprint * 64; /* share(lo) high, share(hi) low */
+    if (gd_random_cache_miss_share(footprint, lo, warm, timed) < share ||
+        gd_random_cache_miss_share(footprint, hi, warm, timed) > share)
+        return 0;
+    for (int it = 0; it < 60 && hi - lo > 1; it++) {
+        double mid = sqrt(lo * hi);
+        if (gd_random_cache_miss_share(footprint, mid, warm, timed) > share)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return (lo + hi) / 2;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+int gd_infer_l2_policy(gd_inference *inf, const gd_curve *curve, const gd_segmentation *seg,
+                       gd_err *err)
+{
+    (void)err;
+    if (seg->plateau_count < 2 || seg->knee_count < 1 || curve->count == 0)
+        return 0;
+    const gd_plateau *l2 = &seg->plateaus[0], *next = &seg->plateaus[1];
+    double hit = l2->level, miss = next->level;
+    if (!(miss > hit + 4 * (l2->spread + 1)))
+        return 0; /* no clear second level to count misses against */
+    double threshold = (hit + miss) / 2;
+    /* the outlier floor: the share above the threshold where nothing misses */
+    double floor_share = 1;
+    for (size_t i = l2->first; i <= l2->last && i < curve->count; i++) {
+        double s = gd_point_share_above(&curve->points[i], threshold, hit, miss);
+        if (s < floor_share)
+            floor_share = s;
+    }
+    if (!(floor_share < GD_L2_MISS_LOW))
+        return 0;
+    double x_low = 0, x_high = 0;
+    double *estimates = malloc(GD_L2_FIT_MAX_POINTS * sizeof *estimates);
+    if (!estimates)
+        return gd_fail(err, "%s: out of memory", curve->label);
+    size_t n = 0;
+    uint64_t stride = curve->opts.stride_bytes ? curve->opts.stride_bytes : GD_CHASE_DEFAULT_STRIDE;
+    for (size_t i = 0; i < curve->count; i++) {
+        const gd_point *p = &curve->points[i];
+        double m = (gd_point_share_above(p, threshold, hit, miss) - floor_share) / (1 - floor_share);
+        if (!isfinite(m))
+            continue;
+        if (!x_low && m >= GD_L2_MISS_LOW)
+            x_low = (double)p->x;
+        if (!x_high && m >= GD_L2_MISS_HIGH)
+            x_high = (double)p->x;
+        int k = gd_point_series_index(p, "cycles");
+        uint64_t elements = p->x / stride;
+        if (k < 0 || !elements || m < GD_L2_FIT_LOW || m > GD_L2_FIT_HIGH ||
+            n == GD_L2_FIT_MAX_POINTS)
+            continue;
+        uint64_t timed_accesses = p->series[k].summary.count;
+        unsigned timed = (unsigned)((timed_accesses + elements / 2) / elements);
+        unsigned warm = (unsigned)((GD_CHASE_MIN_WARM_ACCESSES + elements - 1) / elements);
+        double c = fit_capacity((double)(elements * stride), m, warm, timed ? timed : 1);
+        if (c > 0)
+            estimates[n++] = c;
+    }
+    gd_inferred_level *l = &inf->level[GD_INF_L2];
+    if (!x_low || !x_high) {
+        free(estimates);
+        return 0; /* the climb does not finish within the sweep: no verdict */
+    }
+    l->present = 1;
+    l->has_replacement = 1;
+    snprintf(l->replacement_from, sizeof l->replacement_from, "%s", curve->label);
+    double span = x_high / x_low;
+    if (span <= GD_L2_LRU_SPAN || n == 0) {
+        l->replacement = GD_REPL_LRU;
+        l->replacement_lru_or_fifo = 1;
+        l->replacement_confidence = span <= GD_L2_LRU_SPAN ? 0.9 : 0.5;
+        free(estimates);
+        return 0;
+    }
+    l->replacement = GD_REPL_RANDOM;
+    l->replacement_lru_or_fifo = 0;
+    l->replacement_confidence = span >= 2 * GD_L2_LRU_SPAN ? 0.9 : 0.6;
+    qsort(estimates, n, sizeof *estimates, cmp_double);
+    double size = n % 2 ? estimates[n / 2] : (estimates[n / 2 - 1] + estimates[n / 2]) / 2;
+    /* the estimates' spread (their middle half) or the stated floor, whichever is wider */
+    double spread = n >= 4 ? (estimates[3 * n / 4] - estimates[n / 4]) / 2 : 0;
+    double resolution = size * GD_L2_FIT_RESOLUTION;
+    if (spread > resolution)
+        resolution = spread;
+    l->has_size = 1;
+    l->size_is_lower_bound = 0;
+    l->size_bytes = (uint64_t)(size + 0.5);
+    l->size_resolution_bytes = (uint64_t)(resolution + 0.5);
+    l->size_confidence = n >= 3 && spread <= size * GD_L2_FIT_RESOLUTION ? 0.8 : 0.5;
+    l->knee_below = l->knee_above = 0;
+    snprintf(l->size_method, sizeof l->size_method,
+             "miss-rate fit over %zu footprints, random replacement assumed", n);
+    snprintf(l->size_from, sizeof l->size_from, "%s", curve->label);
+    free(estimates);
+    return 0;
+}

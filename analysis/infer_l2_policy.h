@@ -1,0 +1,31 @@
+/* infer_l2_policy.h -- the L2's replacement verdict from the L2-only p-chase,
+ * and its capacity where the replacement is random (a miss-rate fit). */
+#ifndef GD_INFER_L2_POLICY_H
+#define GD_INFER_L2_POLICY_H
+
+#include "analysis/curve.h"
+#include "analysis/infer.h"
+#include "analysis/plateau.h"
+
+/* Expected share of timed accesses that miss a randomly replacing cache of
+ * `capacity_bytes`, full of other lines when the chase starts, for a cyclic
+ * chain of `footprint_bytes` walked `warm_laps` laps untimed and then
+ * `timed_laps` laps timed (mean-field: a line survives each miss in between
+ * with probability 1 - line/capacity). */
+double gd_random_cache_miss_share(double footprint_bytes, double capacity_bytes,
+                                  unsigned warm_laps, unsigned timed_laps);
+
+/* Reads the ld.cg p-chase `curve` (its segmentation `seg`, the L2 plateau
+ * first): the share of accesses past the L2 at each footprint.  A step from
+ * no miss to all misses within GD_L2_LRU_SPAN of the knee is LRU or FIFO (a
+ * cyclic chain on either misses every access once a set overflows): the knee's
+ * size stands.  A climb spread wider is random replacement, whose knee is
+ * early (the lines earlier kernels left are evicted at random, the chain's
+ * own with them): the size is then fitted to the miss shares and recorded
+ * with its resolution and the assumption.  Sets inf->level[GD_INF_L2]'s
+ * replacement (and size, for random); returns 0, also when the curve cannot
+ * tell (no verdict then). */
+int gd_infer_l2_policy(gd_inference *inf, const gd_curve *curve, const gd_segmentation *seg,
+                       gd_err *err);
+
+#endif

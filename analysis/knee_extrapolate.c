@@ -1,0 +1,130 @@
+/* knee_extrapolate.c -- where the misses begin, not where they become visible.
+ *
+ * The plateau detector takes a point off its plateau once a significant share
+ * of its accesses (2% beyond the plateau's own outliers, when there are any)
+ * sees the next level.  A cyclic chain just past an LRU cache's capacity C
+ * misses every access of the one set that overflowed, which is enough; just
+ * past a randomly replacing cache, or under a card's timer noise, it misses
+ * once or twice a lap -- a share that hides in the outliers for a few lines,
+ * so the knee lands those few lines late (a 128 KiB random L1D read as 129 KiB,
+ * and then every step sized from it off).
+ *
+ * Past C the misses grow in proportion to the lines over it, under every
+ * policy: each line beyond C overflows one more set (LRU, FIFO: that set's
+ * every access misses) or adds its share of random evictions.  So the share of
+ * misses per point, less the plateau's outlier share, is fitted by a line over
+ * the knee's `below` point and the next ones while the share is small (the
+ * proportional part: GD_EXTRAPOLATE_MAX_SHARE), and the line's zero is where
+ * the misses begin (the earliest of the lines through the first 2, 3 and 4
+ * points: an LRU or FIFO cache's misses climb a set, a whole line, at a time,
+ * and a line through the staircase's later corners crosses late).  Only a knee whose `below` point already has significant
+ * misses (beyond 3 binomial SDs of the outliers) is moved, and only back to
+ * the last point before it that has none, on the chain's element grain: an
+ * exact knee stands, a late one moves back.
+ */
+#include "analysis/knee_extrapolate.h"
+
+#include <math.h>
+
+#include "analysis/stats.h"
+
+#define GD_EXTRAPOLATE_MAX_SHARE 0.3 /* misses still in proportion to the lines over C */
+#define GD_EXTRAPOLATE_MAX_POINTS 4  /* points past the last clean one, at most, in a fit */
+/* misses beyond the outliers' share: significant past this many binomial SDs */
+#define GD_EXTRAPOLATE_SIGNIFICANCE 3.0
+
+double gd_point_share_above(const gd_point *p, double threshold, double hit, double miss)
+{
+    int k = gd_point_series_index(p, "cycles");
+    if (k < 0)
+        return NAN;
+    const gd_point_series *s = &p->series[k];
+    if (s->samples && s->summary.count) {
+        size_t above = 0;
+        for (size_t i = 0; i < s->summary.count; i++)
+            above += s->samples[i] > threshold;
+        return (double)above / (double)s->summary.count;
+    }
+    return (s->summary.mean - hit) / (miss - hit);
+}
+
+int gd_knee_extrapolate(const gd_curve *curve, const gd_segmentation *seg, size_t knee,
+                        double *capacity_bytes)
+{
+    if (knee >= seg->knee_count || knee + 1 >= seg->plateau_count)
+        return 0;
+    const gd_plateau *on = &seg->plateaus[knee], *next = &seg->plateaus[knee + 1];
+    const gd_knee *k = &seg->knees[knee];
+    double hit = on->level, miss = next->level;
+    if (!(miss > hit) || k->below == 0 || k->below >= curve->count)
+        return 0;
+    double threshold = (hit + miss) / 2;
+    /* the plateau's own share above the threshold (outliers): its median point */
+    double shares[64];
+    size_t ns = 0;
+    for (size_t i = on->first; i <= on->last && i < k->below && ns < 64; i++) {
+        double s = gd_point_share_above(&curve->points[i], threshold, hit, miss);
+        if (isfinite(s))
+            shares[ns++] = s;
+    }
+    double outliers = ns ? gd_median(shares, ns) : 0;
+    if (!isfinite(outliers))
+        outliers = 0;
+    /* the last point back from `below` whose misses are within the outliers'
+     * own scatter is clean; if `below` itself is, the knee stands */
+    size_t clean = k->below;
+    while (clean > on->first) {
+        const gd_point *p = &curve->points[clean];
+        double s = gd_point_share_above(p, threshold, hit, miss);
+        int c = gd_point_series_index(p, "cycles");
+        double count = c >= 0 ? (double)p->series[c].summary.count : 0;
+        if (!isfinite(s) || count <= 0)
+            return 0;
+        double excess = (s - outliers) * count;
+        if (excess <= GD_EXTRAPOLATE_SIGNIFICANCE * sqrt(outliers * count + 1))
+            break;
+        clean--;
+    }
+    if (clean == k->below)
+        return 0;
+    /* least squares over (x, excess share) of the first 2, 3, ... points past
+     * it; the earliest zero wins (the misses climb by whole lines -- a set
+     * overflows at once -- so the line through later points crosses late on
+     * an LRU or FIFO cache; a random one scatters around its line instead) */
+    double sx = 0, sy = 0, sxx = 0, sxy = 0, c = INFINITY;
+    size_t n = 0;
+    for (size_t i = clean + 1; i < curve->count && n < GD_EXTRAPOLATE_MAX_POINTS; i++) {
+        double s = gd_point_share_above(&curve->points[i], threshold, hit, miss);
+        if (!isfinite(s))
+            continue;
+        double y = s - outliers;
+        if (y > GD_EXTRAPOLATE_MAX_SHARE)
+            break;
+        double x = (double)curve->points[i].x;
+        sx += x;
+        sy += y;
+        sxx += x * x;
+        sxy += x * y;
+        n++;
+        double den = n * sxx - sx * sx;
+        if (n < 2 || den <= 0)
+            continue;
+        double slope = (n * sxy - sx * sy) / den;
+        if (!(slope > 0))
+            continue;
+        double zero = -((sy - slope * sx) / n) / slope; /* where the line crosses zero */
+        if (zero < c)
+            c = zero;
+    }
+    if (!isfinite(c))
+        return 0;
+    double lo = (double)curve->points[clean].x, hi = (double)curve->points[k->below].x;
+    if (c < lo)
+        c = lo;
+    if (c > hi)
+        c = hi;
+    /* to the chain's element: the sweep's own grain */
+    double grain = curve->opts.stride_bytes ? (double)curve->opts.stride_bytes : 1;
+    *capacity_bytes = round(c / grain) * grain;
+    return 1;
+}

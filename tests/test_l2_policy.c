@@ -1,0 +1,252 @@
+/* test_l2_policy.c -- the L2's replacement verdict and the random-replacement
+ * capacity fit (analysis/infer_l2_policy.c).
+ *
+ *   - the model: no miss well below the capacity, nearly all well above it,
+ *     fewer misses with more warm-up laps, fewer with a larger cache; and the
+ *     values measured on the simulator (a 768 KiB random L2, seed 1000 of the
+ *     generator: 2.0%, 14.7%, 66.7%, 93% of the accesses missing at 384 KiB,
+ *     512 KiB, 1 MiB, 2 MiB) within 1.5 points;
+ *   - an ld.cg p-chase curve built from those shares (samples at two
+ *     latencies, with outliers): "random", and the capacity within the
+ *     resolution it states, which is at most 3% of it; the same chain on an LRU
+ *     cache (0 misses up to C, all past C + C/16): "lru-or-fifo", and the size
+ *     left to the knee;
+ *   - a knee the plateau detector places late (an L1D whose first lines over
+ *     its capacity miss 0.4% of the accesses each, under 0.25% outliers)
+ *     moved back to where the misses begin (analysis/knee_extrapolate.c).
+ */
+#include "tests/testing.h"
+
+#include <math.h>
+
+#include "analysis/curve.h"
+#include "analysis/infer.h"
+#include "analysis/infer_l2_policy.h"
+#include "kernels/probe.h"
+#include "kernels/probe_layout.h"
+
+#define HIT_CYCLES 200.0
+#define MISS_CYCLES 500.0
+#define OUTLIER_CYCLES 900.0
+#define OUTLIER_EVERY 400 /* one sample in 400: 0.25% */
+#define STRIDE 64
+
+static unsigned laps_for(uint64_t elements, uint64_t accesses)
+{
+    return (unsigned)((accesses + elements - 1) / elements);
+}
+
+static void test_model(void **state)
+{
+    (void)state;
+    const double kib = 1024;
+    /* well below and well above */
+    assert_true(gd_random_cache_miss_share(64 * kib, 1024 * kib, 8, 1) < 1e-3);
+    assert_true(gd_random_cache_miss_share(8192 * kib, 1024 * kib, 1, 1) > 0.97);
+    /* more warm-up, fewer misses; a larger cache, fewer misses */
+    double one = gd_random_cache_miss_share(700 * kib, 1024 * kib, 1, 1);
+    double four = gd_random_cache_miss_share(700 * kib, 1024 * kib, 4, 1);
+    assert_true(four < one);
+    assert_true(gd_random_cache_miss_share(700 * kib, 2048 * kib, 1, 1) < one);
+    /* the simulator's L2 (seed 1000: 768 KiB, 24 ways, 128-B lines, random),
+     * chained at 32 B: shares of the timed accesses that went to DRAM */
+    static const struct {
+        double footprint_kib, share;
+    } sim[] = {{384, 0.020}, {512, 0.147}, {1024, 0.667}, {2048, 0.930}};
+    for (size_t i = 0; i < sizeof sim / sizeof sim[0]; i++) {
+        uint64_t elements = (uint64_t)(sim[i].footprint_kib * kib / 32);
+        double m = gd_random_cache_miss_share(
+            sim[i].footprint_kib * kib, 768 * kib,
+            laps_for(elements, GD_CHASE_MIN_WARM_ACCESSES),
+            laps_for(elements, GD_CHASE_MIN_TIMED_ACCESSES));
+        if (fabs(m - sim[i].share) > 0.015)
+            fail_msg("%.0f KiB: the model gives %.3f, the simulator %.3f", sim[i].footprint_kib,
+                     m, sim[i].share);
+    }
+}
+
+/* One point of an ld.cg chase: `share` of its timed accesses at the miss
+ * latency, the rest hits, every OUTLIER_EVERY-th sample an outlier. */
+static void add_point_at(gd_curve *c, uint64_t footprint, double share, double hit_cycles,
+                         double miss_cycles, double outlier_cycles)
+{
+    uint64_t elements = footprint / STRIDE;
+    uint64_t count = elements * laps_for(elements, GD_CHASE_MIN_TIMED_ACCESSES);
+    gd_point pt;
+    memset(&pt, 0, sizeof pt);
+    pt.x = footprint;
+    snprintf(pt.series[0].name, sizeof pt.series[0].name, "cycles");
+    pt.series[0].samples = malloc(count * sizeof(double));
+    assert_non_null(pt.series[0].samples);
+    uint64_t misses = (uint64_t)llround(share * (double)count);
+    for (uint64_t i = 0; i < count; i++) {
+        /* misses spread evenly over the lap, as a random cache spreads them */
+        int miss = misses && (i * misses / count) != ((i + 1) * misses / count);
+        pt.series[0].samples[i] = (i % OUTLIER_EVERY == 7 ? outlier_cycles
+                                   : miss                   ? miss_cycles
+                                                            : hit_cycles) +
+                                  (double)(i * 7 % 5) - 2; /* +-2 cycles of timer jitter */
+    }
+    assert_int_equal(gd_summarize(pt.series[0].samples, count, &pt.series[0].summary), 0);
+    pt.series_count = 1;
+    assert_int_equal(gd_curve_insert(c, &pt), 0);
+}
+
+static void add_point(gd_curve *c, uint64_t footprint, double share)
+{
+    add_point_at(c, footprint, share, HIT_CYCLES, MISS_CYCLES, OUTLIER_CYCLES);
+}
+
+typedef double (*share_fn)(uint64_t footprint, uint64_t capacity);
+
+static double random_share(uint64_t footprint, uint64_t capacity)
+{
+    uint64_t elements = footprint / STRIDE;
+    return gd_random_cache_miss_share((double)footprint, (double)capacity,
+                                      laps_for(elements, GD_CHASE_MIN_WARM_ACCESSES),
+                                      laps_for(elements, GD_CHASE_MIN_TIMED_ACCESSES));
+}
+
+static double lru_share(uint64_t footprint, uint64_t capacity)
+{
+    if (footprint <= capacity)
+        return 0;
+    double over = (double)(footprint - capacity) / (capacity / 16.0); /* 16 ways */
+    return over >= 1 ? 1 : over;
+}
+
+/* A sweep as the adaptive one leaves it: powers of two from 16 KiB to 4x the
+ * capacity's power of two, and a bisection of the first bracket that climbs. */
+static void build_curve(gd_curve *c, uint64_t capacity, share_fn share)
+{
+    const gd_probe *p = gd_probe_find("pchase");
+    assert_non_null(p);
+    gd_probe_opts opts;
+    memset(&opts, 0, sizeof opts);
+    opts.stride_bytes = STRIDE;
+    snprintf(opts.variant, sizeof opts.variant, "cg");
+    gd_curve_init(c, "pchase-cg", p, &opts);
+    uint64_t lo = 0, hi = 0;
+    for (uint64_t x = 16384; x <= 8 * capacity; x *= 2) {
+        add_point(c, x, share(x, capacity));
+        if (!hi && share(x, capacity) > 0.002)
+            hi = x;
+        if (!hi)
+            lo = x;
+    }
+    for (int i = 0; i < 10 && hi - lo > STRIDE; i++) {
+        uint64_t mid = (lo + hi) / 2 / STRIDE * STRIDE;
+        add_point(c, mid, share(mid, capacity));
+        if (share(mid, capacity) > 0.002)
+            hi = mid;
+        else
+            lo = mid;
+    }
+}
+
+static void infer(gd_curve *c, gd_inference *inf)
+{
+    gd_segmentation seg;
+    gd_err err;
+    memset(inf, 0, sizeof *inf);
+    if (gd_curve_segment(c, "cycles", &seg, &err) != 0)
+        fail_msg("%s", err.msg);
+    if (gd_infer_pchase(inf, c, &seg, 1, 0, &err) != 0 ||
+        gd_infer_l2_policy(inf, c, &seg, &err) != 0)
+        fail_msg("%s", err.msg);
+    gd_segmentation_free(&seg);
+}
+
+static void test_random_l2_is_fitted(void **state)
+{
+    (void)state;
+    static const uint64_t capacities[] = {768 * 1024, 5u << 20, 3u << 20};
+    for (size_t i = 0; i < sizeof capacities / sizeof capacities[0]; i++) {
+        gd_curve c;
+        gd_inference inf;
+        build_curve(&c, capacities[i], random_share);
+        infer(&c, &inf);
+        const gd_inferred_level *l2 = &inf.level[GD_INF_L2];
+        assert_true(l2->has_replacement);
+        assert_int_equal(l2->replacement, GD_REPL_RANDOM);
+        assert_false(l2->replacement_lru_or_fifo);
+        assert_true(l2->has_size && !l2->size_is_lower_bound);
+        assert_true(strstr(l2->size_method, "random replacement assumed") != NULL);
+        assert_true(l2->size_resolution_bytes > 0);
+        assert_true(l2->size_resolution_bytes <= l2->size_bytes * 3 / 100 + 1);
+        double err = fabs((double)l2->size_bytes - (double)capacities[i]);
+        if (err > (double)l2->size_resolution_bytes)
+            fail_msg("%llu-byte L2: fitted %llu +- %llu", (unsigned long long)capacities[i],
+                     (unsigned long long)l2->size_bytes,
+                     (unsigned long long)l2->size_resolution_bytes);
+        /* the knee alone would have read it far too small */
+        assert_true(l2->knee_below == 0);
+        gd_curve_free(&c);
+    }
+}
+
+static void test_lru_l2_keeps_its_knee(void **state)
+{
+    (void)state;
+    const uint64_t capacity = 768 * 1024;
+    gd_curve c;
+    gd_inference inf;
+    build_curve(&c, capacity, lru_share);
+    infer(&c, &inf);
+    const gd_inferred_level *l2 = &inf.level[GD_INF_L2];
+    assert_true(l2->has_replacement);
+    assert_true(l2->replacement_lru_or_fifo);
+    assert_int_equal(l2->size_resolution_bytes, 0);
+    assert_string_equal(l2->size_method, "");
+    if (l2->size_bytes > capacity || l2->size_bytes + STRIDE < capacity)
+        fail_msg("LRU L2 of %llu bytes: knee at %llu", (unsigned long long)capacity,
+                 (unsigned long long)l2->size_bytes);
+    gd_curve_free(&c);
+}
+
+/* An L1D (ld.ca chase) as the simulator measured one (generator seed 1001):
+ * 16 KiB, each 32-byte line over it 0.4% more misses (a random 4-way cache's
+ * overflowing sets), L2 hits at 160 cycles, outliers at 140. */
+static void test_late_knee_moves_back(void **state)
+{
+    (void)state;
+    const uint64_t capacity = 16384;
+    const gd_probe *p = gd_probe_find("pchase");
+    gd_probe_opts opts;
+    memset(&opts, 0, sizeof opts);
+    opts.stride_bytes = 32;
+    gd_curve c;
+    gd_curve_init(&c, "pchase", p, &opts);
+    static const uint64_t xs[] = {1024, 2048, 4096, 8192, 12288, 16384, 16512, 16544, 16576,
+                                  16640, 16896, 17408, 18432, 20480, 24576, 32768, 65536};
+    for (size_t i = 0; i < sizeof xs / sizeof xs[0]; i++) {
+        double over_lines = xs[i] > capacity ? (double)(xs[i] - capacity) / 32 : 0;
+        double share = over_lines * 0.004;
+        add_point_at(&c, xs[i], share > 1 ? 1 : share, 30, 160, 140);
+    }
+    gd_segmentation seg;
+    gd_err err;
+    gd_inference inf;
+    memset(&inf, 0, sizeof inf);
+    assert_int_equal(gd_curve_segment(&c, "cycles", &seg, &err), 0);
+    assert_true(seg.knee_count >= 1);
+    /* the detector alone: a few lines late (the premise of the refinement) */
+    assert_true(seg.knees[0].x_below > capacity);
+    assert_int_equal(gd_infer_pchase(&inf, &c, &seg, 0, 0, &err), 0);
+    if (inf.level[GD_INF_L1D].size_bytes != capacity)
+        fail_msg("L1D of %llu bytes: %llu (knee %.0f)", (unsigned long long)capacity,
+                 (unsigned long long)inf.level[GD_INF_L1D].size_bytes, seg.knees[0].x_below);
+    gd_segmentation_free(&seg);
+    gd_curve_free(&c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_model),
+        cmocka_unit_test(test_random_l2_is_fitted),
+        cmocka_unit_test(test_lru_l2_keeps_its_knee),
+        cmocka_unit_test(test_late_knee_moves_back),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
