@@ -17,7 +17,12 @@
 #include <string.h>
 
 #include "sim/engine.h"
+#include "sim/msg_heap.h"
 #include "sim/ring.h"
+
+typedef struct sim_l2_slice sim_l2_slice; /* l2_slice.c */
+typedef struct sim_tlbs sim_tlbs;         /* tlb.c */
+typedef struct sim_dram sim_dram;         /* dram.c */
 
 typedef struct sim_request {   /* one coalesced access: an L1 line and its sectors */
     uint64_t line_addr;
@@ -50,6 +55,9 @@ typedef struct sim_msg {       /* traffic between L1, L2 and DRAM */
     uint8_t is_store;
     uint16_t sm;
     int32_t bypass_req;        /* read that skips L1: its request; else -1 */
+    uint32_t extra_cycles;     /* added to its response: TLB misses, a far-partition hit */
+    uint16_t slice;            /* L2 <-> DRAM: the L2 slice it belongs to */
+    uint8_t translated;        /* its page has been looked up in the TLBs */
     uint64_t ready;            /* cycle it reaches the next stage */
     int32_t next;              /* free list / L2 MSHR waiter chain */
 } sim_msg;
@@ -124,15 +132,21 @@ struct sim_memsys {
     sim_cache l2;
     mshr_table l2_mshr;
     ring l2_input;             /* in arrival order */
-    int l2_blocked;
-    uint64_t l2_slot_cycle;    /* requests_per_cycle bookkeeping */
-    uint32_t l2_slot_used;
     ring dram_queue;           /* in ready order */
     uint64_t dram_slot_cycle;
     uint32_t dram_slot_used;
 
     uint32_t l1_to_l2_cycles;  /* L2 - L1 */
     uint32_t l2_to_dram_cycles;/* DRAM - L2 */
+
+    /* below the L1 (issue 12): slice 0 is `l2` (and its MSHRs `l2_mshr`);
+     * slice_count 1 and no partitions run the path above unchanged */
+    sim_l2_slice *slices;
+    uint32_t slice_count;
+    uint32_t far_extra_cycles; /* far_latency - latency */
+    sim_msg_heap delayed;      /* responses due later: TLB misses, far hits, DRAM */
+    sim_tlbs *tlbs;            /* NULL: no TLB */
+    sim_dram *dram;            /* NULL: the fixed-latency DRAM */
 };
 
 /* Result of offering a request (or message) to a cache this cycle. */
