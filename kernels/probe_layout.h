@@ -67,6 +67,11 @@ const char *gd_probe_primary_series(const gd_probe *probe);
 #define GD_CHASE_DEFAULT_STRIDE 32
 /* const_seq's default: the L1 constant line of every GPU Jia et al. examined */
 #define GD_CONST_SEQ_DEFAULT_STRIDE 64
+/* pchase_page (kernels/pchase_page.c): elements are the candidate page plus
+ * this skew apart, so their L2 lines spread over the sets instead of piling
+ * into the few a power-of-two stride reaches (one L2 line on every GPU we
+ * model: the line index then steps by an odd number) */
+#define GD_PCHASE_PAGE_SKEW_BYTES 128
 
 /* The random chain: next[i] is the element that element i points to, a single
  * cycle over n elements (Sattolo's algorithm, seeded).  -1 if n is 0 or too big.

@@ -348,11 +348,12 @@ static uint32_t route(sim_engine *e, int32_t mid)
 {
     sim_memsys *ms = e->memsys;
     sim_msg *msg = &ms->msg[mid];
-    if (ms->tlbs && !msg->translated) {
+    if (ms->tlbs && !msg->translated && !msg->is_store) {
+        /* stores are not translated: their latency is never seen, and the
+         * pages they write (a probe's output) would take TLB entries the
+         * analytical model does not count (README: limits) */
         msg->translated = 1;
-        uint32_t extra = sim_tlb_translate(e, msg->sm, msg->addr);
-        if (!msg->is_store)
-            msg->extra_cycles += extra;
+        msg->extra_cycles += sim_tlb_translate(e, msg->sm, msg->addr);
     }
     if (ms->slice_count == 1)
         return 0;

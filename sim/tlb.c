@@ -12,7 +12,9 @@
  * L2 hit whose page misses pays the same extra cycles.  The cost is added to
  * the response: the L2 and DRAM see the access at its arrival (a latency
  * model; translation bandwidth and outstanding walks are not modelled).
- * Instruction fetches and constant loads are not translated.
+ * Instruction fetches, constant loads and stores are not translated (a store's
+ * latency is never seen; its pages would take entries the model does not
+ * count).
  */
 #include "sim/tlb.h"
 
