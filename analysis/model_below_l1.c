@@ -19,9 +19,14 @@
  *     than not).  One thread, so no queueing: tRAS, tCCD and the bus never
  *     wait in a chase whose accesses are a DRAM latency apart.
  *
+ * The chase's own scratch (kernels/chase.c: in the output buffer while the
+ * chain is small) is read through the L2 at every access, so its page keeps
+ * one L1 TLB entry: the chain has one way less.
+ *
  * Assumptions, stated: the TLB sees the chain's order (the L1 hits in between
- * do not touch it), and random TLB replacement uses the same mean-field
- * estimate as the caches.
+ * do not touch it), the scratch's entry is taken from every set of a
+ * set-associative L1 TLB (its set is unknown here), and random TLB replacement
+ * uses the same mean-field estimate as the caches.
  */
 #include "analysis/model_below_l1.h"
 
@@ -102,6 +107,13 @@ static int tlb_extra(const gd_arch *arch, uint64_t n, const uint32_t *order, uin
         gd_fail(err, "model: out of memory");
         goto out;
     }
+    /* the chase's scratch, in global memory while the chain is small, is read
+     * through the L2 at every access: its page holds one L1 TLB entry (kept
+     * there, being the most recent every other access) -- exact for a fully
+     * associative L1 TLB, one way less in every set otherwise */
+    uint64_t line_share = stride < GD_CHASE_LINE_BYTES_MAX ? stride : GD_CHASE_LINE_BYTES_MAX;
+    if (!gd_chase_scratch_in_shared(n * line_share, arch->level[GD_L2].size_bytes) && g1.ways > 1)
+        g1.ways--;
     tlb_count(&g1, n, order, base, stride, below_l1);
     for (uint64_t k = 0; k < n; k++) {
         uint32_t e = order[k], p = order[(k + n - 1) % n];
