@@ -352,7 +352,8 @@ int gd_model_chain(const chain_path *path, const gd_probe_opts *opts, uint64_t f
     }
     if (path->arch) {
         double extra = 0;
-        if (gd_model_below_l1(path->arch, n, order, base, stride, below_l1, to_dram, &extra, err) != 0)
+        if (gd_model_below_l1(path->arch, n, order, base, stride, below_l1, to_dram,
+                              gd_model_random_hit_rate, &extra, err) != 0)
             goto out;
         sum += extra;
     }

@@ -33,7 +33,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/model.h"
 
 typedef struct tlb_geom {
     uint64_t page;
@@ -65,7 +64,7 @@ static void tlb_free(tlb_geom *t)
  * one page in lap order count once, as model.c counts lines), then the keep
  * probability of each set. */
 static void tlb_count(tlb_geom *t, uint64_t n, const uint32_t *order, uint64_t base,
-                      uint64_t stride, const double *weight)
+                      uint64_t stride, const double *weight, gd_random_hit_rate_fn random_rate)
 {
     uint64_t last = UINT64_MAX;
     /* distinct pages: the chain's addresses grow with the element index */
@@ -80,7 +79,7 @@ static void tlb_count(tlb_geom *t, uint64_t n, const uint32_t *order, uint64_t b
     (void)order;
     for (uint32_t s = 0; s < t->sets; s++)
         t->keep[s] = t->pages_in_set[s] <= t->ways ? 1.0
-                     : t->repl == GD_REPL_RANDOM ? gd_model_random_hit_rate(t->pages_in_set[s], t->ways)
+                     : t->repl == GD_REPL_RANDOM ? random_rate(t->pages_in_set[s], t->ways)
                                                  : 0.0;
 }
 
@@ -93,7 +92,8 @@ static double tlb_hit(const tlb_geom *t, uint64_t addr, uint64_t prev, int has_p
 }
 
 static int tlb_extra(const gd_arch *arch, uint64_t n, const uint32_t *order, uint64_t base,
-                     uint64_t stride, const double *below_l1, double *extra, gd_err *err)
+                     uint64_t stride, const double *below_l1, gd_random_hit_rate_fn random_rate,
+                     double *extra, gd_err *err)
 {
     const gd_arch_level *t1 = &arch->level[GD_TLB1], *t2 = &arch->level[GD_TLB2];
     double pen1 = (double)t1->latency_cycles - arch->level[GD_DRAM].latency_cycles;
@@ -114,14 +114,14 @@ static int tlb_extra(const gd_arch *arch, uint64_t n, const uint32_t *order, uin
     uint64_t line_share = stride < GD_CHASE_LINE_BYTES_MAX ? stride : GD_CHASE_LINE_BYTES_MAX;
     if (!gd_chase_scratch_in_shared(n * line_share, arch->level[GD_L2].size_bytes) && g1.ways > 1)
         g1.ways--;
-    tlb_count(&g1, n, order, base, stride, below_l1);
+    tlb_count(&g1, n, order, base, stride, below_l1, random_rate);
     for (uint64_t k = 0; k < n; k++) {
         uint32_t e = order[k], p = order[(k + n - 1) % n];
         miss1[e] = below_l1[e] *
                    (1 - tlb_hit(&g1, base + (uint64_t)e * stride, base + (uint64_t)p * stride, n > 1));
     }
     if (t2->present)
-        tlb_count(&g2, n, order, base, stride, miss1);
+        tlb_count(&g2, n, order, base, stride, miss1, random_rate);
     for (uint64_t k = 0; k < n; k++) {
         uint32_t e = order[k], p = order[(k + n - 1) % n];
         double m2 = t2->present ? 1 - tlb_hit(&g2, base + (uint64_t)e * stride,
@@ -172,11 +172,11 @@ static int dram_extra(const gd_arch *arch, uint64_t n, const uint32_t *order, ui
 
 int gd_model_below_l1(const gd_arch *arch, uint64_t n, const uint32_t *order, uint64_t base,
                       uint64_t stride, const double *below_l1, const double *to_dram,
-                      double *extra_sum, gd_err *err)
+                      gd_random_hit_rate_fn random_hit_rate, double *extra_sum, gd_err *err)
 {
     *extra_sum = 0;
     if (arch->level[GD_TLB1].present &&
-        tlb_extra(arch, n, order, base, stride, below_l1, extra_sum, err) != 0)
+        tlb_extra(arch, n, order, base, stride, below_l1, random_hit_rate, extra_sum, err) != 0)
         return -1;
     if (arch->level[GD_DRAM].dram.channels &&
         dram_extra(arch, n, order, base, stride, to_dram, extra_sum, err) != 0)

@@ -35,9 +35,7 @@
  * Counters: row hits / misses (closed) / conflicts, queue occupancy at each
  * scheduling step, data-bus busy cycles.
  */
-#include "sim/dram.h"
-
-#include "sim/l2_slice.h"
+#include "sim/memsys.h"
 
 typedef struct dram_bank {
     int open;

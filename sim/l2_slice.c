@@ -30,10 +30,7 @@
  * indexed) L1, so it is translated here: the TLBs' extra cycles (tlb.c) ride
  * on the message and are added to its response.
  */
-#include "sim/l2_slice.h"
-
-#include "sim/dram.h"
-#include "sim/tlb.h"
+#include "sim/memsys.h"
 
 /* ------------------------------------------------------------------------- */
 /* Set-up                                                                    */

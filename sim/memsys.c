@@ -26,9 +26,6 @@
  */
 #include "sim/memsys.h"
 
-#include "sim/dram.h"
-#include "sim/l2_slice.h"
-#include "sim/tlb.h"
 
 /* ------------------------------------------------------------------------- */
 /* Pools                                                                     */

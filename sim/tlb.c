@@ -16,7 +16,7 @@
  * latency is never seen; its pages would take entries the model does not
  * count).
  */
-#include "sim/tlb.h"
+#include "sim/memsys.h"
 
 int sim_tlbs_create(sim_engine *e, gd_err *err)
 {
