@@ -58,6 +58,9 @@ typedef struct dram_channel {
 struct sim_dram {
     dram_channel *ch;
     uint32_t channels;
+    uint32_t *busy;            /* channels with a queue, and their count */
+    uint32_t busy_count;
+    uint8_t *listed;
     uint32_t front_cycles;     /* DRAM - L2 - tCL */
     uint32_t queued;           /* requests in all queues */
     sim_msg_heap data;         /* reads whose data is on its way */
@@ -77,7 +80,9 @@ int sim_dram_create(sim_engine *e, gd_err *err)
     dr->channels = d->channels;
     dr->front_cycles = a->level[GD_DRAM].latency_cycles - a->level[GD_L2].latency_cycles - d->t_cl;
     dr->ch = calloc(d->channels, sizeof *dr->ch);
-    if (!dr->ch)
+    dr->busy = calloc(d->channels, sizeof *dr->busy);
+    dr->listed = calloc(d->channels, 1);
+    if (!dr->ch || !dr->busy || !dr->listed)
         return gd_fail(err, "sim: out of memory for DRAM");
     for (uint32_t c = 0; c < d->channels; c++) {
         dr->ch[c].banks = calloc(d->banks, sizeof *dr->ch[c].banks);
@@ -98,6 +103,8 @@ void sim_dram_destroy(sim_engine *e)
             free(dr->ch[c].queue);
         }
     free(dr->ch);
+    free(dr->busy);
+    free(dr->listed);
     sim_heap_free(&dr->data);
     free(dr);
     e->memsys->dram = NULL;
@@ -157,7 +164,14 @@ void sim_dram_submit(sim_engine *e, int32_t mid, uint64_t cycle)
     uint32_t channel, bank;
     uint64_t row;
     gd_arch_dram_locate(e->arch, ms->msg[mid].addr, &channel, &bank, &row);
+    ms->msg[mid].dram_channel = (uint16_t)channel;
+    ms->msg[mid].dram_bank = (uint16_t)bank;
+    ms->msg[mid].dram_row = row;
     dram_channel *ch = &dr->ch[channel];
+    if (!dr->listed[channel]) {
+        dr->listed[channel] = 1;
+        dr->busy[dr->busy_count++] = channel;
+    }
     if (ch->count == ch->cap) {
         uint32_t ncap = ch->cap ? ch->cap * 2 : 16;
         int32_t *nq = realloc(ch->queue, ncap * sizeof *nq);
@@ -189,10 +203,8 @@ static void issue(sim_engine *e, dram_channel *ch, uint32_t i, uint64_t cycle)
     const gd_arch_dram *d = &e->arch->level[GD_DRAM].dram;
     int32_t mid = ch->queue[i];
     sim_msg *msg = &ms->msg[mid];
-    uint32_t channel, b;
-    uint64_t row;
-    gd_arch_dram_locate(e->arch, msg->addr, &channel, &b, &row);
-    dram_bank *bank = &ch->banks[b];
+    uint64_t row = msg->dram_row;
+    dram_bank *bank = &ch->banks[msg->dram_bank];
     uint64_t column = cycle, activate = 0;
     int activated = 0;
     if (bank->open && bank->row == row) {
@@ -258,13 +270,10 @@ static uint32_t pick(const sim_engine *e, const dram_channel *ch, uint32_t windo
         const sim_msg *msg = &ms->msg[ch->queue[i]];
         if (msg->ready > cycle)
             continue;
-        uint32_t channel, b;
-        uint64_t row;
-        gd_arch_dram_locate(e->arch, msg->addr, &channel, &b, &row);
-        const dram_bank *bank = &ch->banks[b];
+        const dram_bank *bank = &ch->banks[msg->dram_bank];
         if (bank->ready > cycle)
             continue;
-        if (bank->open && bank->row == row)
+        if (bank->open && bank->row == msg->dram_row)
             return i;
         if (oldest == UINT32_MAX)
             oldest = i;
@@ -285,15 +294,22 @@ void sim_dram_tick(sim_engine *e, uint64_t cycle)
     if (!dr->queued)
         return;
     uint32_t window = e->arch->level[GD_DRAM].dram.queue_entries;
-    for (uint32_t c = 0; c < dr->channels; c++) {
+    for (uint32_t k = 0; k < dr->busy_count;) {
+        uint32_t c = dr->busy[k];
         dram_channel *ch = &dr->ch[c];
-        if (!ch->count || ch->next_command > cycle)
-            continue;
-        e->stats.dram_queue_occupancy_sum += ch->count;
-        e->stats.dram_queue_samples++;
-        uint32_t i = pick(e, ch, window, cycle);
-        if (i != UINT32_MAX)
-            issue(e, ch, i, cycle);
+        if (ch->count && ch->next_command <= cycle) {
+            e->stats.dram_queue_occupancy_sum += ch->count;
+            e->stats.dram_queue_samples++;
+            uint32_t i = pick(e, ch, window, cycle);
+            if (i != UINT32_MAX)
+                issue(e, ch, i, cycle);
+        }
+        if (!ch->count) {
+            dr->listed[c] = 0;
+            dr->busy[k] = dr->busy[--dr->busy_count];
+        } else {
+            k++;
+        }
     }
 }
 
@@ -316,16 +332,13 @@ uint64_t sim_dram_next_event(const sim_engine *e, uint64_t now)
     if (!dr->queued)
         return best;
     uint32_t window = e->arch->level[GD_DRAM].dram.queue_entries;
-    for (uint32_t c = 0; c < dr->channels && best > now; c++) {
-        const dram_channel *ch = &dr->ch[c];
+    for (uint32_t k = 0; k < dr->busy_count && best > now; k++) {
+        const dram_channel *ch = &dr->ch[dr->busy[k]];
         for (uint32_t i = 0; i < ch->count && i < window; i++) {
             const sim_msg *msg = &ms->msg[ch->queue[i]];
-            uint32_t channel, b;
-            uint64_t row;
-            gd_arch_dram_locate(e->arch, msg->addr, &channel, &b, &row);
             uint64_t t = msg->ready;
-            if (ch->banks[b].ready > t)
-                t = ch->banks[b].ready;
+            if (ch->banks[msg->dram_bank].ready > t)
+                t = ch->banks[msg->dram_bank].ready;
             if (ch->next_command > t)
                 t = ch->next_command;
             if (t < now)

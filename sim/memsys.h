@@ -61,6 +61,8 @@ typedef struct sim_msg {       /* traffic between L1, L2 and DRAM */
     uint32_t extra_cycles;     /* added to its response: TLB misses, a far-partition hit */
     uint16_t slice;            /* L2 <-> DRAM: the L2 slice it belongs to */
     uint8_t translated;        /* its page has been looked up in the TLBs */
+    uint16_t dram_channel, dram_bank; /* DRAM with channels: where it goes (dram.c) */
+    uint64_t dram_row;
     uint64_t ready;            /* cycle it reaches the next stage */
     int32_t next;              /* free list / L2 MSHR waiter chain */
 } sim_msg;
@@ -146,6 +148,8 @@ struct sim_memsys {
      * slice_count 1 and no partitions run the path above unchanged */
     sim_l2_slice *slices;
     uint32_t slice_count;
+    uint32_t *busy_slices;     /* slices whose queue is not empty (several slices) */
+    uint32_t busy_slice_count;
     uint32_t far_extra_cycles; /* far_latency - latency */
     sim_msg_heap delayed;      /* responses due later: TLB misses, far hits, DRAM */
     sim_tlbs *tlbs;            /* NULL: no TLB */
@@ -287,6 +291,7 @@ struct sim_l2_slice {
     ring *input;               /* arrivals in order (one slice: the memsys' l2_input) */
     ring own_input;
     int blocked;               /* its head was refused: waits for a fill */
+    int busy;                  /* listed in the memsys' busy_slices */
 };
 
 int sim_l2_slices_create(sim_engine *e, gd_err *err);
