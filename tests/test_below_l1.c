@@ -83,7 +83,7 @@ static void test_bounds(void **state)
     expect_error((const char *[]){"L2.slices=4", "L2.partitions=2", "L2.far_latency=200"}, 3,
                  "far_latency (200) must lie between");
     expect_error((const char *[]){"L2.far_latency=120"}, 1, "needs partitions > 1");
-    expect_error((const char *[]){"L2.slices=12", "L2.hash=xor"}, 2, "power-of-two");
+    expect_error((const char *[]){"L2.size=24KiB", "L2.slices=12", "L2.hash=xor"}, 3, "power-of-two");
     expect_error((const char *[]){"L2.slices=4", "L2.hash=xor", "L2.xor_bits=6-9"}, 3,
                  "must lie above bit 7");
     expect_error((const char *[]){"L2.xor_bits=12-14"}, 1, "needs hash = xor");
@@ -130,14 +130,11 @@ static void test_slice_hash(void **state)
     gd_arch a;
     gd_err err;
     const char *xor_ov[] = {"L2.slices=8", "L2.hash=xor", "L2.xor_bits=9-11 14-16"};
+    const char *mod_ov[] = {"L2.slices=8", "L2.partitions=2", "L2.far_latency=150"};
+    const char *one_ov[] = {"L2.slices=1"};
     for (int variant = 0; variant < 3; variant++) {
-        const char *mod_ov[] = {"L2.slices=8", "L2.partitions=2", "L2.far_latency=150"};
-        const char *const *ov = variant == 0 ? mod_ov : xor_ov;
-        size_t n = 3;
-        if (variant == 2) {
-            ov = (const char *[]){"L2.slices=1"};
-            n = 1;
-        }
+        const char *const *ov = variant == 0 ? mod_ov : variant == 1 ? xor_ov : one_ov;
+        size_t n = variant == 2 ? 1 : 3;
         if (load_arch("tiny", ov, n, &a, &err) != 0)
             fail_msg("%s", err.msg);
         uint32_t slices = a.level[GD_L2].l2map.slices;
