@@ -6,9 +6,10 @@
  * the TLBs with strides of a page or more.  The full suite runs three steps
  * (bench/suites/full.suite):
  *
- *   tlb-page  pchase_page, candidate pages 64 KiB..8 MiB at a footprint far
- *             beyond the L1 TLB: the last plateau starts at the page (the
- *             fetch-granularity reading of gd_infer_stride);
+ *   tlb-page  pchase_page, candidate pages 64 KiB..4 MiB at a footprint far
+ *             beyond the L1 TLB: the second plateau starts at the page (the
+ *             fetch-granularity reading of gd_infer_stride over the first two
+ *             plateaus: past the L2 TLB's reach its entry adds a later step);
  *   tlb1      a chase whose elements are one page (plus one L2 line, to keep
  *             their L2 lines spread over the sets) apart: every element is a
  *             page of its own, so the first knee is the L1 TLB's entries, and
@@ -48,9 +49,17 @@ int gd_infer_tlb_page(gd_inference *run_inf, const gd_curve *curve, const gd_seg
     if (seg->plateau_count < 2 ||
         seg->plateaus[seg->plateau_count - 1].level <= seg->plateaus[0].level)
         return 0;
+    /* the first step is the L1 TLB's page; a footprint beyond the L2 TLB's
+     * reach adds a second at its (larger) entry, which is not the L1's page:
+     * read the stride curve's granularity over the first two plateaus only */
+    gd_segmentation first = *seg;
+    first.plateau_count = 2;
+    first.knee_count = 1;
+    gd_curve head = *curve;
+    head.count = seg->plateaus[1].last + 1;
     gd_inference step;
     memset(&step, 0, sizeof step);
-    if (gd_infer_stride(&step, curve, seg, GD_INF_TLB1, err) != 0)
+    if (gd_infer_stride(&step, &head, &first, GD_INF_TLB1, err) != 0)
         return -1;
     gd_inferred_level *t = &run_inf->level[GD_INF_TLB1];
     const gd_inferred_level *s = &step.level[GD_INF_TLB1];
