@@ -100,6 +100,9 @@ typedef struct gd_arch_level {
     int reorder;                /* CN110457238A: re-enqueue reservation-failed head */
     int pipelined_issue;        /* CN110457238A: next memory instruction once coalesced */
     uint32_t fifo_tail_ports;   /* requests the FIFO tail takes per cycle (1: the patent's) */
+    int write_allocate;         /* L1D stores: 0 write-through, no allocate (default); 1
+                                 * write-through, allocating the sectors they cover
+                                 * (write-validate, no fetch: sim/l1d_store.c) */
     /* L2 */
     uint32_t requests_per_cycle;/* L2 / DRAM: requests accepted per cycle (L2: the crossbar's) */
     /* Below the L1 (issue 12; analysis/arch_mem.c).  An arch without these keys

@@ -105,6 +105,7 @@ static const arch_key arch_keys[] = {
     {HOME_LEVEL, "reorder", K_BOOL, LVL(reorder), LV(GD_L1D)},
     {HOME_LEVEL, "pipelined_issue", K_BOOL, LVL(pipelined_issue), LV(GD_L1D)},
     {HOME_LEVEL, "fifo_tail_ports", K_U32, LVL(fifo_tail_ports), LV(GD_L1D)},
+    {HOME_LEVEL, "write_allocate", K_BOOL, LVL(write_allocate), LV(GD_L1D)},
     {HOME_LEVEL, "requests_per_cycle", K_U32, LVL(requests_per_cycle), LV(GD_L2) | LV(GD_DRAM)},
     /* below the L1 (issue 12): L2 slices and partitions, DRAM organisation */
     {HOME_LEVEL, "slices", K_U32, LVL(l2map.slices), LV(GD_L2)},

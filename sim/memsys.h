@@ -343,4 +343,12 @@ uint64_t sim_dram_next_event(const sim_engine *e, uint64_t now);
 /* Requests queued or in flight. */
 int sim_dram_busy(const sim_engine *e);
 
+/* ------------------------------------------------------------------------- */
+/* The L1's store policy (l1d_store.c)                                       */
+
+/* What a store does to the L1 line it writes (it writes through to the L2
+ * either way): touch a present line; with [L1D] write_allocate, also make the
+ * L1 sectors it covers valid, installing the line if absent (no fetch). */
+void sim_l1d_store_update(sim_engine *e, sim_sm *sm, const sim_request *r);
+
 #endif
