@@ -16,6 +16,9 @@
  *             entries x page its coverage;
  *   tlb2      the same at 16 pages apart (the L2 TLB's 32 MiB entries on the
  *             GPUs Jia et al. measured): the last knee is the L2 TLB's reach.
+ *             It needs more L2 TLB entries than L1 TLB entries (as on every
+ *             GPU measured): with as many, both knees fall on one footprint
+ *             and the step is both misses' cost.
  *
  * The chase reads its scratch (the output buffer) through the L2 at every
  * access, so one L1 TLB entry is the scratch's page: the L1 TLB's entries are

@@ -5,8 +5,8 @@
  * this test draws others from a seed (xorshift64*, so a failure is reproduced
  * by its seed): the tiny arch (fast to simulate) with a 1 MiB L2 of 2
  * or 4 slices in two partitions and a far latency anywhere between the near
- * one and DRAM's, an L1 TLB of 4..64 entries of 512 KiB..2 MiB pages, an L2
- * TLB of 32..128 entries of 16 pages (the entry the suite's tlb2 step
+ * one and DRAM's, an L1 TLB of 8..32 entries of 512 KiB..2 MiB pages, an L2
+ * TLB of 4 or 8 times as many entries of 16 pages (the entry the suite's tlb2 step
  * assumes, as on the GPUs Jia et al. measured), miss costs from a few cycles
  * to hundreds, DRAM with or without channels, and seeded timer noise on every
  * other seed.  `characterize --suite below_l1` must recover the near and far
@@ -54,13 +54,15 @@ static size_t generate(uint64_t seed, char ov[][64], size_t cap)
     /* 512 KiB .. 2 MiB: the suite's page sweep starts at 64 KiB and needs a
      * few candidates below the page (GPUs map 2 MiB pages; Maxwell 128 KiB) */
     uint64_t page = 512ull << pick(&s, 10, 12);
-    unsigned entries1 = 4u << pick(&s, 0, 4);    /* 4 .. 64, fully associative */
+    unsigned entries1 = 8u << pick(&s, 0, 2);    /* 8 .. 32, fully associative */
     SET("TLB1.size=%" PRIu64, page * entries1);
     SET("TLB1.line=%" PRIu64, page);
     SET("TLB1.ways=%u", entries1);
     unsigned t1 = dram + (unsigned)pick(&s, 20, 300);
     SET("TLB1.latency=%u", t1);
-    unsigned entries2 = 32u << pick(&s, 0, 2);   /* 32 .. 128 */
+    /* more entries than the L1 TLB (as on every GPU measured): with as many,
+     * the tlb2 step's two knees fall on one footprint */
+    unsigned entries2 = entries1 * (4u << pick(&s, 0, 1)); /* 32 .. 256 */
     unsigned ways2 = entries2 >= 64 ? 16 : 8;
     SET("TLB2.size=%" PRIu64, 16 * page * entries2);
     SET("TLB2.line=%" PRIu64, 16 * page);
