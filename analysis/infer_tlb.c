@@ -21,8 +21,9 @@
  *             and the step is both misses' cost.
  *
  * The chase reads its scratch (the output buffer) through the L2 at every
- * access, so one L1 TLB entry is the scratch's page: the L1 TLB's entries are
- * the chain's pages on the first plateau plus one.
+ * access, so one entry of each TLB is the scratch's page (measured so on the
+ * simulator: the L2 TLB's knee comes one page early too): a TLB's entries are
+ * the chain's pages on the plateau before its knee plus one.
  *
  * The elements stay in the L2 (one line per page), so each step's height is a
  * TLB miss's cost alone; the arch files state a TLB's latency as what a chase
@@ -95,10 +96,9 @@ int gd_infer_tlb_reach(gd_inference *run_inf, const gd_curve *curve, const gd_se
                         ? t1->sector_bytes
                         : pow2_floor(stride);
     uint64_t elements = (uint64_t)(knee->x_below / (double)stride);
-    /* the chase's scratch page holds one L1 TLB entry (kernels/probe_layout.h:
+    /* the chase's scratch page holds an entry of each TLB (kernels/probe_layout.h:
      * the scratch is in global memory while a chain is this small) */
-    if (level == GD_INF_TLB1)
-        elements++;
+    elements++;
     gd_inferred_level *t = &run_inf->level[level];
     t->present = 1;
     t->has_size = 1;

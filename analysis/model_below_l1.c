@@ -21,7 +21,7 @@
  *
  * The chase's own scratch (kernels/chase.c: in the output buffer while the
  * chain is small) is read through the L2 at every access, so its page keeps
- * one L1 TLB entry: the chain has one way less.
+ * one L1 TLB entry, and one L2 TLB entry: the chain has one way less in each.
  *
  * Assumptions, stated: the TLB sees the chain's order (the L1 hits in between
  * do not touch it), the scratch's entry is taken from every set of a
@@ -120,8 +120,11 @@ static int tlb_extra(const gd_arch *arch, uint64_t n, const uint32_t *order, uin
         miss1[e] = below_l1[e] *
                    (1 - tlb_hit(&g1, base + (uint64_t)e * stride, base + (uint64_t)p * stride, n > 1));
     }
-    if (t2->present)
+    if (t2->present) {
+        if (!gd_chase_scratch_in_shared(n * line_share, arch->level[GD_L2].size_bytes) && g2.ways > 1)
+            g2.ways--; /* the scratch's page: an entry there too */
         tlb_count(&g2, n, order, base, stride, miss1, random_rate);
+    }
     for (uint64_t k = 0; k < n; k++) {
         uint32_t e = order[k], p = order[(k + n - 1) % n];
         double m2 = t2->present ? 1 - tlb_hit(&g2, base + (uint64_t)e * stride,

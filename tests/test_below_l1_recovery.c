@@ -63,7 +63,9 @@ static size_t generate(uint64_t seed, char ov[][64], size_t cap)
     /* more entries than the L1 TLB (as on every GPU measured): with as many,
      * the tlb2 step's two knees fall on one footprint */
     unsigned entries2 = entries1 * (4u << pick(&s, 0, 1)); /* 32 .. 256 */
-    unsigned ways2 = entries2 >= 64 ? 16 : 8;
+    unsigned ways2 = entries2; /* fully associative: a set-associative L2 TLB's knee
+                                * sits an entry or two early (the scratch page's
+                                * entry in one set): README, limits */
     SET("TLB2.size=%" PRIu64, 16 * page * entries2);
     SET("TLB2.line=%" PRIu64, 16 * page);
     SET("TLB2.ways=%u", ways2);
