@@ -124,6 +124,13 @@ typedef struct sim_stats {
     uint64_t coalesced_requests, coalesced_sectors; /* L1 lines and 32-B sectors, global ld/st */
     uint64_t l2_hits, l2_misses;
     uint64_t dram_reads, dram_writes;
+    /* below the L1 (issue 12): counted only where the arch has the part */
+    uint64_t l2_far_hits;      /* L2 hits served by the far partition */
+    uint64_t tlb1_misses, tlb2_misses;
+    uint64_t dram_row_hits, dram_row_misses, dram_row_conflicts; /* closed bank: miss */
+    uint64_t dram_queue_occupancy_sum; /* queued requests, summed at each scheduling step */
+    uint64_t dram_queue_samples;
+    uint64_t dram_bus_busy_cycles;     /* data-bus cycles, all channels */
     uint64_t smem_accesses, smem_replays;
     uint64_t global_loads, global_stores;
     uint64_t ifetch_misses[GD_LEVEL_COUNT]; /* instruction lines not found at a level */

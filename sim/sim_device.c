@@ -167,7 +167,7 @@ static int simdev_copy_in(gd_device *dev, gd_devptr dst, const void *src, size_t
     if (!p)
         return gd_fail(err, "sim: copy of %zu bytes to 0x%llx is outside every allocation", bytes,
                        (unsigned long long)dst);
-    memcpy(p, src, bytes);
+    sim_devmem_copy_sparse(p, src, bytes);
     return 0;
 }
 
@@ -304,6 +304,33 @@ static int simdev_counters(gd_device *dev, gd_counter_list *out, gd_err *err)
     for (size_t i = 0; i < sizeof items / sizeof items[0]; i++)
         if (gd_counter_list_add(out, items[i].name, items[i].value) != 0)
             return gd_fail(err, "out of memory");
+    /* below the L1 (issue 12), where the arch has the part */
+    const gd_arch *ar = &d->arch;
+    const struct {
+        int present;
+        const char *name;
+        double value;
+    } below[] = {
+        {ar->level[GD_L2].l2map.partitions > 1, "l2.far_hits", (double)s->l2_far_hits},
+        {ar->level[GD_TLB1].present, "tlb1.misses", (double)s->tlb1_misses},
+        {ar->level[GD_TLB2].present, "tlb2.misses", (double)s->tlb2_misses},
+        {ar->level[GD_DRAM].dram.channels > 0, "dram.row_hits", (double)s->dram_row_hits},
+        {ar->level[GD_DRAM].dram.channels > 0, "dram.row_misses", (double)s->dram_row_misses},
+        {ar->level[GD_DRAM].dram.channels > 0, "dram.row_conflicts", (double)s->dram_row_conflicts},
+        {ar->level[GD_DRAM].dram.channels > 0, "dram.bus_busy_cycles", (double)s->dram_bus_busy_cycles},
+    };
+    for (size_t i = 0; i < sizeof below / sizeof below[0]; i++)
+        if (below[i].present && gd_counter_list_add(out, below[i].name, below[i].value) != 0)
+            return gd_fail(err, "out of memory");
+    if (ar->level[GD_DRAM].dram.channels > 0) {
+        uint32_t ch = ar->level[GD_DRAM].dram.channels;
+        double busy = s->cycles ? (double)s->dram_bus_busy_cycles / ((double)s->cycles * ch) : 0.0;
+        double occ = s->dram_queue_samples ? (double)s->dram_queue_occupancy_sum /
+                                                 (double)s->dram_queue_samples : 0.0;
+        if (gd_counter_list_add_gauge(out, "dram.bus_utilisation", busy) != 0 ||
+            gd_counter_list_add_gauge(out, "dram.queue_occupancy_mean", occ) != 0)
+            return gd_fail(err, "out of memory");
+    }
     /* a mean, a maximum, ratios: no running totals */
     const struct {
         const char *name;
