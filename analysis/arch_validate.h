@@ -10,5 +10,7 @@ void arch_defaults(gd_arch *a);
 /* 1 if the parsed arch is complete and consistent (derived fields filled),
  * else 0 with the error in ctx. */
 int arch_validate(parse_ctx *ctx);
+/* 1 if the numeric key has a documented bound (every numeric key must). */
+int arch_key_is_bounded(const char *key);
 
 #endif

@@ -209,15 +209,25 @@ int gd_model_pchase_carveout(const gd_arch *arch, const gd_probe_opts *opts, uin
     return gd_model_chain(&path, opts, footprint, base, out, err);
 }
 
+/* 2^24 elements: 200 MB of host memory, a 512 MiB footprint at a 32-byte stride */
+#define GD_MODEL_MAX_ELEMENTS (1ull << 24)
+
 int gd_model_chain(const chain_path *path, const gd_probe_opts *opts, uint64_t footprint,
                    uint64_t base, gd_model_point *out, gd_err *err)
 {
     memset(out, 0, sizeof *out);
     uint64_t stride = opts->stride_bytes ? opts->stride_bytes : DEFAULT_STRIDE;
     uint64_t n = footprint / stride;
-    if (n == 0 || n > UINT32_MAX)
+    if (n == 0)
         return gd_fail(err, "model: footprint %llu holds no %llu-byte element",
                        (unsigned long long)footprint, (unsigned long long)stride);
+    /* the chain's walk costs 12 bytes of host memory per element: a results
+     * directory claiming a 16 GiB footprint would take gigabytes and minutes */
+    if (n > GD_MODEL_MAX_ELEMENTS)
+        return gd_fail(err, "model: footprint %llu at stride %llu is %llu elements, more than the "
+                            "model's %llu",
+                       (unsigned long long)footprint, (unsigned long long)stride,
+                       (unsigned long long)n, (unsigned long long)GD_MODEL_MAX_ELEMENTS);
     size_t nl = path->count;
     uint32_t *next = NULL, *order = NULL;
     double *reach = NULL; /* per element: probability an access gets past the levels so far */

@@ -120,7 +120,14 @@ int gd_cmd_characterize(int argc, char **argv)
             }
             overrides[override_count++] = optarg;
             break;
-        case O_OUT: out = optarg; break;
+        case O_OUT:
+            if (strlen(optarg) >= GD_RUN_OUT_MAX_BYTES) { /* never cut: it would write elsewhere */
+                fprintf(stderr, "gpudissect: --out is %zu bytes long; at most %d\n", strlen(optarg),
+                        GD_RUN_OUT_MAX_BYTES - 1);
+                return 2;
+            }
+            out = optarg;
+            break;
         case O_NOPLOTS: plots = 0; break;
         case O_QUIET: quiet = 1; break;
         case O_CARVEOUT:
@@ -185,7 +192,7 @@ int gd_cmd_characterize(int argc, char **argv)
         have_arch = 1;
     }
 
-    char out_dir[512];
+    char out_dir[GD_RUN_OUT_MAX_BYTES];
     if (out) {
         snprintf(out_dir, sizeof out_dir, "%s", out);
     } else {

@@ -11,6 +11,7 @@
 #include "analysis/curve_samples.h"
 #include "analysis/results.h"
 #include "host/adaptive.h"
+#include "host/cli_number.h"
 #include "host/commands.h"
 #include "host/device_registry.h"
 #include "host/lsu_trace.h"
@@ -140,28 +141,28 @@ static int parse_args(int argc, char **argv, run_args *a, const char *help, int 
                 return 2;
             }
             break;
-        case O_SEED: {
-            char *end;
-            errno = 0;
-            a->opts.seed = strtoull(optarg, &end, 0);
-            if (*end || errno) {
-                fprintf(stderr, "gpudissect: --seed must be a number, got '%s'\n", optarg);
+        case O_SEED:
+            if (gd_cli_u64(optarg, 0, UINT64_MAX, &a->opts.seed) != 0) {
+                fprintf(stderr, "gpudissect: --seed must be a whole number 0..2^64-1, got '%s'\n",
+                        optarg);
                 return 2;
             }
             break;
-        }
-        case O_VARIANT: snprintf(a->opts.variant, sizeof a->opts.variant, "%s", optarg); break;
-        case O_SAMPLES: {
-            char *end;
-            errno = 0;
-            unsigned long s = strtoul(optarg, &end, 10);
-            if (*end || errno || s == 0 || s > 1u << 20) {
-                fprintf(stderr, "gpudissect: --samples must be a positive number, got '%s'\n", optarg);
+        case O_VARIANT:
+            if (strlen(optarg) >= sizeof a->opts.variant) {
+                fprintf(stderr, "gpudissect: --variant '%.40s...' is too long\n", optarg);
                 return 2;
             }
-            a->opts.samples = (uint32_t)s;
+            snprintf(a->opts.variant, sizeof a->opts.variant, "%s", optarg);
             break;
-        }
+        case O_SAMPLES:
+            if (gd_cli_u64(optarg, 1, 1u << 20, &v) != 0) {
+                fprintf(stderr, "gpudissect: --samples must be a number 1..%u, got '%s'\n", 1u << 20,
+                        optarg);
+                return 2;
+            }
+            a->opts.samples = (uint32_t)v;
+            break;
         case O_SET:
             if (a->override_count == MAX_OVERRIDES) {
                 fprintf(stderr, "gpudissect: too many --set options\n");
@@ -169,24 +170,30 @@ static int parse_args(int argc, char **argv, run_args *a, const char *help, int 
             }
             a->overrides[a->override_count++] = optarg;
             break;
-        case O_OUT: a->out = optarg; break;
+        case O_OUT:
+            if (strlen(optarg) >= GD_RUN_OUT_MAX_BYTES) {
+                /* the run's files are named in buffers of this size: a longer
+                 * path would be cut and the run would write elsewhere */
+                fprintf(stderr, "gpudissect: --out is %zu bytes long; at most %d\n", strlen(optarg),
+                        GD_RUN_OUT_MAX_BYTES - 1);
+                return 2;
+            }
+            a->out = optarg;
+            break;
         case O_QUIET: a->quiet = 1; break;
         case O_CARVEOUT:
             if (gd_parse_carveout_option(optarg, &a->carveout_percent) != 0)
                 return 2;
             break;
         case O_TRACE: a->trace = 1; break;
-        case O_TRACE_LIMIT: {
-            char *end;
-            errno = 0;
-            a->trace_limit = strtoull(optarg, &end, 10);
-            if (*end || errno || a->trace_limit == 0 || optarg[0] == '-') {
+        case O_TRACE_LIMIT:
+            if (gd_cli_u64(optarg, 1, UINT64_MAX, &v) != 0) {
                 fprintf(stderr, "gpudissect: --trace-limit must be a positive number, got '%s'\n",
                         optarg);
                 return 2;
             }
+            a->trace_limit = v;
             break;
-        }
         case O_POINT: a->point = optarg; break;
         case O_TIMER:
             if (!is_emit || (strcmp(optarg, "clock32") && strcmp(optarg, "clock64"))) {
@@ -278,7 +285,7 @@ int gd_cmd_run(int argc, char **argv)
         gd_sweep_free(&sweep);
         return gd_report_error(err.msg);
     }
-    char out_dir[512];
+    char out_dir[GD_RUN_OUT_MAX_BYTES];
     if (a.out)
         snprintf(out_dir, sizeof out_dir, "%s", a.out);
     else
@@ -395,7 +402,9 @@ int gd_cmd_emit(int argc, char **argv)
     const gd_probe *probe = find_probe(a.probe);
     if (!probe)
         return 2;
-    uint64_t point = 1024;
+    /* without --point: the probe's own representative point (1024 is outside
+     * the range of const_bcast, coalesce, pchase_fine, resv_stall, ...) */
+    uint64_t point = probe->example_point ? probe->example_point : 1024;
     if (a.point && gd_parse_bytes(a.point, &point)) {
         fprintf(stderr, "gpudissect: --point must be a number or size, got '%s'\n", a.point);
         return 2;
