@@ -181,6 +181,43 @@ static int validate_bounds(parse_ctx *ctx)
     return 1;
 }
 
+/* The simulator's cache state for the whole chip: a tag, its sector masks and
+ * an index slot per line, per instance of the level (one per sub-partition,
+ * per SM or per chip).  An arch whose state would not fit a workstation is
+ * refused here, with the level that dominates, rather than by the OOM killer. */
+#define ARCH_SIM_BYTES_PER_LINE 48ull
+#define ARCH_SIM_MAX_CACHE_BYTES (4ull << 30)
+
+static int validate_sim_state(parse_ctx *ctx)
+{
+    gd_arch *a = ctx->arch;
+    uint64_t total = 0, worst = 0;
+    int worst_id = -1;
+    for (int id = 0; id < GD_LEVEL_COUNT; id++) {
+        const gd_arch_level *l = &a->level[id];
+        if (!l->present || !l->line_bytes || l->shared_with >= 0 || id == GD_SMEM || id == GD_DRAM ||
+            id == GD_L2C)
+            continue;
+        uint64_t instances = l->scope == GD_SCOPE_CHIP ? 1
+                             : l->scope == GD_SCOPE_SM ? a->gpu.sm_count
+                                                       : (uint64_t)a->gpu.sm_count * a->gpu.subpartitions;
+        uint64_t bytes = l->size_bytes / l->line_bytes * instances * ARCH_SIM_BYTES_PER_LINE;
+        total += bytes;
+        if (bytes > worst) {
+            worst = bytes;
+            worst_id = id;
+        }
+    }
+    if (total <= ARCH_SIM_MAX_CACHE_BYTES)
+        return 1;
+    ctx->line = arch_key_line(ctx, worst_id, "size");
+    return arch_ctx_error(ctx, "the simulator would hold %llu MiB of cache tags for this arch (at "
+                               "most %llu MiB); [%s] alone %llu MiB",
+                          (unsigned long long)(total >> 20),
+                          (unsigned long long)(ARCH_SIM_MAX_CACHE_BYTES >> 20),
+                          gd_level_name((gd_level_id)worst_id), (unsigned long long)(worst >> 20));
+}
+
 /* The hierarchy's own order: a level in front of another holds no more than
  * it (where both have storage of their own). */
 static int validate_hierarchy(parse_ctx *ctx)
@@ -380,7 +417,7 @@ int arch_validate(parse_ctx *ctx)
         l->sets = t->sets;
         l->replacement = t->replacement;
     }
-    if (!validate_hierarchy(ctx))
+    if (!validate_hierarchy(ctx) || !validate_sim_state(ctx))
         return 0;
     if (a->level[GD_L2C].present && !a->level[GD_L2C].latency_cycles) {
         ctx->line = ctx->section_line[GD_L2C];

@@ -211,6 +211,8 @@ int gd_model_pchase_carveout(const gd_arch *arch, const gd_probe_opts *opts, uin
 
 /* 2^24 elements: 200 MB of host memory, a 512 MiB footprint at a 32-byte stride */
 #define GD_MODEL_MAX_ELEMENTS (1ull << 24)
+/* and 2^27 over a whole curve: some seconds of model time at most */
+#define GD_MODEL_MAX_CURVE_ELEMENTS (1ull << 27)
 
 int gd_model_chain(const chain_path *path, const gd_probe_opts *opts, uint64_t footprint,
                    uint64_t base, gd_model_point *out, gd_err *err)
@@ -330,6 +332,7 @@ int gd_model_curve(const gd_arch *arch, const char *probe, const gd_probe_opts *
     chain_path path;
     if (chain_path_for(arch, probe, opts, &path, err) != 0)
         return -1;
+    uint64_t elements = 0; /* the whole curve's, against GD_MODEL_MAX_CURVE_ELEMENTS */
     for (size_t i = 0; i < count; i++) {
         gd_probe_opts o = *opts;
         if (constant && !o.stride_bytes)
@@ -342,6 +345,12 @@ int gd_model_curve(const gd_arch *arch, const char *probe, const gd_probe_opts *
                                           : DEFAULT_STRIDE_FOOTPRINT;
             footprint -= footprint % xs[i];
         }
+        uint64_t stride = o.stride_bytes ? o.stride_bytes : DEFAULT_STRIDE;
+        elements += footprint / stride;
+        if (elements > GD_MODEL_MAX_CURVE_ELEMENTS)
+            return gd_fail(err, "model: the curve's %zu points chase more than %llu elements in all "
+                                "(a results directory claiming huge footprints?)",
+                           count, (unsigned long long)GD_MODEL_MAX_CURVE_ELEMENTS);
         if (gd_model_chain(&path, &o, footprint, bases ? bases[i] : 0, &out[i], err) != 0)
             return -1;
         out[i].x = (double)xs[i];

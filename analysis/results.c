@@ -155,9 +155,9 @@ json_t *gd_json_load(const char *path, size_t flags, gd_err *err)
     if (!doc) {
         /* jansson's line is -1 where it has none; its text is one line */
         if (jerr.line > 0)
-            gd_fail(err, "%s:%d: %s", path, jerr.line, jerr.text);
+            gd_fail(err, "%s:%d: malformed JSON: %s", path, jerr.line, jerr.text);
         else
-            gd_fail(err, "%s: %s", path, jerr.text);
+            gd_fail(err, "%s: malformed JSON: %s", path, jerr.text);
     }
     return doc;
 }

@@ -73,7 +73,10 @@ int gd_sweep_parse(const char *spec, uint64_t granularity, gd_sweep *out, gd_err
         granularity = 1;
     char buf[128];
     if (snprintf(buf, sizeof buf, "%s", spec) >= (int)sizeof buf)
-        return gd_fail(err, "sweep '%s': too long", spec);
+        return gd_fail(err, "sweep '%.40s...': too long", spec);
+    for (const char *c = spec; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f) /* never echoed: the error stays one line */
+            return gd_fail(err, "sweep: a control character at offset %zu", (size_t)(c - spec));
     char *parts[3] = {buf, NULL, NULL};
     int n = 1;
     for (char *p = buf; *p && n < 4; p++) {
