@@ -96,7 +96,8 @@ FUZZ_BUILD := build-fuzz
 FUZZ_TARGETS ?= arch set suite expr sweep ptx results cubin probe sim
 SECONDS ?= 60
 FUZZ_SAN := -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all -fno-omit-frame-pointer
-FUZZ_CFLAGS := -std=c11 -g -O1 $(WARN) $(FUZZ_SAN)
+FUZZ_WARN := -Wall -Wextra  # not -Werror: the gate is gcc's; clang warns of other things
+FUZZ_CFLAGS := -std=c11 -g -O1 $(FUZZ_WARN) $(FUZZ_SAN)
 FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(FUZZ_BUILD)/%.o)
 FUZZ_SUPPORT_OBJ := $(FUZZ_SRC:%.c=$(FUZZ_BUILD)/%.o)
 

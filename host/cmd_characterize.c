@@ -13,6 +13,7 @@
 #include "host/characterize.h"
 #include "host/commands.h"
 #include "host/device_registry.h"
+#include "host/interrupt.h"
 #include "host/meta.h"
 #include "host/node_run.h"
 
@@ -40,6 +41,9 @@ static const char help[] =
     "  --carveout PERCENT  L1/shared carve-out preference set on every kernel, in\n"
     "                      percent of the largest shared memory (default 0: the most\n"
     "                      L1); meta.json records it and each kernel's resources\n"
+    "  --resume RUN        go on with RUN, a characterization stopped by Ctrl-C or\n"
+    "                      SIGTERM (exit 130): the same command line, steps that\n"
+    "                      finished are read back, not measured\n"
     "  --no-plots          skip gnuplot\n"
     "  --quiet             no progress on stderr\n";
 
@@ -91,15 +95,33 @@ static void print_levels(const gd_inference *inf)
     }
 }
 
+/* --resume RUN: the run's own command line again, in RUN (characterize_resume.c) */
+static const char *resuming;
+
+static int resume_run(const char *run)
+{
+    gd_err err;
+    char **args = NULL;
+    int n = 0;
+    if (gd_characterize_resume_args(run, &args, &n, &err) != 0)
+        return gd_report_error(err.msg);
+    resuming = run;
+    int rc = gd_cmd_characterize(n, args);
+    resuming = NULL;
+    gd_characterize_resume_free(args, n);
+    return rc;
+}
+
 int gd_cmd_characterize(int argc, char **argv)
 {
-    enum { O_SET = 256, O_OUT, O_QUIET, O_NOPLOTS, O_ARCH, O_SUITE, O_CARVEOUT };
+    enum { O_SET = 256, O_OUT, O_QUIET, O_NOPLOTS, O_ARCH, O_SUITE, O_CARVEOUT, O_RESUME };
     static const struct option opts[] = {
         {"device", required_argument, 0, 'd'}, {"suite", required_argument, 0, O_SUITE},
         {"arch", required_argument, 0, O_ARCH}, {"set", required_argument, 0, O_SET},
         {"out", required_argument, 0, O_OUT},  {"no-plots", no_argument, 0, O_NOPLOTS},
         {"quiet", no_argument, 0, O_QUIET},    {"help", no_argument, 0, 'h'},
         {"carveout", required_argument, 0, O_CARVEOUT},
+        {"resume", required_argument, 0, O_RESUME},
         {0, 0, 0, 0},
     };
     const char *device = NULL, *suite_name = "quick", *arch_name = NULL, *out = NULL;
@@ -134,6 +156,7 @@ int gd_cmd_characterize(int argc, char **argv)
             if (gd_parse_carveout_option(optarg, &carveout) != 0)
                 return 2;
             break;
+        case O_RESUME: return resume_run(optarg);
         case 'h': fputs(help, stdout); return 0;
         case ':': fprintf(stderr, "gpudissect: option '%s' needs a value\n", argv[optind - 1]); return 2;
         default: fprintf(stderr, "gpudissect: unknown option '%s'\n%s", argv[optind - 1], help); return 2;
@@ -150,6 +173,9 @@ int gd_cmd_characterize(int argc, char **argv)
     if (gd_node_spec_is_multi(device))
         return gd_cmd_node_run("characterize", argc, argv, device, out, quiet);
     gd_err err;
+    /* Ctrl-C or SIGTERM from here on: the point in progress finishes, the run
+     * keeps what finished and exits 130 (host/interrupt.c) */
+    gd_interrupt_install();
     gd_suite *suite = calloc(1, sizeof *suite);
     if (!suite || gd_suite_load(suite_name, suite, &err) != 0) {
         free(suite);
@@ -209,6 +235,12 @@ int gd_cmd_characterize(int argc, char **argv)
     }
     if (gd_mkdirs(out_dir, &err) != 0 || !(meta = gd_meta_new(dev, argc, argv, &err)))
         goto out;
+    if (resuming) { /* orphans of a SIGKILL; the meta.json above replaces the old one */
+        int removed = gd_interrupt_remove_temporaries(out_dir, &err);
+        if (removed < 0)
+            goto out;
+        json_object_set_new(meta, "resumed", json_integer(removed));
+    }
     json_object_set_new(meta, "suite", json_string(suite->name));
     json_object_set_new(meta, "compared_with", have_arch ? json_string(arch->path) : json_null());
     if (gd_meta_write(meta, out_dir, &err) != 0)
@@ -218,6 +250,7 @@ int gd_cmd_characterize(int argc, char **argv)
     gd_runner_init(&runner, dev, out_dir, quiet ? NULL : stderr);
     runner.meta = meta; /* the JIT checks of a cuda device land in meta.json */
     runner.carveout_percent = carveout;
+    runner.keep_measured = resuming != NULL;
     gd_meta_set_carveout(meta, carveout, runner.kernels);
     gd_characterize_ctx ctx = {
         .runner = &runner,
@@ -226,6 +259,7 @@ int gd_cmd_characterize(int argc, char **argv)
         .progress = quiet ? NULL : stderr,
         .device_l2_bytes = info->l2_bytes,
         .vars = {.size = {[GD_INF_L2] = info->l2_bytes}},
+        .resume = resuming != NULL,
     };
     int rc = gd_characterize(&ctx, meta, &err);
     gd_runner_close(&runner);
@@ -239,6 +273,13 @@ int gd_cmd_characterize(int argc, char **argv)
         goto out;
     if (gd_analyze_run(out_dir, have_arch ? arch : NULL, plots, &err) != 0)
         goto out;
+    if (gd_interrupt_requested()) {
+        fprintf(stderr, "gpudissect: interrupted by %s; the steps that finished are in %s (go on "
+                        "with: gpudissect characterize --resume %s)\n",
+                gd_interrupt_name(gd_interrupt_requested()), out_dir, out_dir);
+        status = GD_EXIT_INTERRUPTED;
+        goto out;
+    }
     printf("%s on %s (suite %s)%s%s\n", info->name, device, suite->name,
            have_arch ? ", compared with " : "", have_arch ? arch->name : "");
     print_levels(&ctx.inference);
@@ -252,11 +293,12 @@ int gd_cmd_characterize(int argc, char **argv)
         status = GD_EXIT_STEPS_FAILED;
     }
 out:
-    if (status && status != GD_EXIT_STEPS_FAILED)
+    if (status && status != GD_EXIT_STEPS_FAILED && status != GD_EXIT_INTERRUPTED)
         gd_report_error(err.msg);
     json_decref(meta);
     free(arch);
     free(suite);
     gd_device_close(dev);
+    gd_interrupt_uninstall();
     return status;
 }

@@ -15,6 +15,7 @@
 #include "analysis/arch.h"
 #include "analysis/results.h"
 #include "host/cuda_device.h"
+#include "host/interrupt.h"
 #include "host/jit_check.h"
 #include "host/kernel_record.h"
 #include "kernels/timer.h"
@@ -587,6 +588,11 @@ int gd_runner_measure(gd_runner *r, gd_curve *curve, uint64_t x, size_t index, s
                       gd_err *err)
 {
     const gd_probe *probe = curve->probe;
+    if (gd_interrupt_requested()) /* before the point: the last one's write has finished */
+        return gd_fail(err, "%s: interrupted by %s", curve->label,
+                       gd_interrupt_name(gd_interrupt_requested()));
+    if (r->keep_measured && gd_curve_find(curve, x)) /* --resume: measured before */
+        return 0;
     gd_probe_plan plan;
     gd_probe_result result;
     memset(&result, 0, sizeof result);

@@ -39,6 +39,7 @@ void gd_sweep_free(gd_sweep *sweep);
 typedef struct gd_runner {
     gd_device *dev;
     char out_dir[GD_RUN_OUT_MAX_BYTES]; /* empty: write no files */
+    int keep_measured;        /* --resume: a point the curve already has is not measured */
     FILE *progress;           /* NULL: quiet */
     gd_kernel *kernel;        /* the last kernel loaded, reused while the PTX is the same */
     char *kernel_ptx;

@@ -230,6 +230,9 @@ static int parse_sum(expr_ctx *c, uint64_t *v)
 
 int gd_suite_eval(const char *expr, const gd_suite_vars *vars, uint64_t *out, gd_err *err)
 {
+    for (const char *q = expr; *q; q++)
+        if ((unsigned char)*q < 0x20 || *q == 0x7f) /* never echoed: errors stay one line */
+            return gd_fail(err, "expression: a control character at offset %zu", (size_t)(q - expr));
     expr_ctx c = {.p = expr, .text = expr, .vars = vars, .err = err};
     if (parse_sum(&c, out))
         return -1;
