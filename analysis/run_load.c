@@ -92,10 +92,12 @@ int gd_run_load(const char *dir, gd_run *run, gd_err *err)
             return gd_fail(err, "%s: probes[%zu] lacks a known probe or its csv label", path, i);
         }
         if (!label_is_plain(label)) {
+            /* the message first: the label belongs to meta.json, freed below */
+            gd_fail(err, "%s: probes[%zu] has csv label '%.64s': a label is a file name "
+                         "(letters, digits, '_', '-', '.'; at most %d bytes)",
+                    path, i, label, GD_RUN_MAX_LABEL);
             gd_run_free(run);
-            return gd_fail(err, "%s: probes[%zu] has csv label '%.64s': a label is a file name "
-                                "(letters, digits, '_', '-', '.'; at most %d bytes)",
-                           path, i, label, GD_RUN_MAX_LABEL);
+            return -1;
         }
         if (json_object_get(entry, "skipped") || json_object_get(entry, "failed"))
             continue; /* a step characterize skipped (no CSV) or that failed part way */
