@@ -14,6 +14,7 @@
 #include "host/cli_number.h"
 #include "host/commands.h"
 #include "host/device_registry.h"
+#include "host/interrupt.h"
 #include "host/lsu_trace.h"
 #include "host/meta.h"
 #include "host/runner.h"
@@ -298,6 +299,7 @@ int gd_cmd_run(int argc, char **argv)
     runner.carveout_percent = a.carveout_percent;
     gd_curve_init(&curve, probe->name, probe, &a.opts);
     int status = 1;
+    gd_interrupt_install(); /* Ctrl-C: the point being written finishes, the CSV keeps the rest */
     if (a.trace && gd_lsu_trace_start(dev, a.trace_limit ? a.trace_limit
                                                           : GD_LSU_TRACE_DEFAULT_LIMIT,
                                       &trace, &err) != 0)
@@ -379,8 +381,11 @@ int gd_cmd_run(int argc, char **argv)
     printf("%s\n", out_dir);
     status = 0;
 out:
+    if (status && gd_interrupt_requested())
+        status = GD_EXIT_INTERRUPTED; /* the CSV holds every point that finished */
     if (status)
         gd_report_error(err.msg);
+    gd_interrupt_uninstall();
     if (trace) {
         gd_err ignored;
         gd_lsu_trace_finish(trace, out_dir, NULL, &ignored);
