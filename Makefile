@@ -206,7 +206,7 @@ valgrind: deps
 	@GD_VALGRIND=1 GD_BIN=./$(BIN) tests/run-all.sh $(BUILD)/tests/test_arch $(BUILD)/tests/test_sim_exec \
 	    $(BUILD)/tests/test_sim_pchase $(BUILD)/tests/test_cubin_elf $(BUILD)/tests/test_cuda_backend \
 	    $(BUILD)/tests/test_sass_patch $(BUILD)/tests/test_sim_lsu $(BUILD)/tests/test_nvml \
-	    $(BUILD)/tests/test_cupti $(BUILD)/tests/test_jit_check
+	    $(BUILD)/tests/test_cupti $(BUILD)/tests/test_jit_check $(BUILD)/tests/test_fuzz_replay
 	@valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
 	    ./$(BIN) run --device sim:tiny --probe pchase --sweep 1KiB:64KiB --out /tmp/gd-valgrind-run --quiet >/dev/null \
 	    && echo "ok    gpudissect run (valgrind)"
