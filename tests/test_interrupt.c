@@ -123,6 +123,9 @@ static void test_sigint_at_random_moments(void **state)
         char *args[] = {"gpudissect", "characterize", "--device", "sim:tiny", "--no-plots",
                         "--out", out, NULL};
         int rc = run_and_signal(args, SIGINT, random_delay_us(&seed));
+        if (rc == 256 + SIGINT && access(out, F_OK) != 0)
+            continue; /* a loaded machine: the signal came before the handler, and before
+                       * the run had made anything */
         if (rc != 0 && rc != 130)
             fail_msg("trial %d: exit %d after SIGINT (expected 130, or 0 when it had finished)", i, rc);
         assert_int_equal(check_files(out), 0); /* no orphan temporaries */
