@@ -10,17 +10,22 @@
 #                          parameter (RECOVERY_CONFIGS=200 RECOVERY_SEED=1000)
 #   make check-layout      the include and call graphs between the rooms
 #                          (no cycle, no include across a room's rule)
+#   make fuzz SECONDS=N    every fuzz target of tests/fuzz/ for N seconds each
+#                          (libFuzzer, clang, ASan + UBSan); crashes land in
+#                          build-fuzz/crashes/; FUZZ_TARGETS="ptx sim" picks some
 #
 # The CUDA backend is compiled in when CUDA headers are found (CUDA_HOME, else
 # /usr/local/cuda).  It never links libcuda: it dlopen()s libcuda.so.1 at run time.
 
 CUDA_HOME ?= /usr/local/cuda
 CC ?= cc
-ifeq ($(origin CC),default)
-CC := gcc
-endif
-
 SAN ?=
+comma := ,
+ifeq ($(origin CC),default)
+# the sanitizer build takes clang where it is installed: its UBSan also checks
+# float-to-integer casts out of range (float-cast-overflow), which gcc's lacks
+CC := $(if $(SAN),$(if $(shell command -v clang 2>/dev/null),clang,gcc),gcc)
+endif
 BUILD := build$(if $(SAN),-san)
 BIN := gpudissect$(if $(SAN),-san)
 
@@ -29,14 +34,19 @@ HAVE_CUDA := $(shell test -f $(CUDA_HOME)/include/cuda.h && echo 1)
 WARN := -Wall -Wextra -Werror
 # snprintf truncation is intended wherever it is used (fixed-size names)
 WARN += $(shell $(CC) -Werror -Wno-format-truncation -E -x c /dev/null >/dev/null 2>&1 && echo -Wno-format-truncation)
+IS_CLANG := $(findstring clang,$(shell $(CC) --version 2>/dev/null | head -1))
+# clang: a PTX template of kernels/chase.c is a format string held in a table
+WARN += $(if $(IS_CLANG),-Wno-format-security)
 CPPFLAGS += -D_GNU_SOURCE -I. -DGD_SOURCE_DIR='"$(CURDIR)"'
 CFLAGS ?= -O2 -g
 CFLAGS += -std=c11 $(WARN) -MMD -MP
 LDLIBS += -ljansson -linih -lhwloc -lz -ldl -lm
 
 ifneq ($(SAN),)
-CFLAGS += -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
-LDFLAGS += -fsanitize=address,undefined
+# clang's UBSan also checks float-to-integer casts out of range (gcc's lacks it)
+SAN_UB := undefined$(if $(IS_CLANG),$(comma)float-cast-overflow)
+CFLAGS += -O1 -fsanitize=address,$(SAN_UB) -fno-omit-frame-pointer -fno-sanitize-recover=all
+LDFLAGS += -fsanitize=address,$(SAN_UB)
 endif
 
 ifeq ($(HAVE_CUDA),1)
@@ -52,10 +62,11 @@ BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 
 # slurm-wlm and munge: tests/test_fleet_slurm.c brings up a one-host Slurm;
 # zlib1g-dev: the samples each run keeps for `infer` (LABEL.samples.gz)
+# clang: `make fuzz` (libFuzzer) and the float-cast-overflow check of `make test SAN=1`
 DEB_PKGS := gcc make gnuplot-nox libhwloc-dev libcmocka-dev libjansson-dev libinih-dev \
-            slurm-wlm munge zlib1g-dev
+            slurm-wlm munge zlib1g-dev clang
 
-.PHONY: all deps demo test bench valgrind clean tests-build check-layout recovery
+.PHONY: all deps demo test bench valgrind clean tests-build check-layout recovery fuzz fuzz-build
 all: $(BIN)
 
 $(BIN): $(BUILD)/host/main.o $(BUILD)/libgd.a
@@ -76,6 +87,54 @@ $(BUILD)/tests/%: tests/%.c $(BUILD)/libgd.a $(wildcard tests/*.h)
 $(BUILD)/bench/%: bench/%.c $(BUILD)/libgd.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libgd.a $(LDLIBS)
+
+# The fuzz targets (tests/fuzz/): the replay of their reproducers is a plain
+# test; `make fuzz` builds them again with clang and libFuzzer.
+FUZZ_SRC := $(filter-out tests/fuzz/fuzz_entry.c,$(wildcard tests/fuzz/*.c))
+$(BUILD)/tests/test_fuzz_replay: tests/test_fuzz_replay.c $(FUZZ_SRC) tests/fuzz/fuzz.h $(BUILD)/libgd.a $(wildcard tests/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(filter-out -MMD -MP,$(CFLAGS)) $(LDFLAGS) -o $@ $< $(FUZZ_SRC) $(BUILD)/libgd.a -lcmocka $(LDLIBS)
+
+FUZZ_CC ?= clang
+FUZZ_BUILD := build-fuzz
+FUZZ_TARGETS ?= arch set suite expr sweep ptx results cubin probe sim
+SECONDS ?= 60
+FUZZ_SAN := -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_WARN := -Wall -Wextra  # not -Werror: the gate is gcc's; clang warns of other things
+FUZZ_CFLAGS := -std=c11 -g -O1 $(FUZZ_WARN) $(FUZZ_SAN)
+FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(FUZZ_BUILD)/%.o)
+FUZZ_SUPPORT_OBJ := $(FUZZ_SRC:%.c=$(FUZZ_BUILD)/%.o)
+
+$(FUZZ_BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
+
+$(FUZZ_BUILD)/libgd.a: $(FUZZ_LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_entry.c $(FUZZ_SUPPORT_OBJ) $(FUZZ_BUILD)/libgd.a tests/fuzz/fuzz.h
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer -DGD_FUZZ_TARGET=gd_fuzz_$* -o $@ $< \
+	    $(FUZZ_SUPPORT_OBJ) $(FUZZ_BUILD)/libgd.a $(LDLIBS)
+
+fuzz-build: $(BIN) $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
+
+# Each target from its seeds (bundled files, emitted PTX: tests/fuzz/seed.sh)
+# and its reproducers, with its dictionary; new inputs go to the corpus, a
+# crash to build-fuzz/crashes/TARGET-*, and the run stops at the first.
+fuzz: fuzz-build
+	@for t in $(FUZZ_TARGETS); do \
+	  mkdir -p $(FUZZ_BUILD)/corpus/$$t $(FUZZ_BUILD)/crashes; \
+	  GD_BIN=./$(BIN) tests/fuzz/seed.sh $$t $(FUZZ_BUILD)/corpus/$$t || exit 1; \
+	  dict=tests/fuzz/dict/$$t.dict; [ -f $$dict ] || dict=tests/fuzz/dict/ptx.dict; \
+	  echo "fuzz $$t: $(SECONDS) s"; \
+	  $(FUZZ_BUILD)/fuzz_$$t -max_total_time=$(SECONDS) -timeout=20 -rss_limit_mb=3072 \
+	      -max_len=65536 -dict=$$dict -artifact_prefix=$(FUZZ_BUILD)/crashes/$$t- -print_final_stats=1 \
+	      $(FUZZ_BUILD)/corpus/$$t tests/fuzz/regress/$$t 2>&1 | tee $(FUZZ_BUILD)/$$t.log | \
+	      grep -E '^(stat::|==[0-9]+==ERROR|SUMMARY|Done|INFO: -max_total_time)' ; \
+	  if grep -q 'ERROR\|SUMMARY\|deadly signal\|Test unit written' $(FUZZ_BUILD)/$$t.log; then \
+	    echo "fuzz $$t: CRASH (see $(FUZZ_BUILD)/$$t.log)"; exit 1; fi; \
+	done
 
 # The fake libcuda that tests/test_cuda_backend loads through GPUDISSECT_LIBCUDA
 # (it finds it next to itself, or via GD_MOCK_LIBCUDA).
@@ -147,7 +206,7 @@ valgrind: deps
 	@GD_VALGRIND=1 GD_BIN=./$(BIN) tests/run-all.sh $(BUILD)/tests/test_arch $(BUILD)/tests/test_sim_exec \
 	    $(BUILD)/tests/test_sim_pchase $(BUILD)/tests/test_cubin_elf $(BUILD)/tests/test_cuda_backend \
 	    $(BUILD)/tests/test_sass_patch $(BUILD)/tests/test_sim_lsu $(BUILD)/tests/test_nvml \
-	    $(BUILD)/tests/test_cupti $(BUILD)/tests/test_jit_check
+	    $(BUILD)/tests/test_cupti $(BUILD)/tests/test_jit_check $(BUILD)/tests/test_fuzz_replay
 	@valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
 	    ./$(BIN) run --device sim:tiny --probe pchase --sweep 1KiB:64KiB --out /tmp/gd-valgrind-run --quiet >/dev/null \
 	    && echo "ok    gpudissect run (valgrind)"
@@ -166,6 +225,6 @@ demo: deps
 	@echo "report: results/demo/report.md, plots: results/demo/plots/"
 
 clean:
-	rm -rf build build-san gpudissect gpudissect-san
+	rm -rf build build-san build-fuzz gpudissect gpudissect-san
 
--include $(LIB_OBJ:.o=.d) $(BUILD)/host/main.d
+-include $(LIB_OBJ:.o=.d) $(BUILD)/host/main.d $(wildcard $(FUZZ_BUILD)/*/*.d $(FUZZ_BUILD)/*/*/*.d)

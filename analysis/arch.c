@@ -122,6 +122,7 @@ int gd_parse_bytes(const char *text, uint64_t *out)
     double v = strtod(text, &end);
     if (end == text || errno || !isfinite(v) || v < 0)
         return -1;
+    const char *num_end = end;
     while (isspace((unsigned char)*end))
         end++;
     char unit[16];
@@ -137,6 +138,17 @@ int gd_parse_bytes(const char *text, uint64_t *out)
         return -1;
     for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
         if (strcmp(unit, units[i].suffix) == 0) {
+            /* a whole number is read exactly (a double rounds past 2^53:
+             * 9223372036854775807 would become 2^63), with an overflow check */
+            size_t digits = strspn(text, "0123456789");
+            if (digits && text + digits == num_end && !(text[0] == '0' && digits > 1)) {
+                errno = 0;
+                unsigned long long whole = strtoull(text, NULL, 10);
+                if (errno || whole > UINT64_MAX / units[i].scale)
+                    return -1;
+                *out = whole * units[i].scale;
+                return 0;
+            }
             double bytes = v * (double)units[i].scale;
             if (bytes > 1.8e19 || bytes != floor(bytes))
                 return -1;

@@ -10,6 +10,8 @@
 #ifndef GD_ARCH_PARSE_H
 #define GD_ARCH_PARSE_H
 
+#include <stddef.h>
+
 #include "analysis/arch.h"
 
 #define MAX_SEEN 256
@@ -42,6 +44,11 @@ typedef struct parse_ctx {
 int arch_ctx_error(parse_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The line of SECTION.key as read (else the section's header line). */
 int arch_key_line(const parse_ctx *ctx, int section, const char *key);
+
+/* The reader's key table (arch_read.c): how many keys, and the i-th one's
+ * name (*numeric: 1 for a number or size, which must have a bound). */
+size_t arch_key_count(void);
+const char *arch_key_name(size_t i, int *numeric);
 
 /* SECTION_GPU, SECTION_NOISE or a level id for a section name; -1 if none. */
 int arch_section_index(const char *section);

@@ -139,6 +139,20 @@ static const arch_key arch_keys[] = {
 };
 #define ARCH_KEY_COUNT (sizeof arch_keys / sizeof arch_keys[0])
 
+size_t arch_key_count(void)
+{
+    return ARCH_KEY_COUNT;
+}
+
+const char *arch_key_name(size_t i, int *numeric)
+{
+    if (i >= ARCH_KEY_COUNT)
+        return NULL;
+    key_type t = arch_keys[i].type;
+    *numeric = t == K_U32 || t == K_U64 || t == K_BYTES32 || t == K_BYTES64 || t == K_DOUBLE;
+    return arch_keys[i].name;
+}
+
 /* ------------------------------------------------------------------------- */
 /* Reading                                                                   */
 
@@ -355,6 +369,12 @@ static int arch_handler(void *user, const char *section, const char *name, const
         base = (char *)&ctx->arch->level[sec];
         ctx->arch->level[sec].present = 1;
     }
+    /* a key given twice is a mistake (which one was meant?); --set may repeat a
+     * file's key: that is what it is for */
+    for (int i = 0; !ctx->from_override && i < ctx->seen_count; i++)
+        if (!strcasecmp(ctx->seen[i].section, section) && !strcmp(ctx->seen[i].key, name))
+            return arch_ctx_error(ctx, "[%s] %s given twice (first at line %d)", section, name,
+                                  ctx->seen[i].line);
     if (ctx->seen_count < MAX_SEEN) {
         seen_key *s = &ctx->seen[ctx->seen_count++];
         snprintf(s->section, sizeof s->section, "%s", section);

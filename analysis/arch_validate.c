@@ -11,6 +11,7 @@
 #include "analysis/arch_validate.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -41,6 +42,202 @@ void arch_defaults(gd_arch *a)
 static int is_pow2(uint64_t x)
 {
     return x && !(x & (x - 1));
+}
+
+/* ------------------------------------------------------------------------- */
+/* Bounds of every value (analysis/archs/README.md, "Bounds").               */
+
+/* Each numeric key's range.  The upper bounds keep the simulator's state and
+ * arithmetic sane (a value past them has exhausted host memory, looped for
+ * ever or overflowed), and lie far above any GPU built so far: the reason is
+ * in `why`, and the README repeats it.  Keys of other kinds (names, booleans,
+ * replacement, scope, shared_with, compute_capability, carveouts) are checked
+ * by the reader against their closed set of values. */
+typedef enum bound_kind { B_U32, B_U64, B_DOUBLE } bound_kind;
+typedef enum bound_home { B_GPU, B_LEVEL, B_NOISE } bound_home;
+
+typedef struct arch_bound {
+    bound_home home;
+    const char *key;
+    bound_kind kind;
+    size_t offset;
+    double min, max; /* inclusive */
+    const char *why;
+} arch_bound;
+
+#define BGPU(f) offsetof(gd_arch_gpu, f)
+#define BLVL(f) offsetof(gd_arch_level, f)
+#define BNOISE(f) offsetof(gd_arch_noise, f)
+#define KIB 1024.0
+#define MIB (1024.0 * 1024.0)
+#define GIB (1024.0 * MIB)
+#define TIB (1024.0 * GIB)
+
+static const arch_bound arch_bounds[] = {
+    {B_GPU, "sms", B_U32, BGPU(sm_count), 1, 1024, "the simulator keeps every SM's state"},
+    {B_GPU, "subpartitions", B_U32, BGPU(subpartitions), 1, 8, "warp schedulers per SM"},
+    {B_GPU, "clock_mhz", B_DOUBLE, BGPU(clock_mhz), 1, 10000, "%globaltimer divides by it"},
+    {B_GPU, "max_warps_per_sm", B_U32, BGPU(max_warps_per_sm), 1, 64, "a warp slot mask"},
+    {B_GPU, "max_ctas_per_sm", B_U32, BGPU(max_ctas_per_sm), 1, 64,
+     "the simulator allocates every CTA slot"},
+    {B_GPU, "global_mem", B_U64, BGPU(global_mem_bytes), 4 * KIB, 256 * GIB, "device memory"},
+    {B_GPU, "alu_latency", B_U32, BGPU(alu_latency_cycles), 1, 1000, "cycles"},
+    {B_GPU, "shared_per_block", B_U32, BGPU(shared_per_block_bytes), 0, 4 * MIB,
+     "each CTA's shared memory is allocated"},
+    {B_GPU, "seed", B_U64, BGPU(seed), 0, 18446744073709551615.0, "any 64-bit value"},
+
+    {B_LEVEL, "size", B_U64, BLVL(size_bytes), 1, TIB, "a TLB's size is its coverage"},
+    {B_LEVEL, "line", B_U32, BLVL(line_bytes), 1, GIB, "a TLB's line is its page"},
+    {B_LEVEL, "sector", B_U32, BLVL(sector_bytes), 1, GIB, "divides the line"},
+    {B_LEVEL, "ways", B_U32, BLVL(ways), 1, 4096, "the simulator's way index is 16 bits"},
+    {B_LEVEL, "latency", B_U32, BLVL(latency_cycles), 1, 100000, "cycles"},
+    {B_LEVEL, "prefetch", B_U32, BLVL(prefetch_lines), 0, 64, "lines fetched ahead"},
+    {B_LEVEL, "banks", B_U32, BLVL(banks), 1, 64, "a bank mask"},
+    {B_LEVEL, "bank_width", B_U32, BLVL(bank_width_bytes), 1, 64, "bytes"},
+    {B_LEVEL, "unified", B_U64, BLVL(unified_bytes), 0, 4 * MIB, "the L1/shared storage per SM"},
+    {B_LEVEL, "fifo_entries", B_U32, BLVL(fifo_entries), 1, 4096, "a ring of that size"},
+    {B_LEVEL, "mshr_entries", B_U32, BLVL(mshr_entries), 1, 1 << 20, "a table of that size"},
+    {B_LEVEL, "mshr_merge", B_U32, BLVL(mshr_merge), 1, 1024, "requests per entry"},
+    {B_LEVEL, "miss_queue", B_U32, BLVL(miss_queue_entries), 1, 1 << 20, "a ring of that size"},
+    {B_LEVEL, "fifo_tail_ports", B_U32, BLVL(fifo_tail_ports), 1, 2, "the patent's 1, or 2"},
+    {B_LEVEL, "requests_per_cycle", B_U32, BLVL(requests_per_cycle), 1, 1024, "per cycle"},
+
+    {B_NOISE, "jitter", B_DOUBLE, BNOISE(jitter_cycles), 0, 100000,
+     "cycles added to a latency as an integer"},
+    {B_NOISE, "outlier_rate", B_DOUBLE, BNOISE(outlier_rate), 0, 1, "a probability"},
+    {B_NOISE, "outlier_cycles", B_U32, BNOISE(outlier_cycles), 0, 10000000, "cycles"},
+    {B_NOISE, "seed", B_U64, BNOISE(seed), 0, 18446744073709551615.0, "any 64-bit value"},
+};
+#define ARCH_BOUND_COUNT (sizeof arch_bounds / sizeof arch_bounds[0])
+
+/* The largest number of lines one cache level may hold: the simulator keeps a
+ * tag (and an index entry) per line. */
+#define ARCH_MAX_LINES (1ull << 24)
+
+int arch_key_is_bounded(const char *key)
+{
+    for (size_t i = 0; i < ARCH_BOUND_COUNT; i++)
+        if (!strcmp(arch_bounds[i].key, key))
+            return 1;
+    return 0;
+}
+
+static int key_given(const parse_ctx *ctx, const char *section, const char *key)
+{
+    for (int s = 0; s < ctx->seen_count; s++)
+        if (!strcasecmp(ctx->seen[s].section, section) && !strcmp(ctx->seen[s].key, key))
+            return 1;
+    return 0;
+}
+
+/* One bound against the value in `base`; the section's name and index place
+ * the error on the key's line. */
+static int check_bound(parse_ctx *ctx, const arch_bound *b, const char *base, int section,
+                       const char *section_name)
+{
+    double v;
+    char text[32];
+    if (b->kind == B_U32) {
+        uint32_t x = *(const uint32_t *)(base + b->offset);
+        v = x;
+        snprintf(text, sizeof text, "%u", x);
+    } else if (b->kind == B_U64) {
+        uint64_t x = *(const uint64_t *)(base + b->offset);
+        v = (double)x;
+        snprintf(text, sizeof text, "%llu", (unsigned long long)x);
+    } else {
+        v = *(const double *)(base + b->offset);
+        snprintf(text, sizeof text, "%g", v);
+    }
+    if (v >= b->min && v <= b->max)
+        return 1;
+    ctx->line = arch_key_line(ctx, section, b->key);
+    return arch_ctx_error(ctx, "[%s] %s = %s is outside %.17g..%.17g (%s)", section_name, b->key,
+                          text, b->min, b->max, b->why);
+}
+
+/* Every value within its bounds: the [gpu] and [noise] values always (their
+ * defaults are within), a level's values where the file gives them. */
+static int validate_bounds(parse_ctx *ctx)
+{
+    gd_arch *a = ctx->arch;
+    for (size_t i = 0; i < ARCH_BOUND_COUNT; i++) {
+        const arch_bound *b = &arch_bounds[i];
+        if (b->home == B_GPU) {
+            if (!check_bound(ctx, b, (const char *)&a->gpu, SECTION_GPU, "gpu"))
+                return 0;
+        } else if (b->home == B_NOISE) {
+            if (!check_bound(ctx, b, (const char *)&a->noise, SECTION_NOISE, "noise"))
+                return 0;
+        } else {
+            for (int id = 0; id < GD_LEVEL_COUNT; id++) {
+                const char *nm = gd_level_name((gd_level_id)id);
+                if (a->level[id].present && key_given(ctx, nm, b->key) &&
+                    !check_bound(ctx, b, (const char *)&a->level[id], id, nm))
+                    return 0;
+            }
+        }
+    }
+    return 1;
+}
+
+/* The simulator's cache state for the whole chip: a tag, its sector masks and
+ * an index slot per line, per instance of the level (one per sub-partition,
+ * per SM or per chip).  An arch whose state would not fit a workstation is
+ * refused here, with the level that dominates, rather than by the OOM killer. */
+#define ARCH_SIM_BYTES_PER_LINE 48ull
+#define ARCH_SIM_MAX_CACHE_BYTES (4ull << 30)
+
+static int validate_sim_state(parse_ctx *ctx)
+{
+    gd_arch *a = ctx->arch;
+    uint64_t total = 0, worst = 0;
+    int worst_id = -1;
+    for (int id = 0; id < GD_LEVEL_COUNT; id++) {
+        const gd_arch_level *l = &a->level[id];
+        if (!l->present || !l->line_bytes || l->shared_with >= 0 || id == GD_SMEM || id == GD_DRAM ||
+            id == GD_L2C)
+            continue;
+        uint64_t instances = l->scope == GD_SCOPE_CHIP ? 1
+                             : l->scope == GD_SCOPE_SM ? a->gpu.sm_count
+                                                       : (uint64_t)a->gpu.sm_count * a->gpu.subpartitions;
+        uint64_t bytes = l->size_bytes / l->line_bytes * instances * ARCH_SIM_BYTES_PER_LINE;
+        total += bytes;
+        if (bytes > worst) {
+            worst = bytes;
+            worst_id = id;
+        }
+    }
+    if (total <= ARCH_SIM_MAX_CACHE_BYTES)
+        return 1;
+    ctx->line = arch_key_line(ctx, worst_id, "size");
+    return arch_ctx_error(ctx, "the simulator would hold %llu MiB of cache tags for this arch (at "
+                               "most %llu MiB); [%s] alone %llu MiB",
+                          (unsigned long long)(total >> 20),
+                          (unsigned long long)(ARCH_SIM_MAX_CACHE_BYTES >> 20),
+                          gd_level_name((gd_level_id)worst_id), (unsigned long long)(worst >> 20));
+}
+
+/* The hierarchy's own order: a level in front of another holds no more than
+ * it (where both have storage of their own). */
+static int validate_hierarchy(parse_ctx *ctx)
+{
+    static const gd_level_id order[][2] = {
+        {GD_L1D, GD_L2}, {GD_L1C, GD_L15C}, {GD_TLB1, GD_TLB2}};
+    gd_arch *a = ctx->arch;
+    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+        const gd_arch_level *in = &a->level[order[i][0]], *out = &a->level[order[i][1]];
+        if (!in->present || !out->present || in->shared_with >= 0 || out->shared_with >= 0)
+            continue;
+        if (in->size_bytes > out->size_bytes) {
+            ctx->line = arch_key_line(ctx, order[i][0], "size");
+            return arch_ctx_error(ctx, "[%s] size (%llu) exceeds [%s] size (%llu): the level in "
+                                       "front holds no more than the one behind it",
+                                  gd_level_name(order[i][0]), (unsigned long long)in->size_bytes,
+                                  gd_level_name(order[i][1]), (unsigned long long)out->size_bytes);
+        }
+    }
+    return 1;
 }
 
 /* Checks one cache-like level; fills derived fields. Returns 0 or sets ctx error. */
@@ -81,9 +278,10 @@ static int validate_cache(parse_ctx *ctx, int id)
         return arch_ctx_error(ctx, "[%s] size %llu is not a whole number of sets of %u ways x %u-byte lines",
                          nm, (unsigned long long)l->size_bytes, l->ways, l->line_bytes);
     }
-    if (l->size_bytes / set_bytes > (1u << 24)) {
+    if (l->size_bytes / l->line_bytes > ARCH_MAX_LINES) {
         ctx->line = arch_key_line(ctx, id, "size");
-        return arch_ctx_error(ctx, "[%s] too many sets", nm);
+        return arch_ctx_error(ctx, "[%s] size %llu holds more than %llu lines of %u bytes", nm,
+                              (unsigned long long)l->size_bytes, ARCH_MAX_LINES, l->line_bytes);
     }
     l->sets = (uint32_t)(l->size_bytes / set_bytes);
     return 1;
@@ -141,6 +339,8 @@ static int validate_unified(parse_ctx *ctx)
 int arch_validate(parse_ctx *ctx)
 {
     gd_arch *a = ctx->arch;
+    if (!validate_bounds(ctx))
+        return 0;
     if (!a->gpu.sm_count || !a->gpu.subpartitions || a->gpu.subpartitions > 8) {
         ctx->line = arch_key_line(ctx, SECTION_GPU, a->gpu.sm_count ? "subpartitions" : "sms");
         return arch_ctx_error(ctx, "[gpu] needs sms >= 1 and 1..8 subpartitions");
@@ -217,6 +417,8 @@ int arch_validate(parse_ctx *ctx)
         l->sets = t->sets;
         l->replacement = t->replacement;
     }
+    if (!validate_hierarchy(ctx) || !validate_sim_state(ctx))
+        return 0;
     if (a->level[GD_L2C].present && !a->level[GD_L2C].latency_cycles) {
         ctx->line = ctx->section_line[GD_L2C];
         return arch_ctx_error(ctx, "[L2C] is missing 'latency'");

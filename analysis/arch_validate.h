@@ -12,5 +12,7 @@ void arch_defaults(gd_arch *a);
 int arch_validate(parse_ctx *ctx);
 /* arch_validate_mem.c: L2 slices and partitions, TLBs, DRAM (issue 12). */
 int arch_validate_below_l1(parse_ctx *ctx);
+/* 1 if the numeric key has a documented bound (every numeric key must). */
+int arch_key_is_bounded(const char *key);
 
 #endif

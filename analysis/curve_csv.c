@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "analysis/results.h"
 
@@ -97,6 +98,16 @@ static int point_add_series(gd_point *p, const char *name, const gd_summary *s)
     return 0;
 }
 
+/* Cuts `text` at its first control character (the newline fgets kept) and at
+ * `max` bytes, so that an error quoting it stays on one line. */
+static void printable_prefix(char *text, size_t max)
+{
+    size_t i = 0;
+    while (i < max && text[i] && (unsigned char)text[i] >= 0x20 && text[i] != 0x7f)
+        i++;
+    text[i] = 0;
+}
+
 int gd_curve_read_csv(const char *path, const char *label, const gd_probe *probe, gd_curve *out,
                       gd_err *err)
 {
@@ -112,7 +123,14 @@ int gd_curve_read_csv(const char *path, const char *label, const gd_probe *probe
     }
     lineno = 1;
     if (!strstr(line, ",series,min,median,mean,max,count")) {
-        gd_fail(err, "%s:1: not a gpudissect curve (header '%.60s')", path, line);
+        printable_prefix(line, 60);
+        gd_fail(err, "%s:1: not a gpudissect curve (header '%s')", path, line);
+        goto out;
+    }
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && (uint64_t)st.st_size >= GD_READ_FILE_MAX_BYTES) {
+        gd_fail(err, "%s: larger than %u MiB, not a curve gpudissect wrote", path,
+                (unsigned)(GD_READ_FILE_MAX_BYTES >> 20));
         goto out;
     }
     while (fgets(line, sizeof line, f)) {
@@ -125,14 +143,19 @@ int gd_curve_read_csv(const char *path, const char *label, const gd_probe *probe
         int got = sscanf(line, "%llu,%31[^,],%lf,%lf,%lf,%lf,%zu,%lf,%lf,%lf,%lf", &x, series,
                          &s.min, &s.median, &s.mean, &s.max, &s.count, &s.p05, &s.p95, &s.stddev,
                          &clock_mhz);
-        if (got < 7) {
-            gd_fail(err, "%s:%d: malformed row", path, lineno);
+        if (got < 7 || line[0] == '-' || line[0] == '+' || !isfinite(s.min) ||
+            !isfinite(s.median) || !isfinite(s.mean) || !isfinite(s.max) ||
+            (got >= 10 && (!isfinite(s.p05) || !isfinite(s.p95) || !isfinite(s.stddev))) ||
+            (got == 11 && !(clock_mhz > 0 && clock_mhz < 1e6)) || (!strchr(line, '\n') && !feof(f))) {
+            gd_fail(err, "%s:%d: malformed row (x,series,min,median,mean,max,count[,p05,p95,"
+                         "stddev,sm_clock_mhz]: numbers, finite, x not negative; at most %zu bytes)",
+                    path, lineno, sizeof line - 2);
             goto out;
         }
+        /* rows come in x order (checked below): the point is the last one or new */
         gd_point *p = NULL;
-        for (size_t i = 0; i < out->count; i++)
-            if (out->points[i].x == x)
-                p = &out->points[i];
+        if (out->count && out->points[out->count - 1].x == x)
+            p = &out->points[out->count - 1];
         if (!p) {
             if (out->count == out->capacity) {
                 size_t nc = out->capacity ? out->capacity * 2 : 32;

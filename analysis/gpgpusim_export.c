@@ -193,11 +193,10 @@ int gd_gs_load_inference(const char *run_dir, gd_inference *inf, gd_err *err)
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/inferred.json", run_dir);
-    json_error_t jerr;
-    json_t *doc = json_load_file(path, 0, &jerr);
+    gd_err load_err;
+    json_t *doc = gd_json_load(path, 0, &load_err);
     if (!doc)
-        return gd_fail(err, "%s:%d: %s (run `gpudissect characterize` or `infer` first)", path,
-                       jerr.line, jerr.text);
+        return gd_fail(err, "%s (run `gpudissect characterize` or `infer` first)", load_err.msg);
     int rc = gd_inference_from_json(doc, inf, path, err);
     json_decref(doc);
     return rc;

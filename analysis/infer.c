@@ -428,6 +428,33 @@ static int get_number(const json_t *o, const char *key, double *v)
     return 1;
 }
 
+/* A count or size: a whole number in 0..max, or absent (*has = 0).  A value
+ * outside that (negative, 1e30, 2.5) is an error, not a cast whose result C
+ * leaves undefined. */
+static int get_whole(const json_t *o, const char *key, double max, uint64_t *out, int *has)
+{
+    double v;
+    *has = get_number(o, key, &v);
+    if (!*has)
+        return 0;
+    if (!(v >= 0 && v <= max) || v != floor(v))
+        return -1;
+    *out = (uint64_t)v;
+    return 0;
+}
+
+#define WHOLE(obj, key, max, field, has_field)                                                  \
+    do {                                                                                       \
+        uint64_t w_ = 0;                                                                       \
+        int h_ = 0;                                                                            \
+        if (get_whole(obj, key, max, &w_, &h_) != 0)                                           \
+            return gd_fail(err, "%s: level %s: \"%s\" must be a whole number in 0..%.0f", path,  \
+                           name, key, (double)(max));                                          \
+        if (h_)                                                                                \
+            (field) = w_;                                                                      \
+        has_field;                                                                             \
+    } while (0)
+
 int gd_inference_from_json(const json_t *doc, gd_inference *inf, const char *path, gd_err *err)
 {
     memset(inf, 0, sizeof *inf);
@@ -443,12 +470,9 @@ int gd_inference_from_json(const json_t *doc, gd_inference *inf, const char *pat
             return gd_fail(err, "%s: level %zu has an unknown name '%s'", path, i,
                            name ? name : "(none)");
         gd_inferred_level *l = &inf->level[id];
-        double v;
         l->present = 1;
-        if ((l->has_size = get_number(o, "size_bytes", &v)))
-            l->size_bytes = (uint64_t)v;
-        if ((l->has_sector = get_number(o, "sector_bytes", &v)))
-            l->sector_bytes = (uint64_t)v;
+        WHOLE(o, "size_bytes", 0x1p62, l->size_bytes, l->has_size = h_);
+        WHOLE(o, "sector_bytes", 0x1p62, l->sector_bytes, l->has_sector = h_);
         l->has_latency = get_number(o, "latency_cycles", &l->latency_cycles);
         get_number(o, "size_confidence", &l->size_confidence);
         get_number(o, "sector_confidence", &l->sector_confidence);
@@ -515,28 +539,21 @@ int gd_inference_from_json(const json_t *doc, gd_inference *inf, const char *pat
             get_number(b, "per_address_cycles", &l->per_address_cycles);
             get_number(b, "confidence", &l->broadcast_confidence);
         }
-        double d;
-        if ((l->has_ways = get_number(o, "ways", &d)))
-            l->ways = (uint32_t)d;
+        WHOLE(o, "ways", UINT32_MAX, l->ways, l->has_ways = h_);
         get_number(o, "ways_confidence", &l->ways_confidence);
-        if ((l->has_alloc_line = get_number(o, "line_bytes", &d)))
-            l->alloc_line_bytes = (uint64_t)d;
+        WHOLE(o, "line_bytes", 0x1p62, l->alloc_line_bytes, l->has_alloc_line = h_);
         get_number(o, "line_confidence", &l->alloc_line_confidence);
-        if ((l->has_mshr = get_number(o, "mshr_entries", &d)))
-            l->mshr_entries = (uint32_t)d;
+        WHOLE(o, "mshr_entries", UINT32_MAX, l->mshr_entries, l->has_mshr = h_);
         get_number(o, "mshr_confidence", &l->mshr_confidence);
         l->mshr_is_lower_bound = json_is_true(json_object_get(o, "mshr_entries_is_lower_bound"));
         l->mshr_merge_is_lower_bound = json_is_true(json_object_get(o, "mshr_merge_is_lower_bound"));
-        if ((l->has_mshr_merge = get_number(o, "mshr_merge", &d)))
-            l->mshr_merge = (uint32_t)d;
+        WHOLE(o, "mshr_merge", UINT32_MAX, l->mshr_merge, l->has_mshr_merge = h_);
         get_number(o, "mshr_merge_confidence", &l->mshr_merge_confidence);
         const json_t *bk = json_object_get(o, "banks");
         if (json_is_object(bk)) {
             l->has_banks = 1;
-            if (get_number(bk, "banks", &d))
-                l->banks = (uint32_t)d;
-            if (get_number(bk, "bank_width_bytes", &d))
-                l->bank_width_bytes = (uint32_t)d;
+            WHOLE(bk, "banks", UINT32_MAX, l->banks, (void)0);
+            WHOLE(bk, "bank_width_bytes", UINT32_MAX, l->bank_width_bytes, (void)0);
             get_number(bk, "conflict_cycles", &l->conflict_cycles);
             l->same_word_broadcast = json_is_true(json_object_get(bk, "same_word_broadcast"));
             get_number(bk, "confidence", &l->banks_confidence);

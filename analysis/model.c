@@ -242,15 +242,27 @@ int gd_model_pchase_carveout(const gd_arch *arch, const gd_probe_opts *opts, uin
     return gd_model_chain(&path, opts, footprint, base, out, err);
 }
 
+/* 2^24 elements: 200 MB of host memory, a 512 MiB footprint at a 32-byte stride */
+#define GD_MODEL_MAX_ELEMENTS (1ull << 24)
+/* and 2^27 over a whole curve: some seconds of model time at most */
+#define GD_MODEL_MAX_CURVE_ELEMENTS (1ull << 27)
+
 int gd_model_chain(const chain_path *path, const gd_probe_opts *opts, uint64_t footprint,
                    uint64_t base, gd_model_point *out, gd_err *err)
 {
     memset(out, 0, sizeof *out);
     uint64_t stride = opts->stride_bytes ? opts->stride_bytes : DEFAULT_STRIDE;
     uint64_t n = footprint / stride;
-    if (n == 0 || n > UINT32_MAX)
+    if (n == 0)
         return gd_fail(err, "model: footprint %llu holds no %llu-byte element",
                        (unsigned long long)footprint, (unsigned long long)stride);
+    /* the chain's walk costs 12 bytes of host memory per element: a results
+     * directory claiming a 16 GiB footprint would take gigabytes and minutes */
+    if (n > GD_MODEL_MAX_ELEMENTS)
+        return gd_fail(err, "model: footprint %llu at stride %llu is %llu elements, more than the "
+                            "model's %llu",
+                       (unsigned long long)footprint, (unsigned long long)stride,
+                       (unsigned long long)n, (unsigned long long)GD_MODEL_MAX_ELEMENTS);
     size_t nl = path->count;
     uint32_t *next = NULL, *order = NULL;
     double *reach = NULL; /* per element: probability an access gets past the levels so far */
@@ -401,6 +413,7 @@ int gd_model_curve(const gd_arch *arch, const char *probe, const gd_probe_opts *
     chain_path path;
     if (chain_path_for(arch, probe, opts, &path, err) != 0)
         return -1;
+    uint64_t elements = 0; /* the whole curve's, against GD_MODEL_MAX_CURVE_ELEMENTS */
     for (size_t i = 0; i < count; i++) {
         gd_probe_opts o = *opts;
         if (constant && !o.stride_bytes)
@@ -418,6 +431,12 @@ int gd_model_curve(const gd_arch *arch, const char *probe, const gd_probe_opts *
             footprint = o.footprint_bytes;
             footprint -= footprint % o.stride_bytes;
         }
+        uint64_t stride = o.stride_bytes ? o.stride_bytes : DEFAULT_STRIDE;
+        elements += footprint / stride;
+        if (elements > GD_MODEL_MAX_CURVE_ELEMENTS)
+            return gd_fail(err, "model: the curve's %zu points chase more than %llu elements in all "
+                                "(a results directory claiming huge footprints?)",
+                           count, (unsigned long long)GD_MODEL_MAX_CURVE_ELEMENTS);
         if (gd_model_chain(&path, &o, footprint, bases ? bases[i] : 0, &out[i], err) != 0)
             return -1;
         out[i].x = (double)xs[i];

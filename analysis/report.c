@@ -48,10 +48,9 @@ static int load_object(const char *path, int optional, json_t **out, gd_err *err
             return 1;
         return gd_fail(err, "%s: cannot open: %s", path, strerror(errno));
     }
-    json_error_t je;
-    json_t *doc = json_load_file(path, 0, &je);
+    json_t *doc = gd_json_load(path, 0, err); /* capped; "PATH:LINE: why" */
     if (!doc)
-        return gd_fail(err, "%s:%d:%d: malformed JSON: %s", path, je.line, je.column, je.text);
+        return -1;
     if (!json_is_object(doc)) {
         json_decref(doc);
         return gd_fail(err, "%s: expected a JSON object at the top", path);

@@ -103,11 +103,18 @@ char *gd_read_file(const char *path, size_t *bytes, gd_err *err)
     }
     size_t cap = 4096, len = 0;
     char *buf = malloc(cap);
+    int too_large = 0;
     while (buf) {
         size_t n = fread(buf + len, 1, cap - len - 1, f);
         len += n;
         if (len + 1 < cap)
             break;
+        /* a cap, not "until memory runs out": /dev/zero, a FIFO or a wrong
+         * path to a disk image would otherwise be read for ever */
+        if (len >= GD_READ_FILE_MAX_BYTES) {
+            too_large = 1;
+            break;
+        }
         cap *= 2;
         char *nb = realloc(buf, cap);
         if (!nb) {
@@ -119,6 +126,12 @@ char *gd_read_file(const char *path, size_t *bytes, gd_err *err)
     }
     int bad = ferror(f);
     fclose(f);
+    if (too_large) {
+        free(buf);
+        gd_fail(err, "%s: larger than %u MiB, not a file gpudissect reads", path,
+                (unsigned)(GD_READ_FILE_MAX_BYTES >> 20));
+        return NULL;
+    }
     if (!buf || bad) {
         free(buf);
         gd_fail(err, "%s: cannot read", path);
@@ -128,6 +141,25 @@ char *gd_read_file(const char *path, size_t *bytes, gd_err *err)
     if (bytes)
         *bytes = len;
     return buf;
+}
+
+json_t *gd_json_load(const char *path, size_t flags, gd_err *err)
+{
+    size_t len = 0;
+    char *text = gd_read_file(path, &len, err);
+    if (!text)
+        return NULL;
+    json_error_t jerr;
+    json_t *doc = json_loadb(text, len, flags, &jerr);
+    free(text);
+    if (!doc) {
+        /* jansson's line is -1 where it has none; its text is one line */
+        if (jerr.line > 0)
+            gd_fail(err, "%s:%d: malformed JSON: %s", path, jerr.line, jerr.text);
+        else
+            gd_fail(err, "%s: malformed JSON: %s", path, jerr.text);
+    }
+    return doc;
 }
 
 void gd_text_init(gd_text *t)

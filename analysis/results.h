@@ -19,8 +19,12 @@ int gd_mkdirs(const char *path, gd_err *err);
 int gd_write_atomic(const char *path, const void *data, size_t bytes, gd_err *err);
 /* Serialize `doc` (indented, keys in insertion order) and write it atomically. */
 int gd_write_json_atomic(const char *path, const json_t *doc, gd_err *err);
-/* Read a whole file into a NUL-terminated buffer (caller frees). */
+/* Read a whole file into a NUL-terminated buffer (caller frees).  A file of
+ * GD_READ_FILE_MAX_BYTES or more is refused with a one-line error. */
+#define GD_READ_FILE_MAX_BYTES (64u << 20)
 char *gd_read_file(const char *path, size_t *bytes, gd_err *err);
+/* Read and parse a JSON file (capped as gd_read_file); errors "PATH:LINE: why". */
+json_t *gd_json_load(const char *path, size_t flags, gd_err *err);
 
 /* A text buffer that grows, for CSV and Markdown. */
 typedef struct gd_text {

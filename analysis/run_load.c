@@ -48,16 +48,34 @@ void gd_probe_opts_to_json(const gd_probe_opts *opts, json_t *entry)
     json_object_set_new(entry, "variant", opts->variant[0] ? json_string(opts->variant) : json_null());
 }
 
+/* A csv label names a file inside the run directory: no '/', no leading '.',
+ * nothing a terminal would interpret, and short enough for the paths below. */
+static int label_is_plain(const char *label)
+{
+    size_t n = strlen(label);
+    if (n == 0 || n > GD_RUN_MAX_LABEL || label[0] == '.')
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = label[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '-' || c == '.'))
+            return 0;
+    }
+    return 1;
+}
+
 int gd_run_load(const char *dir, gd_run *run, gd_err *err)
 {
     memset(run, 0, sizeof *run);
     snprintf(run->dir, sizeof run->dir, "%s", dir);
     char path[1200];
-    json_error_t jerr;
+    /* every path below is DIR/LABEL.csv, LABEL at most GD_RUN_MAX_LABEL bytes */
+    if (strlen(dir) + GD_RUN_MAX_LABEL + 16 > sizeof path || strlen(dir) >= sizeof run->dir)
+        return gd_fail(err, "%s: results directory path too long (%zu bytes)", dir, strlen(dir));
     snprintf(path, sizeof path, "%s/meta.json", dir);
-    run->meta = json_load_file(path, 0, &jerr);
+    run->meta = gd_json_load(path, 0, err);
     if (!run->meta)
-        return gd_fail(err, "%s:%d: %s", path, jerr.line, jerr.text);
+        return -1;
     const json_t *probes = json_object_get(run->meta, "probes");
     if (!json_is_array(probes)) {
         gd_run_free(run);
@@ -72,6 +90,14 @@ int gd_run_load(const char *dir, gd_run *run, gd_err *err)
         if (!label || !probe) {
             gd_run_free(run);
             return gd_fail(err, "%s: probes[%zu] lacks a known probe or its csv label", path, i);
+        }
+        if (!label_is_plain(label)) {
+            /* the message first: the label belongs to meta.json, freed below */
+            gd_fail(err, "%s: probes[%zu] has csv label '%.64s': a label is a file name "
+                         "(letters, digits, '_', '-', '.'; at most %d bytes)",
+                    path, i, label, GD_RUN_MAX_LABEL);
+            gd_run_free(run);
+            return -1;
         }
         if (json_object_get(entry, "skipped") || json_object_get(entry, "failed"))
             continue; /* a step characterize skipped (no CSV) or that failed part way */
@@ -91,10 +117,10 @@ int gd_run_load(const char *dir, gd_run *run, gd_err *err)
     FILE *f = fopen(path, "r");
     if (f) {
         fclose(f);
-        run->inferred_doc = json_load_file(path, 0, &jerr);
+        run->inferred_doc = gd_json_load(path, 0, err);
         if (!run->inferred_doc) {
             gd_run_free(run);
-            return gd_fail(err, "%s:%d: %s", path, jerr.line, jerr.text);
+            return -1;
         }
         if (gd_inference_from_json(run->inferred_doc, &run->inferred, path, err) != 0) {
             gd_run_free(run);

@@ -10,6 +10,7 @@
 #include "analysis/curve.h"
 
 #define GD_RUN_MAX_CURVES 64
+#define GD_RUN_MAX_LABEL 63 /* a curve's label[64] */
 
 typedef struct gd_run {
     char dir[512];

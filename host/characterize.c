@@ -26,6 +26,7 @@
 #include "analysis/report.h"
 #include "analysis/run_load.h"
 #include "host/adaptive.h"
+#include "host/interrupt.h"
 #include "host/meta.h"
 #include "analysis/infer_carveout.h"
 #include "analysis/infer_tlb.h"
@@ -313,6 +314,8 @@ static int run_step(gd_characterize_ctx *ctx, const gd_suite_step *st, json_t *m
 
     gd_curve curve;
     gd_curve_init(&curve, st->label, st->probe, &opts);
+    if (ctx->resume)
+        gd_characterize_resume_curve(ctx->out_dir, st->label, st->probe, &opts, &curve);
     gd_adaptive_stats stats = {0};
     int rc = st->adaptive ? gd_runner_adaptive(ctx->runner, &curve, &sweep, resolution, &stats, err)
                           : gd_runner_sweep(ctx->runner, &curve, &sweep, err);
@@ -477,7 +480,7 @@ int gd_characterize(gd_characterize_ctx *ctx, json_t *meta, gd_err *err)
     ctx->failed_steps = ctx->skipped_steps = 0;
     json_decref(ctx->carveout_rows);
     ctx->carveout_rows = json_array();
-    for (size_t i = 0; i < ctx->suite->step_count; i++) {
+    for (size_t i = 0; i < ctx->suite->step_count && !gd_interrupt_requested(); i++) {
         const gd_suite_step *st = &ctx->suite->steps[i];
         gd_err step_err;
         int rc = st->carveout_count ? run_carveout_step(ctx, st, meta, curves_json, &step_err)
@@ -491,6 +494,10 @@ int gd_characterize(gd_characterize_ctx *ctx, json_t *meta, gd_err *err)
             ctx->carveout_rows = NULL;
             return -1;
         }
+    }
+    if (gd_characterize_mark_interrupted(ctx, meta, err) != 0) {
+        json_decref(curves_json);
+        return -1;
     }
     gd_inference_finish(&ctx->inference);
     gd_inference_snap(&ctx->inference);

@@ -25,7 +25,22 @@ typedef struct gd_characterize_ctx {
     json_t *carveout_rows;
     uint64_t carveout_l1d_bytes;
     double carveout_confidence;
+    int resume;                /* --resume: steps whose files are complete are not measured again */
 } gd_characterize_ctx;
+
+/* host/characterize_resume.c: --resume and interruption (host/interrupt.c) */
+/* Fills `curve` from OUT/LABEL.csv and LABEL.samples.gz when both are there
+ * and whole (a step that finished); otherwise leaves it empty. */
+void gd_characterize_resume_curve(const char *out_dir, const char *label, const gd_probe *probe,
+                                  const gd_probe_opts *opts, gd_curve *curve);
+/* After the steps: when a signal stopped them, records "interrupted" (the
+ * signal's name) and the steps not run in meta.json, and writes it. */
+int gd_characterize_mark_interrupted(gd_characterize_ctx *ctx, json_t *meta, gd_err *err);
+/* The command line RUN/meta.json recorded, less --out and --resume, plus
+ * --out RUN: what `characterize --resume RUN` runs again.  Free with
+ * gd_characterize_resume_free. */
+int gd_characterize_resume_args(const char *run, char ***argv, int *argc, gd_err *err);
+void gd_characterize_resume_free(char **argv, int argc);
 
 /* Runs the suite's steps and writes inferred.json (meta's probes list grows as
  * steps run, and is rewritten after each).  A step that fails -- a device error,

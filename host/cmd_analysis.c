@@ -14,6 +14,7 @@
 #include "analysis/report.h"
 #include "analysis/results.h"
 #include "analysis/run_load.h"
+#include "host/cli_number.h"
 #include "host/commands.h"
 #include "host/runner.h"
 
@@ -210,9 +211,30 @@ int gd_cmd_model(int argc, char **argv)
                 po.footprint_bytes = v;
             break;
         case O_VARIANT: snprintf(po.variant, sizeof po.variant, "%s", optarg); break;
-        case O_PATTERN: po.random_order = !strcmp(optarg, "random"); break;
-        case O_SEED: po.seed = strtoull(optarg, NULL, 0); break;
-        case O_SAMPLES: po.samples = (uint32_t)strtoul(optarg, NULL, 10); break;
+        case O_PATTERN:
+            if (strcmp(optarg, "random") && strcmp(optarg, "seq") && strcmp(optarg, "sequential")) {
+                fprintf(stderr, "gpudissect: --pattern must be seq or random, got '%s'\n", optarg);
+                return 2;
+            }
+            po.random_order = !strcmp(optarg, "random");
+            break;
+        case O_SEED:
+            if (gd_cli_u64(optarg, 0, UINT64_MAX, &po.seed) != 0) {
+                fprintf(stderr, "gpudissect: --seed must be a whole number 0..2^64-1, got '%s'\n",
+                        optarg);
+                return 2;
+            }
+            break;
+        case O_SAMPLES: {
+            uint64_t n;
+            if (gd_cli_u64(optarg, 1, 1u << 20, &n) != 0) {
+                fprintf(stderr, "gpudissect: --samples must be a number 1..%u, got '%s'\n", 1u << 20,
+                        optarg);
+                return 2;
+            }
+            po.samples = (uint32_t)n;
+            break;
+        }
         case 'h': fputs(help, stdout); return 0;
         default: fprintf(stderr, "gpudissect: bad option '%s'\n%s", argv[optind - 1], help); return 2;
         }

@@ -13,6 +13,7 @@
 #include "host/characterize.h"
 #include "host/commands.h"
 #include "host/device_registry.h"
+#include "host/interrupt.h"
 #include "host/meta.h"
 #include "host/node_run.h"
 
@@ -44,6 +45,9 @@ static const char help[] =
     "                      a time (default: the cores hwloc reports; the results\n"
     "                      are the same for every N)\n"
     "  --chained           sim devices: one device carried from point to point\n"
+    "  --resume RUN        go on with RUN, a characterization stopped by Ctrl-C or\n"
+    "                      SIGTERM (exit 130): the same command line, steps that\n"
+    "                      finished are read back, not measured\n"
     "  --no-plots          skip gnuplot\n"
     "  --quiet             no progress on stderr\n";
 
@@ -95,9 +99,26 @@ static void print_levels(const gd_inference *inf)
     }
 }
 
+/* --resume RUN: the run's own command line again, in RUN (characterize_resume.c) */
+static const char *resuming;
+
+static int resume_run(const char *run)
+{
+    gd_err err;
+    char **args = NULL;
+    int n = 0;
+    if (gd_characterize_resume_args(run, &args, &n, &err) != 0)
+        return gd_report_error(err.msg);
+    resuming = run;
+    int rc = gd_cmd_characterize(n, args);
+    resuming = NULL;
+    gd_characterize_resume_free(args, n);
+    return rc;
+}
+
 int gd_cmd_characterize(int argc, char **argv)
 {
-    enum { O_SET = 256, O_OUT, O_QUIET, O_NOPLOTS, O_ARCH, O_SUITE, O_CARVEOUT, O_CHAINED };
+    enum { O_SET = 256, O_OUT, O_QUIET, O_NOPLOTS, O_ARCH, O_SUITE, O_CARVEOUT, O_CHAINED, O_RESUME };
     static const struct option opts[] = {
         {"device", required_argument, 0, 'd'}, {"suite", required_argument, 0, O_SUITE},
         {"arch", required_argument, 0, O_ARCH}, {"set", required_argument, 0, O_SET},
@@ -105,6 +126,7 @@ int gd_cmd_characterize(int argc, char **argv)
         {"quiet", no_argument, 0, O_QUIET},    {"help", no_argument, 0, 'h'},
         {"carveout", required_argument, 0, O_CARVEOUT},
         {"jobs", required_argument, 0, 'j'},   {"chained", no_argument, 0, O_CHAINED},
+        {"resume", required_argument, 0, O_RESUME},
         {0, 0, 0, 0},
     };
     const char *device = NULL, *suite_name = "quick", *arch_name = NULL, *out = NULL;
@@ -126,7 +148,14 @@ int gd_cmd_characterize(int argc, char **argv)
             }
             overrides[override_count++] = optarg;
             break;
-        case O_OUT: out = optarg; break;
+        case O_OUT:
+            if (strlen(optarg) >= GD_RUN_OUT_MAX_BYTES) { /* never cut: it would write elsewhere */
+                fprintf(stderr, "gpudissect: --out is %zu bytes long; at most %d\n", strlen(optarg),
+                        GD_RUN_OUT_MAX_BYTES - 1);
+                return 2;
+            }
+            out = optarg;
+            break;
         case O_NOPLOTS: plots = 0; break;
         case O_QUIET: quiet = 1; break;
         case O_CHAINED: chained = 1; break;
@@ -141,6 +170,7 @@ int gd_cmd_characterize(int argc, char **argv)
             if (gd_parse_carveout_option(optarg, &carveout) != 0)
                 return 2;
             break;
+        case O_RESUME: return resume_run(optarg);
         case 'h': fputs(help, stdout); return 0;
         case ':': fprintf(stderr, "gpudissect: option '%s' needs a value\n", argv[optind - 1]); return 2;
         default: fprintf(stderr, "gpudissect: unknown option '%s'\n%s", argv[optind - 1], help); return 2;
@@ -157,6 +187,9 @@ int gd_cmd_characterize(int argc, char **argv)
     if (gd_node_spec_is_multi(device))
         return gd_cmd_node_run("characterize", argc, argv, device, out, quiet);
     gd_err err;
+    /* Ctrl-C or SIGTERM from here on: the point in progress finishes, the run
+     * keeps what finished and exits 130 (host/interrupt.c) */
+    gd_interrupt_install();
     gd_suite *suite = calloc(1, sizeof *suite);
     if (!suite || gd_suite_load(suite_name, suite, &err) != 0) {
         free(suite);
@@ -199,7 +232,7 @@ int gd_cmd_characterize(int argc, char **argv)
         have_arch = 1;
     }
 
-    char out_dir[512];
+    char out_dir[GD_RUN_OUT_MAX_BYTES];
     if (out) {
         snprintf(out_dir, sizeof out_dir, "%s", out);
     } else {
@@ -216,6 +249,12 @@ int gd_cmd_characterize(int argc, char **argv)
     }
     if (gd_mkdirs(out_dir, &err) != 0 || !(meta = gd_meta_new(dev, argc, argv, &err)))
         goto out;
+    if (resuming) { /* orphans of a SIGKILL; the meta.json above replaces the old one */
+        int removed = gd_interrupt_remove_temporaries(out_dir, &err);
+        if (removed < 0)
+            goto out;
+        json_object_set_new(meta, "resumed", json_integer(removed));
+    }
     json_object_set_new(meta, "suite", json_string(suite->name));
     json_object_set_new(meta, "compared_with", have_arch ? json_string(arch->path) : json_null());
     if (gd_meta_write(meta, out_dir, &err) != 0)
@@ -227,6 +266,7 @@ int gd_cmd_characterize(int argc, char **argv)
     runner.carveout_percent = carveout;
     runner.jobs = jobs;
     runner.chained = chained;
+    runner.keep_measured = resuming != NULL;
     gd_meta_set_carveout(meta, carveout, runner.kernels);
     gd_characterize_ctx ctx = {
         .runner = &runner,
@@ -235,6 +275,7 @@ int gd_cmd_characterize(int argc, char **argv)
         .progress = quiet ? NULL : stderr,
         .device_l2_bytes = info->l2_bytes,
         .vars = {.size = {[GD_INF_L2] = info->l2_bytes}},
+        .resume = resuming != NULL,
     };
     int rc = gd_characterize(&ctx, meta, &err);
     gd_runner_close(&runner);
@@ -248,6 +289,13 @@ int gd_cmd_characterize(int argc, char **argv)
         goto out;
     if (gd_analyze_run(out_dir, have_arch ? arch : NULL, plots, &err) != 0)
         goto out;
+    if (gd_interrupt_requested()) {
+        fprintf(stderr, "gpudissect: interrupted by %s; the steps that finished are in %s (go on "
+                        "with: gpudissect characterize --resume %s)\n",
+                gd_interrupt_name(gd_interrupt_requested()), out_dir, out_dir);
+        status = GD_EXIT_INTERRUPTED;
+        goto out;
+    }
     printf("%s on %s (suite %s)%s%s\n", info->name, device, suite->name,
            have_arch ? ", compared with " : "", have_arch ? arch->name : "");
     print_levels(&ctx.inference);
@@ -261,11 +309,12 @@ int gd_cmd_characterize(int argc, char **argv)
         status = GD_EXIT_STEPS_FAILED;
     }
 out:
-    if (status && status != GD_EXIT_STEPS_FAILED)
+    if (status && status != GD_EXIT_STEPS_FAILED && status != GD_EXIT_INTERRUPTED)
         gd_report_error(err.msg);
     json_decref(meta);
     free(arch);
     free(suite);
     gd_device_close(dev);
+    gd_interrupt_uninstall();
     return status;
 }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "analysis/results.h"
+#include "host/cli_number.h"
 #include "host/commands.h"
 #include "host/fleet_merge.h"
 #include "host/fleet_slurm.h"
@@ -79,12 +80,24 @@ static int fleet_submit(int argc, char **argv)
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
         case O_SUITE: spec.suite = optarg; break;
-        case O_NODES: spec.nodes = atoi(optarg); break;
-        case O_GPUS: spec.gpus_per_node = atoi(optarg); break;
+        case O_NODES:
+        case O_GPUS:
+        case O_ARRAY: {
+            uint64_t n;
+            if (gd_cli_u64(optarg, 1, 100000, &n) != 0)
+                return usage_error("--nodes, --gpus and --array take a number 1..100000, got",
+                                   optarg);
+            if (c == O_NODES)
+                spec.nodes = (int)n;
+            else if (c == O_GPUS)
+                spec.gpus_per_node = (int)n;
+            else
+                spec.array_size = (int)n;
+            break;
+        }
         case O_PER_GPU: spec.per_gpu = 1; break;
         case O_PARTITION: spec.partition = optarg; break;
         case O_DEVICE: spec.device = optarg; break;
-        case O_ARRAY: spec.array_size = atoi(optarg); break;
         case O_SET:
         case O_TASK_SET:
             if ((c == O_SET ? spec.set_count : spec.task_set_count) == MAX_FLEET_SETS)
@@ -187,7 +200,7 @@ static void count_cards(const char *dir, int *ok, int *failed)
             continue;
         char path[1400];
         snprintf(path, sizeof path, "%s/%s/status.json", dir, ent->d_name);
-        json_t *st = json_load_file(path, 0, NULL);
+        json_t *st = gd_json_load(path, 0, NULL);
         const char *s = json_string_value(json_object_get(st, "status"));
         if (s && !strcmp(s, "ok"))
             (*ok)++;
@@ -205,14 +218,17 @@ static int fleet_status(int argc, char **argv)
     const char *dir = argv[1];
     int wait_s = -1;
     for (int i = 2; i < argc; i++) {
-        if (!strcmp(argv[i], "--wait") && i + 1 < argc)
-            wait_s = atoi(argv[++i]);
-        else
+        uint64_t w;
+        if (!strcmp(argv[i], "--wait") && i + 1 < argc) {
+            if (gd_cli_u64(argv[++i], 0, 1000000, &w) != 0)
+                return usage_error("--wait takes seconds 0..1000000, got", argv[i]);
+            wait_s = (int)w;
+        } else
             return usage_error("unexpected argument", argv[i]);
     }
     char path[1100];
     snprintf(path, sizeof path, "%s/fleet-job.json", dir);
-    json_t *job = json_load_file(path, 0, NULL);
+    json_t *job = gd_json_load(path, 0, NULL);
     const char *job_id = json_string_value(json_object_get(job, "job_id"));
     if (!job_id) {
         json_decref(job);
@@ -272,7 +288,7 @@ static int fleet_merge(int argc, char **argv)
         fprintf(stderr, "gpudissect: warning: no plot: %s\n", sum.plot_note);
     char path[1100];
     snprintf(path, sizeof path, "%s/fleet.json", argv[1]);
-    json_t *doc = json_load_file(path, 0, NULL);
+    json_t *doc = gd_json_load(path, 0, NULL);
     size_t i;
     json_t *o;
     json_array_foreach(json_object_get(doc, "outliers"), i, o)

@@ -89,12 +89,9 @@ int gd_cmd_infer(int argc, char **argv)
     gd_err err;
     char path[1100];
     snprintf(path, sizeof path, "%s/meta.json", run);
-    json_error_t jerr;
-    json_t *meta = json_load_file(path, 0, &jerr);
-    if (!meta) {
-        snprintf(err.msg, sizeof err.msg, "%s:%d: %s", path, jerr.line, jerr.text);
+    json_t *meta = gd_json_load(path, 0, &err);
+    if (!meta)
         return gd_report_error(err.msg);
-    }
     const json_t *device = json_object_get(meta, "device");
     const json_t *probes = json_object_get(meta, "probes");
     gd_inference inf;

@@ -11,8 +11,10 @@
 #include "analysis/curve_samples.h"
 #include "analysis/results.h"
 #include "host/adaptive.h"
+#include "host/cli_number.h"
 #include "host/commands.h"
 #include "host/device_registry.h"
+#include "host/interrupt.h"
 #include "host/lsu_trace.h"
 #include "host/meta.h"
 #include "host/runner.h"
@@ -149,28 +151,28 @@ static int parse_args(int argc, char **argv, run_args *a, const char *help, int 
                 return 2;
             }
             break;
-        case O_SEED: {
-            char *end;
-            errno = 0;
-            a->opts.seed = strtoull(optarg, &end, 0);
-            if (*end || errno) {
-                fprintf(stderr, "gpudissect: --seed must be a number, got '%s'\n", optarg);
+        case O_SEED:
+            if (gd_cli_u64(optarg, 0, UINT64_MAX, &a->opts.seed) != 0) {
+                fprintf(stderr, "gpudissect: --seed must be a whole number 0..2^64-1, got '%s'\n",
+                        optarg);
                 return 2;
             }
             break;
-        }
-        case O_VARIANT: snprintf(a->opts.variant, sizeof a->opts.variant, "%s", optarg); break;
-        case O_SAMPLES: {
-            char *end;
-            errno = 0;
-            unsigned long s = strtoul(optarg, &end, 10);
-            if (*end || errno || s == 0 || s > 1u << 20) {
-                fprintf(stderr, "gpudissect: --samples must be a positive number, got '%s'\n", optarg);
+        case O_VARIANT:
+            if (strlen(optarg) >= sizeof a->opts.variant) {
+                fprintf(stderr, "gpudissect: --variant '%.40s...' is too long\n", optarg);
                 return 2;
             }
-            a->opts.samples = (uint32_t)s;
+            snprintf(a->opts.variant, sizeof a->opts.variant, "%s", optarg);
             break;
-        }
+        case O_SAMPLES:
+            if (gd_cli_u64(optarg, 1, 1u << 20, &v) != 0) {
+                fprintf(stderr, "gpudissect: --samples must be a number 1..%u, got '%s'\n", 1u << 20,
+                        optarg);
+                return 2;
+            }
+            a->opts.samples = (uint32_t)v;
+            break;
         case O_SET:
             if (a->override_count == MAX_OVERRIDES) {
                 fprintf(stderr, "gpudissect: too many --set options\n");
@@ -178,7 +180,16 @@ static int parse_args(int argc, char **argv, run_args *a, const char *help, int 
             }
             a->overrides[a->override_count++] = optarg;
             break;
-        case O_OUT: a->out = optarg; break;
+        case O_OUT:
+            if (strlen(optarg) >= GD_RUN_OUT_MAX_BYTES) {
+                /* the run's files are named in buffers of this size: a longer
+                 * path would be cut and the run would write elsewhere */
+                fprintf(stderr, "gpudissect: --out is %zu bytes long; at most %d\n", strlen(optarg),
+                        GD_RUN_OUT_MAX_BYTES - 1);
+                return 2;
+            }
+            a->out = optarg;
+            break;
         case O_QUIET: a->quiet = 1; break;
         case O_CHAINED: a->chained = 1; break;
         case 'j':
@@ -193,17 +204,14 @@ static int parse_args(int argc, char **argv, run_args *a, const char *help, int 
                 return 2;
             break;
         case O_TRACE: a->trace = 1; break;
-        case O_TRACE_LIMIT: {
-            char *end;
-            errno = 0;
-            a->trace_limit = strtoull(optarg, &end, 10);
-            if (*end || errno || a->trace_limit == 0 || optarg[0] == '-') {
+        case O_TRACE_LIMIT:
+            if (gd_cli_u64(optarg, 1, UINT64_MAX, &v) != 0) {
                 fprintf(stderr, "gpudissect: --trace-limit must be a positive number, got '%s'\n",
                         optarg);
                 return 2;
             }
+            a->trace_limit = v;
             break;
-        }
         case O_POINT: a->point = optarg; break;
         case O_TIMER:
             if (!is_emit || (strcmp(optarg, "clock32") && strcmp(optarg, "clock64"))) {
@@ -295,7 +303,7 @@ int gd_cmd_run(int argc, char **argv)
         gd_sweep_free(&sweep);
         return gd_report_error(err.msg);
     }
-    char out_dir[512];
+    char out_dir[GD_RUN_OUT_MAX_BYTES];
     if (a.out)
         snprintf(out_dir, sizeof out_dir, "%s", a.out);
     else
@@ -310,6 +318,7 @@ int gd_cmd_run(int argc, char **argv)
     runner.chained = a.chained;
     gd_curve_init(&curve, probe->name, probe, &a.opts);
     int status = 1;
+    gd_interrupt_install(); /* Ctrl-C: the point being written finishes, the CSV keeps the rest */
     if (a.trace && gd_lsu_trace_start(dev, a.trace_limit ? a.trace_limit
                                                           : GD_LSU_TRACE_DEFAULT_LIMIT,
                                       &trace, &err) != 0)
@@ -391,8 +400,11 @@ int gd_cmd_run(int argc, char **argv)
     printf("%s\n", out_dir);
     status = 0;
 out:
+    if (status && gd_interrupt_requested())
+        status = GD_EXIT_INTERRUPTED; /* the CSV holds every point that finished */
     if (status)
         gd_report_error(err.msg);
+    gd_interrupt_uninstall();
     if (trace) {
         gd_err ignored;
         gd_lsu_trace_finish(trace, out_dir, NULL, &ignored);
@@ -414,7 +426,9 @@ int gd_cmd_emit(int argc, char **argv)
     const gd_probe *probe = find_probe(a.probe);
     if (!probe)
         return 2;
-    uint64_t point = 1024;
+    /* without --point: the probe's own representative point (1024 is outside
+     * the range of const_bcast, coalesce, pchase_fine, resv_stall, ...) */
+    uint64_t point = probe->example_point ? probe->example_point : 1024;
     if (a.point && gd_parse_bytes(a.point, &point)) {
         fprintf(stderr, "gpudissect: --point must be a number or size, got '%s'\n", a.point);
         return 2;

@@ -5,15 +5,15 @@
  * main.c dispatches to, do not call back into it.
  */
 #include "host/commands.h"
+#include "host/cli_number.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
 int gd_parse_carveout_option(const char *text, int *out)
 {
-    char *end = NULL;
-    long v = strtol(text, &end, 10);
-    if (!*text || *end || v < 0 || v > 100) {
+    uint64_t v;
+    if (gd_cli_u64(text, 0, 100, &v) != 0) { /* digits: not " 5", "+5" or "5%" */
         fprintf(stderr, "gpudissect: --carveout takes a percentage 0..100 (of the largest "
                         "shared-memory size; 0 = the most L1), got '%s'\n",
                 text);

@@ -12,6 +12,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* An error is one line, whatever a user's input put into it: a CR or LF of a
+ * value it quotes (a CRLF file, a --set argument) would split it, an escape
+ * would reach the terminal.  Control characters become '?'. */
+static void one_line(char *msg)
+{
+    for (char *c = msg; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = '?';
+}
+
 int gd_fail(gd_err *err, const char *fmt, ...)
 {
     if (err) {
@@ -19,6 +29,7 @@ int gd_fail(gd_err *err, const char *fmt, ...)
         va_start(ap, fmt);
         vsnprintf(err->msg, sizeof err->msg, fmt, ap);
         va_end(ap);
+        one_line(err->msg);
     }
     return -1;
 }
@@ -45,6 +56,7 @@ int gd_fail_prefix(gd_err *err, const char *fmt, ...)
             ol = rest;
         memcpy(err->msg + n + 2, old, ol);
         err->msg[n + 2 + ol] = 0;
+        one_line(err->msg);
     }
     return -1;
 }

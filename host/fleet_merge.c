@@ -104,7 +104,7 @@ static json_t *load_json(const char *dir, const char *file)
     struct stat st;
     if (stat(path, &st) != 0)
         return NULL;
-    return json_load_file(path, 0, NULL);
+    return gd_json_load(path, 0, NULL);
 }
 
 static const char *str_field(const json_t *o, const char *key)

@@ -305,7 +305,7 @@ static int write_device_status(const gd_node_device *d, const char *dir, const c
     snprintf(path, sizeof path, "%s/status.json", dir);
     int rc = gd_write_json_atomic(path, status, err);
     snprintf(path, sizeof path, "%s/meta.json", dir);
-    json_t *meta = rc == 0 && access(path, R_OK) == 0 ? json_load_file(path, JSON_PRESERVE_ORDER, NULL)
+    json_t *meta = rc == 0 && access(path, R_OK) == 0 ? gd_json_load(path, JSON_PRESERVE_ORDER, NULL)
                                                       : NULL;
     if (meta && json_is_object(meta)) {
         json_object_set(meta, "node_run", status);

@@ -15,6 +15,7 @@
 #include "analysis/arch.h"
 #include "analysis/results.h"
 #include "host/cuda_device.h"
+#include "host/interrupt.h"
 #include "host/jit_check.h"
 #include "host/kernel_record.h"
 #include "kernels/timer.h"
@@ -22,11 +23,10 @@
 /* ------------------------------------------------------------------------- */
 /* Sweeps                                                                    */
 
+/* Appends a point; duplicates are removed once, after sorting (gd_sweep_parse):
+ * a search here made building a sweep quadratic in its points. */
 static int sweep_add(gd_sweep *s, size_t *cap, uint64_t v)
 {
-    for (size_t i = 0; i < s->count; i++)
-        if (s->points[i] == v)
-            return 0;
     if (s->count == *cap) {
         size_t nc = *cap ? *cap * 2 : 32;
         uint64_t *np = realloc(s->points, nc * sizeof *np);
@@ -45,10 +45,24 @@ static int cmp_u64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* v to the nearest multiple of g (at least g); rounds down where rounding up
+ * would pass 2^64 */
 static uint64_t snap(uint64_t v, uint64_t g)
 {
-    uint64_t s = (v + g / 2) / g * g;
+    uint64_t s = v > UINT64_MAX - g / 2 ? v / g * g : (v + g / 2) / g * g;
     return s < g ? g : s;
+}
+
+/* A double sweep value as an integer in [lo, hi]: no conversion of a value
+ * outside uint64_t's range (undefined behaviour) */
+static uint64_t clamp_point(double v, uint64_t lo, uint64_t hi)
+{
+    double r = floor(v + 0.5);
+    if (!(r >= (double)lo))
+        return lo;
+    if (r >= 0x1p64 || (uint64_t)r > hi)
+        return hi;
+    return (uint64_t)r;
 }
 
 #define SWEEP_MAX_POINTS 100000
@@ -60,7 +74,10 @@ int gd_sweep_parse(const char *spec, uint64_t granularity, gd_sweep *out, gd_err
         granularity = 1;
     char buf[128];
     if (snprintf(buf, sizeof buf, "%s", spec) >= (int)sizeof buf)
-        return gd_fail(err, "sweep '%s': too long", spec);
+        return gd_fail(err, "sweep '%.40s...': too long", spec);
+    for (const char *c = spec; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f) /* never echoed: the error stays one line */
+            return gd_fail(err, "sweep: a control character at offset %zu", (size_t)(c - spec));
     char *parts[3] = {buf, NULL, NULL};
     int n = 1;
     for (char *p = buf; *p && n < 4; p++) {
@@ -78,6 +95,10 @@ int gd_sweep_parse(const char *spec, uint64_t granularity, gd_sweep *out, gd_err
         return gd_fail(err, "sweep '%s': FROM and TO must be sizes like 1KiB or 8MiB", spec);
     if (from == 0 || to < from)
         return gd_fail(err, "sweep '%s': need 0 < FROM <= TO", spec);
+    if (granularity > to)
+        return gd_fail(err, "sweep '%s': every point is a multiple of %llu bytes (the stride or the "
+                            "probe's granularity), larger than TO",
+                       spec, (unsigned long long)granularity);
     size_t cap = 0;
     int rc = 0;
     if (n == 2) {
@@ -94,8 +115,10 @@ int gd_sweep_parse(const char *spec, uint64_t granularity, gd_sweep *out, gd_err
             return gd_fail(err, "sweep '%s': +STEP must be a positive size", spec);
         if ((to - from) / step + 1 > SWEEP_MAX_POINTS)
             return gd_fail(err, "sweep '%s': more than %d points", spec, SWEEP_MAX_POINTS);
-        for (uint64_t v = from; v <= to && rc == 0; v += step)
-            rc = sweep_add(out, &cap, snap(v, granularity));
+        /* from + i * step <= to for every i below: no sum can wrap past 2^64 */
+        uint64_t count = (to - from) / step + 1;
+        for (uint64_t i = 0; i < count && rc == 0; i++)
+            rc = sweep_add(out, &cap, snap(from + i * step, granularity));
     } else {
         char *end;
         errno = 0;
@@ -106,7 +129,7 @@ int gd_sweep_parse(const char *spec, uint64_t granularity, gd_sweep *out, gd_err
         double ratio = pow((double)to / (double)from, 1.0 / (double)(steps - 1));
         for (unsigned long i = 0; i < steps && rc == 0; i++) {
             double v = (double)from * pow(ratio, (double)i);
-            rc = sweep_add(out, &cap, snap(i + 1 == steps ? to : (uint64_t)llround(v), granularity));
+            rc = sweep_add(out, &cap, snap(i + 1 == steps ? to : clamp_point(v, from, to), granularity));
         }
     }
     if (rc != 0) {
@@ -114,6 +137,11 @@ int gd_sweep_parse(const char *spec, uint64_t granularity, gd_sweep *out, gd_err
         return gd_fail(err, "sweep: out of memory");
     }
     qsort(out->points, out->count, sizeof *out->points, cmp_u64);
+    size_t kept = 0;
+    for (size_t i = 0; i < out->count; i++)
+        if (kept == 0 || out->points[i] != out->points[kept - 1])
+            out->points[kept++] = out->points[i];
+    out->count = kept;
     return 0;
 }
 
@@ -559,6 +587,11 @@ static void record_clock(gd_runner *r, const gd_curve *curve)
 int gd_runner_has_kernel(gd_runner *r, const gd_curve *curve, uint64_t x, int *has, gd_err *err)
 {
     const gd_probe *probe = curve->probe;
+    if (gd_interrupt_requested()) /* before the point: the last one's write has finished */
+        return gd_fail(err, "%s: interrupted by %s", curve->label,
+                       gd_interrupt_name(gd_interrupt_requested()));
+    if (r->keep_measured && gd_curve_find(curve, x)) /* --resume: measured before */
+        return 0;
     gd_probe_plan plan;
     if (probe->plan(&curve->opts, gd_device_get_info(r->dev), x, &plan, err) != 0)
         return gd_fail_prefix(err, "%s %s=%llu", curve->label, probe->sweep_name,

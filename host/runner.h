@@ -32,9 +32,14 @@ typedef struct gd_sweep {
 int gd_sweep_parse(const char *spec, uint64_t granularity, gd_sweep *out, gd_err *err);
 void gd_sweep_free(gd_sweep *sweep);
 
+/* The longest results directory a run takes (with its NUL); the CLI refuses a
+ * longer --out with a one-line error rather than cutting it. */
+#define GD_RUN_OUT_MAX_BYTES 512
+
 typedef struct gd_runner {
     gd_device *dev;
-    char out_dir[512];        /* empty: write no files */
+    char out_dir[GD_RUN_OUT_MAX_BYTES]; /* empty: write no files */
+    int keep_measured;        /* --resume: a point the curve already has is not measured */
     FILE *progress;           /* NULL: quiet */
     gd_kernel *kernel;        /* the last kernel loaded, reused while the PTX is the same */
     char *kernel_ptx;

@@ -15,6 +15,7 @@
 
 #include "analysis/arch.h"
 #include "analysis/results.h"
+#include "host/cli_number.h"
 
 const char *gd_suite_dir(void)
 {
@@ -229,6 +230,9 @@ static int parse_sum(expr_ctx *c, uint64_t *v)
 
 int gd_suite_eval(const char *expr, const gd_suite_vars *vars, uint64_t *out, gd_err *err)
 {
+    for (const char *q = expr; *q; q++)
+        if ((unsigned char)*q < 0x20 || *q == 0x7f) /* never echoed: errors stay one line */
+            return gd_fail(err, "expression: a control character at offset %zu", (size_t)(q - expr));
     expr_ctx c = {.p = expr, .text = expr, .vars = vars, .err = err};
     if (parse_sum(&c, out))
         return -1;
@@ -330,23 +334,20 @@ static int parse_step(char *text, const char *path, int line, gd_suite_step *st,
             if (copy_expr(st->stride, val, path, line, "stride", err))
                 return -1;
         } else if (!strcmp(opt, "--variant")) {
+            if (strlen(val) >= sizeof st->opts.variant)
+                return gd_fail(err, "%s:%d: --variant is too long", path, line);
             snprintf(st->opts.variant, sizeof st->opts.variant, "%s", val);
         } else if (!strcmp(opt, "--pattern")) {
             if (strcmp(val, "seq") && strcmp(val, "random"))
                 return gd_fail(err, "%s:%d: --pattern must be seq or random", path, line);
             st->opts.random_order = !strcmp(val, "random");
         } else if (!strcmp(opt, "--seed")) {
-            char *end;
-            errno = 0;
-            st->opts.seed = strtoull(val, &end, 0);
-            if (*end || errno)
+            if (gd_cli_u64(val, 0, UINT64_MAX, &st->opts.seed) != 0)
                 return gd_fail(err, "%s:%d: bad --seed '%s'", path, line, val);
         } else if (!strcmp(opt, "--samples")) {
-            char *end;
-            errno = 0;
-            unsigned long s = strtoul(val, &end, 10);
-            if (*end || errno || !s)
-                return gd_fail(err, "%s:%d: bad --samples '%s'", path, line, val);
+            uint64_t s;
+            if (gd_cli_u64(val, 1, 1u << 20, &s) != 0)
+                return gd_fail(err, "%s:%d: bad --samples '%s' (1..1048576)", path, line, val);
             st->opts.samples = (uint32_t)s;
         } else if (!strcmp(opt, "--carveout")) {
             char list[GD_SUITE_EXPR_BYTES];

@@ -34,7 +34,7 @@ static inline uint8_t *sim_devmem_translate(sim_devmem *m, uint64_t addr, uint64
 {
     if (m->count) {
         sim_alloc *a = &m->allocs[m->last_hit];
-        if (addr >= a->base && addr + bytes <= a->base + a->size && addr + bytes >= addr)
+        if (addr >= a->base && addr - a->base <= a->size && bytes <= a->size - (addr - a->base))
             return a->data + (addr - a->base);
     }
     size_t lo = 0, hi = m->count;
@@ -47,7 +47,8 @@ static inline uint8_t *sim_devmem_translate(sim_devmem *m, uint64_t addr, uint64
     }
     if (lo < m->count) {
         sim_alloc *a = &m->allocs[lo];
-        if (addr >= a->base && addr + bytes <= a->base + a->size && addr + bytes >= addr) {
+        /* no `addr + bytes`: it wraps for an address near 2^64 */
+        if (addr >= a->base && addr - a->base <= a->size && bytes <= a->size - (addr - a->base)) {
             m->last_hit = lo;
             return a->data + (addr - a->base);
         }

@@ -210,13 +210,21 @@ static uint64_t convert(ptx_type dt, ptx_type st, uint64_t v)
         d = nearbyint(d);
         if (isnan(d))
             return 0;
+        /* PTX saturates float-to-integer conversions to the destination's range.
+         * Compare against the powers of two (exact in a double): 2^63 - 1 is not
+         * representable and rounds up to 2^63, which no int64 can hold. */
         if (ptx_type_is_signed(dt)) {
-            double lo = -ldexp(1.0, (int)db - 1), hi = ldexp(1.0, (int)db - 1) - 1;
-            d = d < lo ? lo : d > hi ? hi : d;
+            double lim = ldexp(1.0, (int)db - 1);
+            if (d >= lim)
+                return trunc_bits(((uint64_t)1 << (db - 1)) - 1, db);
+            if (d < -lim)
+                return trunc_bits((uint64_t)1 << (db - 1), db);
             return trunc_bits((uint64_t)(int64_t)d, db);
         }
-        double hi = ldexp(1.0, (int)db) - 1;
-        d = d < 0 ? 0 : d > hi ? hi : d;
+        if (d >= ldexp(1.0, (int)db))
+            return trunc_bits(~(uint64_t)0, db);
+        if (d < 0)
+            return 0;
         return trunc_bits((uint64_t)d, db);
     }
     if (dt == PT_F32 || dt == PT_F64) {
@@ -239,6 +247,7 @@ static uint64_t alu_int(const ptx_insn *in, uint64_t a, uint64_t b, uint64_t c, 
     case OP_MAD: {
         uint64_t r;
         if (in->mulmode == MM_WIDE) {
+            /* the parser admits .wide for 16/32-bit types only: the product fits */
             if (sgn)
                 r = (uint64_t)(sext_bits(a, bits) * sext_bits(b, bits));
             else
@@ -289,8 +298,9 @@ static uint64_t alu_int(const ptx_insn *in, uint64_t a, uint64_t b, uint64_t c, 
     }
     case OP_NEG: return trunc_bits((uint64_t)0 - a, bits);
     case OP_ABS: {
+        /* unsigned negation: abs of the most negative value is itself, as in PTX */
         int64_t x = sext_bits(a, bits);
-        return trunc_bits((uint64_t)(x < 0 ? -x : x), bits);
+        return trunc_bits(x < 0 ? (uint64_t)0 - (uint64_t)x : (uint64_t)x, bits);
     }
     case OP_AND: return t == PT_PRED ? (a & b & 1) : trunc_bits(a & b, bits);
     case OP_OR: return t == PT_PRED ? ((a | b) & 1) : trunc_bits(a | b, bits);
@@ -472,16 +482,18 @@ static uint8_t *resolve(sim_engine *e, sim_warp *w, const ptx_insn *in, uint64_t
     case SP_GLOBAL:
         p = sim_devmem_translate(e->mem, addr, size);
         break;
+    /* `addr <= bound && size <= bound - addr`: never `addr + size`, which wraps
+     * for an address near 2^64 and passes the check */
     case SP_SHARED:
-        if (addr + size <= w->cta->shared_bytes)
+        if (addr <= w->cta->shared_bytes && size <= w->cta->shared_bytes - addr)
             p = w->cta->shared + addr;
         break;
     case SP_PARAM:
-        if (addr + size <= l->kernel->param_bytes)
+        if (addr <= l->kernel->param_bytes && size <= l->kernel->param_bytes - addr)
             p = (uint8_t *)(uintptr_t)(l->params + addr);
         break;
     case SP_CONST:
-        if (addr + size <= l->const_bytes)
+        if (addr <= l->const_bytes && size <= l->const_bytes - addr)
             p = (uint8_t *)(uintptr_t)(l->const_bank + addr);
         break;
     default:

@@ -88,8 +88,9 @@ int sim_memsys_create(sim_engine *e, gd_err *err)
     ms->req_free = ms->load_free = ms->msg_free = -1;
     ms->l1_to_l2_cycles = l2->latency_cycles - l1->latency_cycles;
     ms->l2_to_dram_cycles = a->level[GD_DRAM].latency_cycles - l2->latency_cycles;
-    if (sim_cache_init(&ms->l2, l2, a->gpu.seed * 2654435761u + 17, err) ||
-        mshr_init(&ms->l2_mshr, l2->mshr_entries, l2->mshr_merge) || ring_init(&ms->l2_input, 0) ||
+    if (sim_cache_init(&ms->l2, l2, a->gpu.seed * 2654435761u + 17, err))
+        return -1; /* its own message: geometry or memory */
+    if (mshr_init(&ms->l2_mshr, l2->mshr_entries, l2->mshr_merge) || ring_init(&ms->l2_input, 0) ||
         ring_init(&ms->dram_queue, 0))
         return gd_fail(err, "sim: out of memory for the L2");
     /* below the L1: slices (slice 0 is the L2 above), TLBs, DRAM channels */

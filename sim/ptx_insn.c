@@ -294,6 +294,10 @@ int ptx_parse_instruction(lexer *lx, kparse *kp)
         ptx_operand dummy;
         if (parse_operand(lx, kp, PT_NONE, &dummy, 1, &slot))
             return -1;
+        if (dummy.kind != OK_NONE) /* a register, number or address: not a label */
+            return lex_fail(lx, line, "'%s': the target must be a label (indirect branches are "
+                                      "not in the subset)",
+                            full);
         in->target = slot; /* label index; resolved at the end of the kernel */
     }
     if (ndst) {
@@ -349,6 +353,10 @@ int ptx_parse_instruction(lexer *lx, kparse *kp)
         if (in->src[0].kind != OK_IMM || in->src[0].imm != 0)
             return lex_fail(lx, line, "'%s': only barrier 0 is supported", full);
     }
+    if (in->mulmode == MM_WIDE && ptx_type_bits((ptx_type)in->type) > 32)
+        return lex_fail(lx, line, "'%s': PTX defines .wide for 16- and 32-bit integers only", full);
+    if (in->mulmode == MM_WIDE && (op != OP_MUL && op != OP_MAD))
+        return lex_fail(lx, line, "'%s': .wide needs mul or mad", full);
     if (op == OP_FMA && !ptx_type_is_float((ptx_type)in->type))
         return lex_fail(lx, line, "'%s': fma needs .f32 or .f64", full);
     if ((op == OP_DIV || op == OP_REM) && ptx_type_is_float((ptx_type)in->type) && op == OP_REM)

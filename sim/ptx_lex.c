@@ -234,9 +234,9 @@ int ptx_parse_number(const char *text, int negative, ptx_type type, int64_t *out
         end++;
     if (*end || errno)
         return -1;
-    int64_t sv = (int64_t)v;
-    if (negative)
-        sv = -sv;
+    /* two's complement negation in unsigned arithmetic: -0x8000000000000000 is
+     * INT64_MIN, and no input overflows */
+    int64_t sv = (int64_t)(negative ? (uint64_t)0 - (uint64_t)v : (uint64_t)v);
     if (type == PT_F32) {
         float f = (float)sv;
         uint32_t bits;

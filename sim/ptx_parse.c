@@ -21,6 +21,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Bounds that keep the offset arithmetic below in 32 bits: PTX's own limit on
+ * kernel parameters is 32764 bytes (CUDA 12.1+; 4 KiB before), and no state
+ * space of the subset is larger than 1 MiB. */
+#define PTX_MAX_PARAM_BYTES 32764u
+#define PTX_MAX_ALIGN_BYTES 4096u
+#define PTX_MAX_ARRAY_ELEMS (1ll << 20)
+
 /* ------------------------------------------------------------------------- */
 /* Per-kernel symbol tables                                                  */
 
@@ -90,7 +97,12 @@ static int parse_align_and_type(lexer *lx, uint32_t *align, ptx_type *type)
             lex_next(lx);
             if (lx->cur.kind != T_NUM)
                 return lex_fail(lx, lx->cur.line, "'.align' needs a number");
-            *align = (uint32_t)strtoul(lx->cur.text, NULL, 0);
+            errno = 0;
+            unsigned long a = strtoul(lx->cur.text, NULL, 0);
+            if (errno || a == 0 || (a & (a - 1)) || a > PTX_MAX_ALIGN_BYTES)
+                return lex_fail(lx, lx->cur.line, "'.align' must be a power of two up to %u, got '%s'",
+                                PTX_MAX_ALIGN_BYTES, lx->cur.text);
+            *align = (uint32_t)a;
             lex_next(lx);
             continue;
         }
@@ -122,7 +134,10 @@ static int parse_var_name(lexer *lx, char *name, size_t name_bytes, int64_t *cou
         } else {
             if (lx->cur.kind != T_NUM)
                 return lex_fail(lx, lx->cur.line, "array size must be a number");
+            errno = 0;
             *count = strtoll(lx->cur.text, NULL, 0);
+            if (errno || *count > PTX_MAX_ARRAY_ELEMS)
+                return lex_fail(lx, lx->cur.line, "array size '%s' is too large", lx->cur.text);
             if (*count <= 0)
                 return lex_fail(lx, lx->cur.line, "array size must be positive");
             lex_next(lx);
@@ -249,6 +264,8 @@ static int parse_params(lexer *lx, kparse *kp)
         uint32_t elem = ptx_type_bits(t) / 8;
         if (!elem)
             return lex_fail(lx, lx->cur.line, "bad parameter type");
+        if (count > (int64_t)(PTX_MAX_PARAM_BYTES / elem))
+            return lex_fail(lx, lx->cur.line, "parameter '%s' is too large", name);
         uint32_t size = elem * (uint32_t)(count > 0 ? count : 1);
         if (!align)
             align = elem;
@@ -257,6 +274,8 @@ static int parse_params(lexer *lx, kparse *kp)
         ptx_param *p = &k->params[k->param_count++];
         snprintf(p->name, sizeof p->name, "%s", name);
         k->param_bytes = align_up(k->param_bytes, align);
+        if (k->param_bytes + size > PTX_MAX_PARAM_BYTES)
+            return lex_fail(lx, lx->cur.line, "the parameters exceed %u bytes", PTX_MAX_PARAM_BYTES);
         p->offset = k->param_bytes;
         p->size = size;
         k->param_bytes += size;
@@ -347,10 +366,11 @@ static int parse_kernel_body(lexer *lx, kparse *kp)
             return lex_fail(lx, l->line, "branch to undefined label %s", l->name);
         in->target = (uint32_t)l->index;
     }
-    if (k->insn_count == 0 || (k->insns[k->insn_count - 1].op != OP_RET &&
-                               k->insns[k->insn_count - 1].op != OP_EXIT &&
-                               k->insns[k->insn_count - 1].op != OP_BRA)) {
-        /* falling off the end of a kernel exits, as on a GPU: add an implicit ret */
+    const ptx_insn *last = k->insn_count ? &k->insns[k->insn_count - 1] : NULL;
+    if (!last || last->guard != PTX_NO_REG ||
+        (last->op != OP_RET && last->op != OP_EXIT && last->op != OP_BRA)) {
+        /* falling off the end of a kernel exits, as on a GPU: add an implicit ret
+         * (also after a guarded ret/exit/bra, whose lanes that skip it fall off) */
         GROW(k->insns, k->insn_count, kp->insn_cap);
         ptx_insn *in = &k->insns[k->insn_count++];
         memset(in, 0, sizeof *in);

@@ -23,6 +23,8 @@ typedef struct ring {
 static inline int ring_init(ring *r, uint32_t limit)
 {
     uint32_t cap = 64;
+    if (limit > (1u << 24)) /* the doubling below would wrap to 0 and never end */
+        return -1;
     while (cap < limit)
         cap *= 2;
     r->buf = malloc(cap * sizeof *r->buf);

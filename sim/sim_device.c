@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "analysis/arch.h"
+#include "sim/launch_bound.h"
 #include "sim/engine.h"
 #include "sim/sim_device.h"
 
@@ -201,6 +202,8 @@ static int simdev_launch(gd_device *dev, gd_kernel *kernel, const gd_launch *lau
     if (launch->param_count != pk->param_count)
         return gd_fail(err, "sim: kernel %s takes %u parameters, the launch passes %u", pk->name,
                        pk->param_count, launch->param_count);
+    if (sim_launch_check_bound(&d->arch, pk, launch, err) != 0)
+        return -1;
     uint8_t *params = calloc(1, pk->param_bytes ? pk->param_bytes : 1);
     if (!params)
         return gd_fail(err, "sim: out of memory");

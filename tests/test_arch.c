@@ -197,7 +197,7 @@ static void test_cn110457238_embodiment(void **state)
     assert_non_null(strstr(err.msg, "'pipelined_issue' must be true or false"));
     const char *ports[] = {"L1D.fifo_tail_ports=3"};
     assert_int_equal(gd_arch_load(path, ports, 1, &a, &err), -1);
-    assert_non_null(strstr(err.msg, "fifo_tail_ports must be 1 or 2"));
+    assert_non_null(strstr(err.msg, "fifo_tail_ports = 3 is outside 1..2"));
     const char *wrong_level[] = {"L2.reorder=true"};
     assert_int_equal(gd_arch_load(path, wrong_level, 1, &a, &err), -1);
     assert_non_null(strstr(err.msg, "unknown key 'reorder' in [L2]"));

@@ -1,0 +1,225 @@
+/* test_interrupt.c -- characterize stopped at random moments (issue 15).
+ *
+ * A real `gpudissect characterize` child on sim:tiny, signalled after a random
+ * delay (seeded, so a failure repeats): SIGINT must end it with 130 (or 0 if
+ * it had finished), leave no "*.tmp.*", a meta.json that says "interrupted",
+ * an inferred.json and a report.md, and every file whole (JSON that parses,
+ * CSV whose rows all have the header's columns).  SIGKILL cannot be caught:
+ * the files must still be whole (atomic writes), and `--resume` must remove
+ * the orphan temporaries and finish the run.  A resumed run reads finished
+ * steps back instead of measuring them: their CSV is the same file after.
+ */
+#include "tests/testing.h"
+
+#include <dirent.h>
+#include <jansson.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "analysis/results.h"
+
+#define TRIALS_SIGINT 6
+#define TRIALS_SIGKILL 4
+
+/* Runs gpudissect ARGS... with stdout/stderr to /dev/null; signals it with
+ * `signo` after delay_us (0: never); returns the exit status, 256+N for a
+ * death by signal N (130 is only ever the status the run chose). */
+static int run_and_signal(char *const args[], int signo, long delay_us)
+{
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        freopen("/dev/null", "w", stdout);
+        freopen("/dev/null", "w", stderr);
+        execv(gd_test_binary(), args);
+        _exit(127);
+    }
+    if (signo) {
+        struct timespec ts = {delay_us / 1000000, (delay_us % 1000000) * 1000};
+        nanosleep(&ts, NULL);
+        kill(pid, signo);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 256 + WTERMSIG(status);
+}
+
+/* Every row of a CSV has the header's number of fields, and ends in '\n'. */
+static void check_csv(const char *path)
+{
+    size_t len = 0;
+    gd_err err;
+    char *text = gd_read_file(path, &len, &err);
+    if (!text)
+        fail_msg("%s", err.msg);
+    if (len && text[len - 1] != '\n')
+        fail_msg("%s: last line is torn", path);
+    int columns = -1, line = 0;
+    for (char *save = NULL, *row = strtok_r(text, "\n", &save); row; row = strtok_r(NULL, "\n", &save)) {
+        line++;
+        int fields = 1;
+        for (const char *c = row; *c; c++)
+            fields += *c == ',';
+        if (columns < 0)
+            columns = fields;
+        else if (fields != columns)
+            fail_msg("%s:%d: %d fields, the header has %d", path, line, fields, columns);
+    }
+    free(text);
+}
+
+/* Every file of DIR whole; returns the number of "*.tmp.*" orphans. */
+static int check_files(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0; /* killed before it made its directory */
+    int orphans = 0;
+    struct dirent *ent;
+    while ((ent = readdir(d))) {
+        const char *n = ent->d_name;
+        char path[1200];
+        snprintf(path, sizeof path, "%s/%s", dir, n);
+        size_t len = strlen(n);
+        if (strstr(n, ".tmp.")) {
+            orphans++;
+        } else if (len > 5 && !strcmp(n + len - 5, ".json")) {
+            json_error_t jerr;
+            json_t *doc = json_load_file(path, 0, &jerr);
+            if (!doc)
+                fail_msg("%s:%d: not whole JSON: %s", path, jerr.line, jerr.text);
+            json_decref(doc);
+        } else if (len > 4 && !strcmp(n + len - 4, ".csv")) {
+            check_csv(path);
+        }
+    }
+    closedir(d);
+    return orphans;
+}
+
+static int file_exists(const char *dir, const char *name)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return access(path, R_OK) == 0;
+}
+
+static long random_delay_us(unsigned *seed)
+{
+    /* a full quick suite on sim:tiny takes about 1.5 s: stop it anywhere in it */
+    return 20000 + (long)(rand_r(seed) % 1500000);
+}
+
+static void test_sigint_at_random_moments(void **state)
+{
+    (void)state;
+    unsigned seed = 15;
+    char *tmp = gd_test_tmpdir();
+    int interrupted = 0;
+    for (int i = 0; i < TRIALS_SIGINT; i++) {
+        char out[1100];
+        snprintf(out, sizeof out, "%s/int%d", tmp, i);
+        char *args[] = {"gpudissect", "characterize", "--device", "sim:tiny", "--no-plots",
+                        "--out", out, NULL};
+        int signo = i % 3 == 2 ? SIGTERM : SIGINT; /* a batch system's stop, too */
+        int rc = run_and_signal(args, signo, random_delay_us(&seed));
+        if (rc == 256 + signo && access(out, F_OK) != 0)
+            continue; /* a loaded machine: the signal came before the handler, and before
+                       * the run had made anything */
+        if (rc != 0 && rc != 130)
+            fail_msg("trial %d: exit %d after signal %d (expected 130, or 0 when it had finished)", i,
+                     rc, signo);
+        assert_int_equal(check_files(out), 0); /* no orphan temporaries */
+        if (rc == 130) {
+            interrupted++;
+            char path[1200];
+            snprintf(path, sizeof path, "%s/meta.json", out);
+            json_t *meta = json_load_file(path, 0, NULL);
+            assert_non_null(meta);
+            assert_string_equal(json_string_value(json_object_get(meta, "interrupted")),
+                                signo == SIGINT ? "SIGINT" : "SIGTERM");
+            json_decref(meta);
+            if (!file_exists(out, "inferred.json") || !file_exists(out, "report.md"))
+                fail_msg("trial %d: interrupted run without inferred.json or report.md", i);
+        }
+    }
+    printf("note: %d of %d SIGINT/SIGTERM trials stopped the run\n", interrupted, TRIALS_SIGINT);
+    assert_true(interrupted > 0);
+    gd_test_rmrf(tmp);
+    free(tmp);
+}
+
+static void test_sigkill_then_resume(void **state)
+{
+    (void)state;
+    unsigned seed = 1515;
+    char *tmp = gd_test_tmpdir();
+    for (int i = 0; i < TRIALS_SIGKILL; i++) {
+        char out[1100];
+        snprintf(out, sizeof out, "%s/kill%d", tmp, i);
+        char *args[] = {"gpudissect", "characterize", "--device", "sim:tiny", "--no-plots",
+                        "--out", out, NULL};
+        int rc = run_and_signal(args, SIGKILL, random_delay_us(&seed));
+        check_files(out); /* whole files; orphans allowed after SIGKILL */
+        if (rc == 0 || !file_exists(out, "meta.json"))
+            continue; /* finished first, or killed before its meta.json: nothing to resume */
+        /* an orphan as a SIGKILL between create and rename leaves it */
+        char orphan[1200];
+        snprintf(orphan, sizeof orphan, "%s/pchase.csv.tmp.AbC123", out);
+        FILE *f = fopen(orphan, "w");
+        assert_non_null(f);
+        fputs("footprint_bytes,ser", f);
+        fclose(f);
+        char *resume[] = {"gpudissect", "characterize", "--resume", out, NULL};
+        rc = run_and_signal(resume, 0, 0);
+        if (rc != 0)
+            fail_msg("trial %d: --resume exited %d", i, rc);
+        assert_int_equal(check_files(out), 0);
+        assert_true(file_exists(out, "inferred.json") && file_exists(out, "report.md"));
+    }
+    gd_test_rmrf(tmp);
+    free(tmp);
+}
+
+/* A finished step is read back on --resume, not measured and written again. */
+static void test_resume_keeps_finished_steps(void **state)
+{
+    (void)state;
+    char *tmp = gd_test_tmpdir();
+    char out[1100], csv[1200];
+    snprintf(out, sizeof out, "%s/done", tmp);
+    char *args[] = {"gpudissect", "characterize", "--device", "sim:tiny", "--no-plots", "--out",
+                    out, NULL};
+    assert_int_equal(run_and_signal(args, 0, 0), 0);
+    snprintf(csv, sizeof csv, "%s/stride-l1d.csv", out);
+    struct stat before, after;
+    assert_int_equal(stat(csv, &before), 0);
+    char *resume[] = {"gpudissect", "characterize", "--resume", out, NULL};
+    assert_int_equal(run_and_signal(resume, 0, 0), 0);
+    assert_int_equal(stat(csv, &after), 0);
+    /* gd_write_atomic renames a new inode over the old: the same inode is
+     * the same file, never rewritten */
+    assert_true(before.st_ino == after.st_ino);
+    char path[1200];
+    snprintf(path, sizeof path, "%s/meta.json", out);
+    json_t *meta = json_load_file(path, 0, NULL);
+    assert_non_null(meta);
+    assert_non_null(json_object_get(meta, "resumed"));
+    assert_null(json_object_get(meta, "interrupted"));
+    json_decref(meta);
+    char *bad[] = {"gpudissect", "characterize", "--resume", tmp, NULL}; /* no meta.json */
+    assert_int_equal(run_and_signal(bad, 0, 0), 1);
+    gd_test_rmrf(tmp);
+    free(tmp);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sigint_at_random_moments),
+        cmocka_unit_test(test_sigkill_then_resume),
+        cmocka_unit_test(test_resume_keeps_finished_steps),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
