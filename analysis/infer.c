@@ -483,8 +483,7 @@ int gd_inference_from_json(const json_t *doc, gd_inference *inf, const char *pat
             get_number(k, "x_above", &l->knee_above);
         }
         l->size_is_lower_bound = json_is_true(json_object_get(o, "size_is_lower_bound"));
-        if (get_number(o, "size_resolution_bytes", &v))
-            l->size_resolution_bytes = (uint64_t)v;
+        WHOLE(o, "size_resolution_bytes", 0x1p62, l->size_resolution_bytes, (void)h_);
         const char *method = json_string_value(json_object_get(o, "size_method"));
         snprintf(l->size_method, sizeof l->size_method, "%s", method ? method : "");
         const char *scope = json_string_value(json_object_get(o, "scope"));
