@@ -717,6 +717,11 @@ int gd_runner_add_point(gd_runner *r, gd_curve *curve, gd_point *point, size_t i
 int gd_runner_measure(gd_runner *r, gd_curve *curve, uint64_t x, size_t index, size_t total,
                       gd_err *err)
 {
+    if (gd_interrupt_requested()) /* before the point: the last one's write has finished */
+        return gd_fail(err, "%s: interrupted by %s", curve->label,
+                       gd_interrupt_name(gd_interrupt_requested()));
+    if (r->keep_measured && gd_curve_find(curve, x)) /* --resume: measured before */
+        return 0;
     gd_point point;
     if (gd_runner_measure_point(r, curve, x, &point, err) != 0)
         return -1;

@@ -37,6 +37,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "host/interrupt.h"
 #include "host/kernel_record.h"
 #include "sim/engine.h"
 
@@ -353,6 +354,11 @@ static int run_workers(gd_runner *r, gd_curve *curve, const uint64_t *xs, size_t
     size_t next = from;
     int rc = 0;
     for (size_t i = from; i < to && rc == 0; i++) {
+        /* Ctrl-C / SIGTERM: the points added so far are written; the workers
+         * still running are stopped by the caller (stop_workers) */
+        if (gd_interrupt_requested())
+            return gd_fail(err, "%s: interrupted by %s", curve->label,
+                           gd_interrupt_name(gd_interrupt_requested()));
         /* keep `jobs` workers busy, ahead of point i, the one to add next */
         while (rc == 0) {
             size_t running = 0;
