@@ -43,7 +43,7 @@ ifeq ($(HAVE_CUDA),1)
 CPPFLAGS += -DGD_HAVE_CUDA -isystem $(CUDA_HOME)/include
 endif
 
-LIB_SRC := $(filter-out host/main.c,$(wildcard host/*.c kernels/*.c sim/*.c analysis/*.c))
+LIB_SRC := $(filter-out host/main.c,$(wildcard host/*.c kernels/*.c kernels/workloads/*.c sim/*.c analysis/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)

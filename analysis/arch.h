@@ -34,6 +34,13 @@ typedef enum gd_level_id {
 } gd_level_id;
 
 #define GD_ARCH_MAX_CARVEOUTS 16
+/* Bounds of the load/store path's widths ([L1D], sim/README.md): a warp
+ * instruction makes at most 32 requests, so a coalescer rate of 32 emits a
+ * whole instruction in one cycle; more tag ports or queued instructions than
+ * these are outside anything published. */
+#define GD_ARCH_MAX_COALESCER_RATE 32
+#define GD_ARCH_MAX_TAG_LOOKUPS 4
+#define GD_ARCH_MAX_QUEUED_INSTRUCTIONS 8
 
 typedef enum gd_replacement { GD_REPL_LRU, GD_REPL_FIFO, GD_REPL_RANDOM } gd_replacement;
 typedef enum gd_scope { GD_SCOPE_SUBPARTITION, GD_SCOPE_SM, GD_SCOPE_CHIP } gd_scope;
@@ -70,6 +77,10 @@ typedef struct gd_arch_level {
     int reorder;                /* CN110457238A: re-enqueue reservation-failed head */
     int pipelined_issue;        /* CN110457238A: next memory instruction once coalesced */
     uint32_t fifo_tail_ports;   /* requests the FIFO tail takes per cycle (1: the patent's) */
+    uint32_t coalescer_rate;    /* requests the coalescer puts in the FIFO per cycle (32: a
+                                 * whole instruction at once, as GPGPU-Sim's accessq) */
+    uint32_t tag_lookups;       /* FIFO requests the L1 tags probe per cycle */
+    uint32_t queued_instructions; /* memory instructions with requests in the LSU at once */
     /* L2 */
     uint32_t requests_per_cycle;/* L2 / DRAM: requests accepted per cycle */
 } gd_arch_level;

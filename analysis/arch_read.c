@@ -103,6 +103,9 @@ static const arch_key arch_keys[] = {
     {HOME_LEVEL, "reorder", K_BOOL, LVL(reorder), LV(GD_L1D)},
     {HOME_LEVEL, "pipelined_issue", K_BOOL, LVL(pipelined_issue), LV(GD_L1D)},
     {HOME_LEVEL, "fifo_tail_ports", K_U32, LVL(fifo_tail_ports), LV(GD_L1D)},
+    {HOME_LEVEL, "coalescer_rate", K_U32, LVL(coalescer_rate), LV(GD_L1D)},
+    {HOME_LEVEL, "tag_lookups", K_U32, LVL(tag_lookups), LV(GD_L1D)},
+    {HOME_LEVEL, "queued_instructions", K_U32, LVL(queued_instructions), LV(GD_L1D)},
     {HOME_LEVEL, "requests_per_cycle", K_U32, LVL(requests_per_cycle), LV(GD_L2) | LV(GD_DRAM)},
 
     {HOME_NOISE, "jitter", K_DOUBLE, NOISE(jitter_cycles), 0},

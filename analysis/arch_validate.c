@@ -10,6 +10,7 @@
  */
 #include "analysis/arch_validate.h"
 
+#include <stddef.h>
 #include <string.h>
 #include <strings.h>
 
@@ -246,6 +247,24 @@ int arch_validate(parse_ctx *ctx)
         ctx->line = arch_key_line(ctx, GD_L1D, "fifo_tail_ports");
         return arch_ctx_error(ctx, "[L1D] fifo_tail_ports must be 1 or 2, got %u",
                               l1->fifo_tail_ports);
+    }
+    /* the load/store path's widths (sim/README.md "Load/store path"); absent: one
+     * request per cycle, one probe per cycle, one instruction in the unit */
+    static const struct { const char *key; size_t off; uint32_t max; } widths[] = {
+        {"coalescer_rate", offsetof(gd_arch_level, coalescer_rate), GD_ARCH_MAX_COALESCER_RATE},
+        {"tag_lookups", offsetof(gd_arch_level, tag_lookups), GD_ARCH_MAX_TAG_LOOKUPS},
+        {"queued_instructions", offsetof(gd_arch_level, queued_instructions),
+         GD_ARCH_MAX_QUEUED_INSTRUCTIONS},
+    };
+    for (size_t i = 0; i < sizeof widths / sizeof widths[0]; i++) {
+        uint32_t *v = (uint32_t *)((char *)l1 + widths[i].off);
+        if (!*v)
+            *v = 1;
+        if (*v > widths[i].max) {
+            ctx->line = arch_key_line(ctx, GD_L1D, widths[i].key);
+            return arch_ctx_error(ctx, "[L1D] %s must be 1 to %u, got %u", widths[i].key,
+                                  widths[i].max, *v);
+        }
     }
     gd_arch_level *l2 = &a->level[GD_L2];
     if (!l2->requests_per_cycle)

@@ -8,10 +8,12 @@
  * What the model expects for head-of-line blocking: a request issued behind a
  * reservation-failed one waits, unless the L1 re-enqueues failed requests
  * (reorder), accepts the next instruction before the current one has left the
- * FIFO (pipelined_issue) and has a tail that takes a re-enqueued and a new
- * request in the same cycle (fifo_tail_ports = 2): with one tail port the
- * re-enqueued requests, rotating every cycle, keep the new one out
- * (sim/lsu.c).
+ * FIFO (pipelined_issue, or queued_instructions >= 2) and has a tail that
+ * takes a re-enqueued and a new request in the same cycle (fifo_tail_ports =
+ * 2): with one tail port the re-enqueued requests, rotating every cycle, keep
+ * the new one out (sim/lsu.c).  resv_stall's B is such a later instruction:
+ * reorder alone lets the requests of A's own instruction pass its refused
+ * ones (tests/test_workloads_fig2.c), which B cannot show.
  */
 #include "analysis/compare_l1.h"
 
@@ -32,7 +34,8 @@ void gd_compare_l1_path(json_t *params, gd_compare_counts *c, const gd_arch *arc
                                        gd_replacement_name(l1->replacement),
                                        gd_arch_source_of(arch, "L1D", "replacement"));
         }
-        int hol_expected = !(l1->reorder && l1->pipelined_issue && l1->fifo_tail_ports >= 2);
+        int hol_expected = !(l1->reorder && (l1->pipelined_issue || l1->queued_instructions >= 2) &&
+                             l1->fifo_tail_ports >= 2);
         if (gd_compare_run_probed(run, "resv_stall"))
             gd_compare_add_categorical(params, c, "L1D", "head_of_line_blocking", m->has_hol,
                                        m->head_of_line_blocking ? "yes" : "no",

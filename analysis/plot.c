@@ -644,7 +644,7 @@ static const char *base_name(const char *path)
     return slash ? slash + 1 : path;
 }
 
-static int draw(const char *dir, const char *name, gd_err *err)
+int gd_plot_draw(const char *dir, const char *name, gd_err *err)
 {
     char gnuplot[PLOT_PATH_BYTES];
     if (find_gnuplot(gnuplot, sizeof gnuplot) != 0)
@@ -707,5 +707,5 @@ int gd_plot_write(const char *plots_dir, const gd_plot_spec *spec, gd_err *err)
     if (gd_mkdirs(plots_dir, err) != 0 || write_dat(dat, spec, &plan, err) != 0 ||
         write_gp(gp, spec, &plan, err) != 0)
         return -1;
-    return draw(plots_dir, spec->name, err);
+    return gd_plot_draw(plots_dir, spec->name, err);
 }

@@ -93,6 +93,13 @@ typedef struct gd_plot_spec {
  * error line of its stderr>". */
 int gd_plot_write(const char *plots_dir, const gd_plot_spec *spec, gd_err *err);
 
+/* Runs DIR/NAME.gp -- a script that draws into out_png and out_svg when they
+ * are defined, as gd_plot_write's do -- with gnuplot inside DIR, checks the
+ * pictures and renames them into place as DIR/NAME.png and NAME.svg.  For
+ * callers that write their own script (analysis/whatif_plot.c's bar chart).
+ * Returns 0, or -1 with err filled as gd_plot_write's. */
+int gd_plot_draw(const char *dir, const char *name, gd_err *err);
+
 /* 0 when the file is a PNG: signature, an IHDR chunk first, every chunk whole
  * with a correct CRC, IEND last (so a truncated file fails).  -1 otherwise. */
 int gd_plot_check_png(const char *path, gd_err *err);

@@ -15,6 +15,7 @@ int gd_cmd_compare(int argc, char **argv);
 int gd_cmd_plot(int argc, char **argv);
 int gd_cmd_report(int argc, char **argv);
 int gd_cmd_fleet(int argc, char **argv);
+int gd_cmd_whatif(int argc, char **argv);
 
 /* `characterize` (or another single-device command) on several devices at
  * once: --device cuda:all, cuda:0,2,5, sim:t4,sim:v100 (cmd_node_run.c).

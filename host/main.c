@@ -23,6 +23,7 @@ static const command commands[] = {
     {"compare", gd_cmd_compare, "hold a run against an arch file (compare.json)"},
     {"plot", gd_cmd_plot, "draw a run's curves with gnuplot (plots/*.png, *.svg)"},
     {"report", gd_cmd_report, "write a run's report.md"},
+    {"whatif", gd_cmd_whatif, "run workloads under combinations of arch overrides (tables, figure, report)"},
     {"fleet", gd_cmd_fleet, "every GPU of a cluster: Slurm job array (submit, status) and merge"},
     {"infer", gd_cmd_infer, "redo a results directory's inference from its files (inferred.json)"},
     {"import-curve", gd_cmd_import_curve, "a footprint/latency table from elsewhere as a results directory"},

@@ -212,13 +212,9 @@ struct sim_engine {
     uint64_t noise_rng;       /* [noise]: seeded timing noise on load completions */
     int noise_on;
     sim_level_caches lc[GD_LEVEL_COUNT]; /* instruction and constant caches */
-    /* hooks (tests, traces): every LSU event goes to lsu_trace when it is set;
-     * with lsu_probe_gate = n, each SM's L1 tags take no probe in a launch
-     * until its request FIFO first holds n requests (a test sets up a full FIFO,
-     * as the initial state of CN110457238A Fig. 2 has it) */
+    /* hook (tests, traces): every LSU event goes to lsu_trace when it is set */
     sim_lsu_trace_fn lsu_trace;
     void *lsu_trace_user;
-    uint32_t lsu_probe_gate;
     int ifetch_on;            /* the arch has instruction caches */
     gd_level_id ifetch_first; /* the first of them (L0I, or L1I without an L0) */
 

@@ -530,8 +530,11 @@ static int sm_issue(sim_engine *e, sim_sm *sm, uint64_t cycle, uint64_t *wake)
         uint32_t last = sm->sub_last[sub] < n ? sm->sub_last[sub] : 0;
         if (warp_try_issue(e, sm, list[last], cycle, wake)) {
             issued++;
-            if (sm->sub_count[sub] > 1 && cycle + 1 < *wake)
-                *wake = cycle + 1; /* the others were not looked at */
+            /* the others were not looked at (counted before the issue: a warp
+             * that exited has left the list, and one ready now must still be
+             * looked at next cycle) */
+            if (n > 1 && cycle + 1 < *wake)
+                *wake = cycle + 1;
             continue;
         }
         for (uint32_t i = 0; i < sm->sub_count[sub]; i++) {
@@ -541,7 +544,7 @@ static int sm_issue(sim_engine *e, sim_sm *sm, uint64_t cycle, uint64_t *wake)
                 /* the list may have shrunk if the warp finished */
                 sm->sub_last[sub] = i < sm->sub_count[sub] ? i : 0;
                 issued++;
-                if (sm->sub_count[sub] > 1 && cycle + 1 < *wake)
+                if (n > 1 && cycle + 1 < *wake)
                     *wake = cycle + 1;
                 break;
             }

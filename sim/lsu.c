@@ -2,15 +2,18 @@
  * and the order in which its requests reach the L1 tags.
  *
  *   warp ld/st --> coalescer --> request FIFO --> L1D tags (l1d.c) --> MSHRs,
- *                  (1 req/cycle)  (fifo_entries)   hit / miss / merge   miss queue
- *                                  ^       |       / refused
+ *                  (coalescer_    (fifo_entries)   (tag_lookups a cycle) miss queue
+ *                   rate/cycle)    ^       |       hit / miss / merge / refused
  *                                  +-------+  reorder: a refused head goes to the tail
  *
  * The coalescer turns one warp memory instruction into one request per L1 line
  * its lanes touch (in lane order), each with the mask of the line's sectors they
- * use, and puts at most one request per cycle at the FIFO tail.  Each cycle the
- * FIFO head probes the L1 tags (l1d.c); a hit, a miss or a merge leaves the
- * FIFO.  A refused request (a *reservation fail*: every way of its set
+ * use, and puts up to coalescer_rate requests per cycle at the FIFO tail (32: a
+ * whole instruction at once, GPGPU-Sim's access queue).  Each cycle the FIFO
+ * head probes the L1 tags (l1d.c), up to tag_lookups requests; a hit, a miss or
+ * a merge leaves the FIFO.  The baseline accepts a new memory instruction while
+ * fewer than queued_instructions (1: GPGPU-Sim's one dispatch register, the
+ * patent's para. 0005) have requests in the FIFO.  A refused request (a *reservation fail*: every way of its set
  * reserved, no MSHR, merge limit, miss queue full) is where the two mechanisms
  * of CN110457238A come in, each an arch flag of [L1D] (and `--set`):
  *
@@ -71,6 +74,9 @@ int sim_lsu_create(sim_engine *e, sim_sm *sm, gd_err *err)
     lsu->reorder = l1->reorder;
     lsu->pipelined_issue = l1->pipelined_issue;
     lsu->tail_ports = l1->fifo_tail_ports ? l1->fifo_tail_ports : 1;
+    lsu->coalescer_rate = l1->coalescer_rate ? l1->coalescer_rate : 1;
+    lsu->tag_lookups = l1->tag_lookups ? l1->tag_lookups : 1;
+    lsu->queued_instructions = l1->queued_instructions ? l1->queued_instructions : 1;
     lsu->hol_since = SIM_NEVER;
     return 0;
 }
@@ -106,8 +112,8 @@ int sim_lsu_set_l1d_ways(sim_engine *e, sim_sm *sm, uint32_t ways, gd_err *err)
 void sim_lsu_launch_begin(sim_engine *e, sim_sm *sm)
 {
     /* L1s are invalidated at a kernel boundary (GPGPU-Sim -gpgpu_flush_l1_cache) */
+    (void)e;
     sim_cache_flush(&sm->lsu->l1);
-    sm->lsu->probe_gate = e->lsu_probe_gate;
 }
 
 /* ------------------------------------------------------------------------- */
@@ -190,10 +196,19 @@ static void coalescer_moves(sim_engine *e, sim_lsu *lsu, uint64_t cycle)
 void sim_lsu_refused_issue(sim_sm *sm, uint64_t cycle)
 {
     sim_lsu *lsu = sm->lsu;
+    lsu->refused_waiters = 1;
     if (!lsu->issue_refused) {
         lsu->issue_refused = 1;
         lsu->issue_refused_since = cycle;
     }
+}
+
+/* The LSU can accept an instruction from the next cycle: the refused warps
+ * look again then. */
+static void wake_refused(sim_engine *e, sim_lsu *lsu, uint64_t cycle)
+{
+    lsu->refused_waiters = 0;
+    sim_engine_wake_at(e, cycle + 1);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -205,9 +220,28 @@ int sim_lsu_can_accept(const sim_sm *sm)
     if (lsu->coalesce_count)
         return 0;
     /* Baseline: the next memory instruction waits until every request of the
-     * current one has left the FIFO.  CN110457238A's pipelined issue accepts it
-     * as soon as the coalescer has emitted them all. */
-    return lsu->pipelined_issue || lsu->newest_in_fifo == 0;
+     * current one has left the FIFO (queued_instructions = 1, GPGPU-Sim's one
+     * m_dispatch_reg; more let that many instructions' requests share the FIFO).
+     * CN110457238A's pipelined issue accepts it as soon as the coalescer has
+     * emitted them all. */
+    return lsu->pipelined_issue || lsu->instrs_in_fifo < lsu->queued_instructions;
+}
+
+/* A request of instruction `seq` entered (+1) or left (-1) the FIFO; returns 1
+ * when the instruction has no request left there. */
+static int instr_in_fifo(sim_lsu *lsu, uint64_t seq, int delta)
+{
+    uint16_t *n = &lsu->in_fifo_of[seq % SIM_LSU_INSTR_SLOTS];
+    if (delta > 0) {
+        if ((*n)++ == 0)
+            lsu->instrs_in_fifo++;
+        return 0;
+    }
+    if (--*n == 0) {
+        lsu->instrs_in_fifo--;
+        return 1;
+    }
+    return 0;
 }
 
 void sim_lsu_issue(sim_engine *e, sim_sm *sm, sim_warp *w, const sim_mem_access *acc,
@@ -240,7 +274,6 @@ void sim_lsu_issue(sim_engine *e, sim_sm *sm, sim_warp *w, const sim_mem_access 
     }
     e->memsys_due = cycle; /* the LSU moves this very cycle */
     lsu->instr_seq++;
-    lsu->newest_in_fifo = 0;
     lsu->coalesce_head = 0;
     lsu->coalesce_count = 0;
     uint64_t line_mask = ~(uint64_t)(lsu->l1.line_bytes - 1);
@@ -331,8 +364,8 @@ static void lsu_catch_up(sim_engine *e, sim_sm *sm, uint64_t upto)
     uint64_t from = lsu->asleep_since, skipped = upto - from;
     uint32_t n = lsu->fifo.count;
     lsu->asleep_since = upto;
-    e->stats.l1d_resv_fails += skipped;
     if (!lsu->reorder) {
+        e->stats.l1d_resv_fails += skipped; /* the head, once a cycle */
         sim_request *head = &ms->req[ring_peek(&lsu->fifo)];
         e->stats.l1d_resv_by_reason[head->refusal] += skipped;
         if (lsu->hol_since != SIM_NEVER && upto > lsu->hol_since)
@@ -343,22 +376,27 @@ static void lsu_catch_up(sim_engine *e, sim_sm *sm, uint64_t upto)
                               from + i);
         return;
     }
-    /* reorder: every cycle the head was refused and went to the tail */
-    e->stats.l1d_requeues += skipped;
+    /* reorder: every cycle the head was refused and went to the tail, as many
+     * times as the tags take lookups (each request at most once a cycle) */
+    uint64_t per_cycle = lsu->tag_lookups < n ? lsu->tag_lookups : n;
+    uint64_t probes = skipped * per_cycle;
+    e->stats.l1d_resv_fails += probes;
+    e->stats.l1d_requeues += probes;
     for (uint32_t j = 0; j < n; j++) {
         const sim_request *r = &ms->req[ring_at(&lsu->fifo, j)];
-        e->stats.l1d_resv_by_reason[r->refusal] += skipped / n + (j < skipped % n);
+        e->stats.l1d_resv_by_reason[r->refusal] += probes / n + (j < probes % n);
     }
     if (e->lsu_trace) {
-        for (uint64_t i = 0; i < skipped; i++) {
+        for (uint64_t i = 0; i < probes; i++) {
             int32_t rid = ring_pop(&lsu->fifo);
             const sim_request *r = &ms->req[rid];
-            sim_lsu_trace(e, sm, r, SIM_LSU_RESV_FAIL, (sim_resv_reason)r->refusal, from + i);
+            uint64_t at = from + i / per_cycle;
+            sim_lsu_trace(e, sm, r, SIM_LSU_RESV_FAIL, (sim_resv_reason)r->refusal, at);
             ring_push(&lsu->fifo, rid);
-            sim_lsu_trace(e, sm, r, SIM_LSU_REQUEUE, SIM_RESV_NONE, from + i);
+            sim_lsu_trace(e, sm, r, SIM_LSU_REQUEUE, SIM_RESV_NONE, at);
         }
     } else {
-        for (uint64_t i = skipped % n; i > 0; i--)
+        for (uint64_t i = probes % n; i > 0; i--)
             ring_push(&lsu->fifo, ring_pop(&lsu->fifo));
     }
 }
@@ -385,14 +423,17 @@ void sim_lsu_tick(sim_engine *e, sim_sm *sm, uint64_t cycle)
     if (!lsu->fifo.count && !lsu->coalesce_count && !lsu->miss_queue.count)
         return;
 
-    /* 1. the FIFO head probes the L1 tags */
+    /* 1. the FIFO head probes the L1 tags, up to tag_lookups requests a cycle
+     * (each at most once): the baseline stops at a refusal, which blocks the
+     * head; reorder moves it to the tail and probes the next */
     int tail_taken = 0;
-    if (lsu->fifo.count && !lsu->probe_gate) {
-        if (lsu->asleep) {
-            if (e->lsu_trace)
-                lsu_catch_up(e, sm, cycle + 1); /* keep the trace in time order */
-            tail_taken = lsu->reorder;          /* a (skipped) rotation holds the tail */
-        } else {
+    if (lsu->fifo.count && lsu->asleep) {
+        if (e->lsu_trace)
+            lsu_catch_up(e, sm, cycle + 1); /* keep the trace in time order */
+        tail_taken = lsu->reorder;          /* a (skipped) rotation holds the tail */
+    } else if (lsu->fifo.count) {
+        uint32_t lookups = lsu->tag_lookups < lsu->fifo.count ? lsu->tag_lookups : lsu->fifo.count;
+        for (uint32_t probe = 0; probe < lookups && lsu->fifo.count; probe++) {
             int32_t rid = ring_peek(&lsu->fifo);
             sim_request *r = &ms->req[rid];
             /* what the trace names it by: a hit or a store completes (frees) it */
@@ -404,58 +445,87 @@ void sim_lsu_tick(sim_engine *e, sim_sm *sm, uint64_t cycle)
             if (reason == SIM_RESV_NONE) {
                 fifo_account(e, lsu, cycle);
                 ring_pop(&lsu->fifo);
-                if (seen.instr_seq == lsu->instr_seq && --lsu->newest_in_fifo == 0 &&
-                    lsu->issue_refused && !lsu->coalesce_count)
-                    sim_engine_wake_at(e, cycle + 1); /* a refused warp may issue now */
+                if (instr_in_fifo(lsu, seen.instr_seq, -1) && lsu->refused_waiters &&
+                    !lsu->coalesce_count)
+                    wake_refused(e, lsu, cycle); /* a refused warp may issue now */
                 lsu->refused_in_row = 0;
                 if (e->lsu_trace)
                     sim_lsu_trace(e, sm, &seen, SIM_LSU_POP, SIM_RESV_NONE, cycle);
-            } else {
-                r->refusal = (uint8_t)reason;
-                e->stats.l1d_resv_fails++;
-                e->stats.l1d_resv_by_reason[reason]++;
-                if (reason == SIM_RESV_MISS_QUEUE)
-                    lsu->refused_miss_queue = 1;
-                SIM_LSU_TRACE(e, sm, r, SIM_LSU_RESV_FAIL, reason, cycle);
-                lsu->refused_in_row++;
-                if (lsu->reorder) {
-                    /* CN110457238A: pop the refused head and put it at the tail,
-                     * so the request behind it probes next cycle */
-                    ring_push(&lsu->fifo, ring_pop(&lsu->fifo));
-                    e->stats.l1d_requeues++;
-                    SIM_LSU_TRACE(e, sm, r, SIM_LSU_REQUEUE, SIM_RESV_NONE, cycle);
-                    tail_taken = 1;
-                    if (lsu->refused_in_row >= lsu->fifo.count)
-                        lsu_sleep(lsu, cycle); /* all refused: nothing changes until a wake */
-                } else {
-                    if (lsu->fifo.count > 1)
-                        e->stats.l1d_hol_cycles++;
-                    lsu_sleep(lsu, cycle);
+                continue;
+            }
+            r->refusal = (uint8_t)reason;
+            e->stats.l1d_resv_fails++;
+            e->stats.l1d_resv_by_reason[reason]++;
+            if (reason == SIM_RESV_MISS_QUEUE)
+                lsu->refused_miss_queue = 1;
+            SIM_LSU_TRACE(e, sm, r, SIM_LSU_RESV_FAIL, reason, cycle);
+            lsu->refused_in_row++;
+            if (!lsu->reorder) {
+                if (lsu->fifo.count > 1)
+                    e->stats.l1d_hol_cycles++;
+                lsu_sleep(lsu, cycle);
+                break;
+            }
+            /* CN110457238A: pop the refused head and put it at the tail, so the
+             * request behind it probes next (next cycle, with one lookup) */
+            ring_push(&lsu->fifo, ring_pop(&lsu->fifo));
+            e->stats.l1d_requeues++;
+            SIM_LSU_TRACE(e, sm, r, SIM_LSU_REQUEUE, SIM_RESV_NONE, cycle);
+            tail_taken = 1;
+            if (lsu->refused_in_row >= lsu->fifo.count) {
+                /* all refused: nothing changes until a wake.  The cycle's
+                 * remaining lookups would be refused too: charged as the
+                 * sleeping tags' are, from the next cycle on, so stop here
+                 * only when this cycle's lookups are used up or the rest
+                 * would probe a request twice */
+                if (probe + 1 < lookups) {
+                    /* the rest of this cycle's lookups, each a refusal */
+                    uint32_t rest = lookups - probe - 1;
+                    for (uint32_t i = 0; i < rest; i++) {
+                        int32_t qid = ring_pop(&lsu->fifo);
+                        sim_request *q = &ms->req[qid];
+                        e->stats.l1d_resv_fails++;
+                        e->stats.l1d_resv_by_reason[q->refusal]++;
+                        e->stats.l1d_requeues++;
+                        SIM_LSU_TRACE(e, sm, q, SIM_LSU_RESV_FAIL, (sim_resv_reason)q->refusal,
+                                      cycle);
+                        ring_push(&lsu->fifo, qid);
+                        SIM_LSU_TRACE(e, sm, q, SIM_LSU_REQUEUE, SIM_RESV_NONE, cycle);
+                    }
                 }
+                lsu_sleep(lsu, cycle);
+                break;
             }
         }
     }
 
-    /* 2. the coalescer puts one request at the FIFO tail, unless the FIFO is full
-     * or a re-enqueued request took the tail this cycle (a tail with a second
-     * write port -- not the patent's -- takes both) */
+    /* 2. the coalescer puts up to coalescer_rate requests at the FIFO tail,
+     * unless the FIFO is full or a re-enqueued request took the tail this cycle
+     * (a tail with a second write port -- not the patent's -- takes both) */
     if (lsu->coalesce_count) {
         if ((tail_taken && lsu->tail_ports < 2) || ring_full(&lsu->fifo)) {
             coalescer_stalls(lsu, cycle);
         } else {
             coalescer_moves(e, lsu, cycle);
-            int32_t rid = lsu->coalesce[lsu->coalesce_head++];
-            if (--lsu->coalesce_count == 0 && lsu->issue_refused && lsu->pipelined_issue)
-                sim_engine_wake_at(e, cycle + 1); /* a refused warp may issue now */
-            fifo_push(e, lsu, rid, cycle);
-            lsu->newest_in_fifo++;
-            SIM_LSU_TRACE(e, sm, &ms->req[rid], SIM_LSU_ENQUEUE, SIM_RESV_NONE, cycle);
-            if (lsu->asleep && lsu->reorder)
-                sim_lsu_wake(e, sm, cycle + 1); /* 2 tail ports: a request not yet refused */
-            else if (lsu->asleep && lsu->fifo.count > 1 && lsu->hol_since == SIM_NEVER)
-                lsu->hol_since = cycle + 1; /* baseline: now a request waits behind the head */
-            if (lsu->probe_gate && lsu->fifo.count >= lsu->probe_gate)
-                lsu->probe_gate = 0;
+            for (uint32_t n = 0; n < lsu->coalescer_rate && lsu->coalesce_count; n++) {
+                if (ring_full(&lsu->fifo)) {
+                    coalescer_stalls(lsu, cycle + 1); /* the rest waits for room */
+                    break;
+                }
+                int32_t rid = lsu->coalesce[lsu->coalesce_head++];
+                if (--lsu->coalesce_count == 0 && lsu->refused_waiters &&
+                    (lsu->pipelined_issue || lsu->queued_instructions > 1))
+                    wake_refused(e, lsu, cycle); /* a refused warp may issue now */
+                fifo_push(e, lsu, rid, cycle);
+                instr_in_fifo(lsu, ms->req[rid].instr_seq, +1);
+                SIM_LSU_TRACE(e, sm, &ms->req[rid], SIM_LSU_ENQUEUE, SIM_RESV_NONE, cycle);
+                if (lsu->reorder)
+                    /* a request not yet refused: the FIFO is no longer all
+                     * refused (asleep only with 2 tail ports or room to spare) */
+                    sim_lsu_wake(e, sm, cycle + 1);
+                else if (lsu->asleep && lsu->fifo.count > 1 && lsu->hol_since == SIM_NEVER)
+                    lsu->hol_since = cycle + 1; /* baseline: now a request waits behind the head */
+            }
         }
     }
 

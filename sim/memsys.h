@@ -71,6 +71,10 @@ typedef struct mshr_table {
     uint32_t merge_limit;
 } mshr_table;
 
+/* Instructions tracked per LSU: more than queued_instructions can ever hold
+ * (GD_ARCH_MAX_QUEUED_INSTRUCTIONS); with pipelined issue the count is not used. */
+#define SIM_LSU_INSTR_SLOTS 64
+
 struct sim_lsu {
     sim_cache l1;
     mshr_table mshr;
@@ -78,7 +82,11 @@ struct sim_lsu {
     int32_t coalesce[SIM_WARP_LANES];
     uint32_t coalesce_head, coalesce_count;
     uint64_t instr_seq;        /* sequence number of the newest instruction */
-    uint32_t newest_in_fifo;   /* its requests still in the FIFO */
+    /* requests in the FIFO per instruction (by instr_seq modulo the table), and
+     * the instructions with any: the baseline accepts a new instruction while
+     * fewer than queued_instructions have requests there */
+    uint16_t in_fifo_of[SIM_LSU_INSTR_SLOTS];
+    uint32_t instrs_in_fifo;
     ring fifo;                 /* the L1 request FIFO (fifo_entries) */
     ring miss_queue;           /* towards the L2 (miss_queue) */
     ring returns;              /* fills and bypass responses from the L2 */
@@ -88,7 +96,9 @@ struct sim_lsu {
     int reorder;               /* CN110457238A options, from the arch file */
     int pipelined_issue;
     uint32_t tail_ports;       /* 2: a re-enqueued request and a new one both enter per cycle */
-    uint32_t probe_gate;       /* test hook: no tag probe until the FIFO holds this many */
+    uint32_t coalescer_rate;   /* requests the coalescer enqueues per cycle (32: all at once) */
+    uint32_t tag_lookups;      /* FIFO requests probed per cycle */
+    uint32_t queued_instructions; /* instructions with requests in the FIFO at once (baseline) */
 
     /* Refusals.  A refused probe changes nothing, so once every candidate has
      * been refused (the head in the baseline; every FIFO entry in a row with
@@ -105,7 +115,11 @@ struct sim_lsu {
     /* interval accounting (cycles are charged when the interval closes) */
     uint64_t occupancy_cycle;  /* FIFO occupancy integrated up to here */
     uint8_t coalescer_stalled; /* the coalescer holds a request it cannot enqueue */
-    uint8_t issue_refused;     /* a warp's memory instruction waits to be accepted */
+    uint8_t issue_refused;     /* a warp's memory instruction waits to be accepted (the
+                                * stall accounting; cleared by the next accepted one) */
+    uint8_t refused_waiters;   /* some warp was refused since the LSU last woke them: wake
+                                * the engine when it can accept again (several warps may
+                                * wait, and one being accepted leaves the others waiting) */
     uint64_t coalescer_stalled_since, issue_refused_since;
 };
 
@@ -218,7 +232,7 @@ static inline void mshr_release(mshr_table *t, sim_mshr *m)
 
 int sim_lsu_create(sim_engine *e, sim_sm *sm, gd_err *err);
 void sim_lsu_destroy(sim_sm *sm);
-/* A kernel boundary: invalidate the L1, arm the test hook's probe gate. */
+/* A kernel boundary: invalidate the L1. */
 void sim_lsu_launch_begin(sim_engine *e, sim_sm *sm);
 /* Something that can turn a refusal into a success happened (a fill; a
  * miss-queue slot freed when a refusal wanted one): the tags take probes again
@@ -241,7 +255,7 @@ static inline int sim_lsu_has_work(const sim_sm *sm)
     const sim_lsu *lsu = sm->lsu;
     if (lsu->returns.count || lsu->miss_queue.count)
         return 1;
-    if (lsu->fifo.count && !lsu->asleep && !lsu->probe_gate)
+    if (lsu->fifo.count && !lsu->asleep)
         return 1;
     return lsu->coalesce_count && !ring_full(&lsu->fifo) &&
            !(lsu->reorder && lsu->asleep && lsu->tail_ports < 2);

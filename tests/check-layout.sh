@@ -10,7 +10,7 @@
 #
 #   1. a cycle between modules in the include graph (coreutils tsort finds it);
 #   2. an include that crosses a room's rule (README.md, "Layout"):
-#        kernels/  -> kernels/, host/device.h
+#        kernels/  -> kernels/, host/device.h (kernels/workloads/ is part of kernels/)
 #        sim/      -> sim/, host/device.h, analysis/arch.h
 #        analysis/ -> analysis/, host/device.h, kernels/probe_layout.h
 #        host/, bench/, tests/ -> anything
@@ -34,7 +34,7 @@ edges=$(mktemp) || exit 2
 trap 'rm -f "$edges" "$edges.err" "$edges.def" "$edges.use" "$edges.calls"' EXIT
 
 # file -> included path, normalized (a leading ../ resolved against the file's room)
-for f in host/*.[ch] kernels/*.[ch] sim/*.[ch] analysis/*.[ch] bench/*.[ch] tests/*.[ch]; do
+for f in host/*.[ch] kernels/*.[ch] kernels/workloads/*.[ch] sim/*.[ch] analysis/*.[ch] bench/*.[ch] tests/*.[ch]; do
     [ -f "$f" ] || continue
     sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f" |
     while read -r inc; do
@@ -86,7 +86,7 @@ rm -f "$edges.mod"
 
 # Rule 3: the call graph, from the objects' defined and undefined symbols.
 build=${GD_BUILD_DIR:-build}
-objs=$(ls "$build"/host/*.o "$build"/kernels/*.o "$build"/sim/*.o "$build"/analysis/*.o 2>/dev/null |
+objs=$(ls "$build"/host/*.o "$build"/kernels/*.o "$build"/kernels/workloads/*.o "$build"/sim/*.o "$build"/analysis/*.o 2>/dev/null |
        grep -v '/host/main\.o$')
 if [ -z "$objs" ]; then
     echo "layout: no objects under $build/: call graph not checked (build first)"
