@@ -45,6 +45,53 @@ typedef enum gd_level_id {
 typedef enum gd_replacement { GD_REPL_LRU, GD_REPL_FIFO, GD_REPL_RANDOM } gd_replacement;
 typedef enum gd_scope { GD_SCOPE_SUBPARTITION, GD_SCOPE_SM, GD_SCOPE_CHIP } gd_scope;
 
+/* How the L2 is split (issue 12).  Slices (memory sub-partitions) are chosen
+ * by a hash of the L2 line number; with `partitions` > 1 the slices are split
+ * evenly into partitions, SM s belongs to partition s * partitions / sms (its
+ * GPCs' side of the chip), and a line has one slice position per partition: the
+ * near one (the SM's partition) serves at [L2] latency, the far one at
+ * far_latency, and holds what the near one evicts (gd_arch_l2_slice_of). */
+typedef enum gd_l2_hash { GD_L2_HASH_MODULO, GD_L2_HASH_XOR } gd_l2_hash;
+#define GD_ARCH_MAX_HASH_RANGES 4
+typedef struct gd_arch_l2_map {
+    uint32_t slices;            /* 1: one monolithic L2 */
+    uint32_t partitions;        /* 1: no far half */
+    uint32_t far_latency_cycles;/* a far-partition hit, as a pointer chase measures it */
+    uint32_t slice_requests_per_cycle; /* per slice; default: [L2] requests_per_cycle / slices, >= 1 */
+    gd_l2_hash hash;
+    uint32_t xor_range_count;   /* XOR-fold: address bit ranges [lo, hi] folded onto the slice index */
+    uint8_t xor_lo[GD_ARCH_MAX_HASH_RANGES], xor_hi[GD_ARCH_MAX_HASH_RANGES];
+} gd_arch_l2_map;
+
+/* DRAM organisation (issue 12; sim/dram.c).  channels 0: the fixed-latency DRAM
+ * ([DRAM] latency, requests_per_cycle).  Timings are in SM cycles. */
+typedef struct gd_arch_dram {
+    uint32_t channels;
+    uint32_t banks;             /* per channel */
+    uint32_t row_bytes;         /* row buffer per bank */
+    uint32_t interleave_bytes;  /* consecutive bytes on one channel before the next */
+    uint32_t t_rcd, t_rp, t_cl, t_ras, t_ccd, t_wr, t_rtw, t_wtr; /* cycles */
+    uint32_t burst_cycles;      /* data-bus cycles one 32-byte sector takes per channel */
+    uint32_t queue_entries;     /* read and write queue per channel */
+    /* Main-memory technology (issue 13, seed 003; sim/dram.c, sim/pcm.c). */
+    int kind;                   /* GD_MEM_DRAM (default) or GD_MEM_PCM */
+    uint32_t pcm_write_cycles;  /* PCM: array write time a write holds its bank
+                                 * (default 10 x tWR, the paper's "write latency 10x") */
+    uint32_t pcm_read_cycles;   /* PCM: extra cycles a row activation takes over DRAM's (default 0) */
+    double pcm_write_pj_per_bit;/* PCM: array write energy per bit for the energy counter (0: none) */
+} gd_arch_dram;
+
+enum { GD_MEM_DRAM = 0, GD_MEM_PCM = 1 };
+
+/* The dedicated write buffer between the L2 and main memory (issue 13, seed 003
+ * section 4.1; section [WB]; sim/pcm.c).  size_bytes 0: no buffer. */
+typedef struct gd_arch_wb {
+    uint64_t size_bytes;
+    uint32_t row_bytes;         /* buffer row = memory row of the paper (1 KiB) */
+    uint32_t active_rows;       /* rows of the active list (0: half) */
+    uint32_t latency_cycles;    /* a buffer hit's data, after the request leaves the L2 */
+} gd_arch_wb;
+
 /* One level of the hierarchy.  Caches use size/line/sector/ways/replacement;
  * a TLB is a cache of page entries (size = coverage, line = page size). */
 typedef struct gd_arch_level {
@@ -81,8 +128,16 @@ typedef struct gd_arch_level {
                                  * whole instruction at once, as GPGPU-Sim's accessq) */
     uint32_t tag_lookups;       /* FIFO requests the L1 tags probe per cycle */
     uint32_t queued_instructions; /* memory instructions with requests in the LSU at once */
+    int write_allocate;         /* L1D stores: 0 write-through, no allocate (default); 1
+                                 * write-through, allocating the sectors they cover
+                                 * (write-validate, no fetch: sim/l1d_store.c) */
     /* L2 */
-    uint32_t requests_per_cycle;/* L2 / DRAM: requests accepted per cycle */
+    uint32_t requests_per_cycle;/* L2 / DRAM: requests accepted per cycle (L2: the crossbar's) */
+    /* Below the L1 (issue 12; analysis/arch_mem.c).  An arch without these keys
+     * has one L2 slice, modulo indexing, no far partition and the fixed-latency
+     * DRAM, as before. */
+    gd_arch_l2_map l2map;       /* L2: slices, their hash, near/far partitions */
+    gd_arch_dram dram;          /* DRAM: channels, banks, rows, timings (channels 0: fixed latency) */
 } gd_arch_level;
 
 typedef struct gd_arch_gpu {
@@ -121,6 +176,7 @@ typedef struct gd_arch {
     gd_arch_gpu gpu;
     gd_arch_level level[GD_LEVEL_COUNT];
     gd_arch_noise noise;
+    gd_arch_wb wb;              /* [WB] (issue 13) */
     gd_arch_source sources[GD_ARCH_MAX_SOURCES];
     unsigned source_count;
 } gd_arch;
@@ -174,6 +230,20 @@ int gd_arch_carveout(const gd_arch *arch, int percent, uint32_t shared_per_cta_b
 /* The L1D bytes left by each supported split (ascending split order); returns
  * their count (1 on an arch without unified storage: [L1D] size). */
 unsigned gd_arch_l1d_sizes(const gd_arch *arch, uint64_t *l1d_bytes, unsigned max);
+
+/* analysis/arch_mem.c: where an L2 line lives.  `partition`: the partition
+ * asking (the SM's, gd_arch_sm_partition); out: the slice (0..slices-1) and
+ * the line's key inside that slice (its set index is key % slice sets; the key
+ * and the slice position give the line back: gd_arch_l2_line_of). */
+uint32_t gd_arch_sm_partition(const gd_arch *arch, uint32_t sm);
+void gd_arch_l2_slice_of(const gd_arch *arch, uint64_t line, uint32_t partition, uint32_t *slice,
+                         uint64_t *key);
+uint64_t gd_arch_l2_line_of(const gd_arch *arch, uint32_t slice, uint64_t key);
+/* The sets of one slice: [L2] sets / slices. */
+uint32_t gd_arch_l2_slice_sets(const gd_arch *arch);
+/* DRAM address map: channel, bank and row of a byte address (channels > 0). */
+void gd_arch_dram_locate(const gd_arch *arch, uint64_t addr, uint32_t *channel, uint32_t *bank,
+                         uint64_t *row);
 
 /* Parse "64KiB", "4 MiB", "128", "1.5KiB" (must be whole bytes). Returns -1 on junk. */
 int gd_parse_bytes(const char *text, uint64_t *out);

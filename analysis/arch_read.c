@@ -48,9 +48,12 @@ typedef enum key_type {
     K_SCOPE,
     K_LEVEL,    /* a level name, stored as int */
     K_CARVEOUTS,/* "0 8KiB 16KiB ...": sizes, ascending, into carveout_bytes/count */
+    K_L2HASH,   /* modulo | xor */
+    K_BITRANGES,/* "13-15 20-22": address bit ranges of the XOR fold */
+    K_MEMKIND,  /* dram | pcm */
 } key_type;
 
-typedef enum key_home { HOME_GPU, HOME_LEVEL, HOME_NOISE } key_home;
+typedef enum key_home { HOME_GPU, HOME_LEVEL, HOME_NOISE, HOME_WB } key_home;
 
 typedef struct arch_key {
     key_home home;
@@ -69,6 +72,7 @@ typedef struct arch_key {
 #define GPU(f) offsetof(gd_arch_gpu, f)
 #define LVL(f) offsetof(gd_arch_level, f)
 #define NOISE(f) offsetof(gd_arch_noise, f)
+#define WB(f) offsetof(gd_arch_wb, f)
 
 static const arch_key arch_keys[] = {
     {HOME_GPU, "name", K_STRING, GPU(name), 0},
@@ -106,7 +110,38 @@ static const arch_key arch_keys[] = {
     {HOME_LEVEL, "coalescer_rate", K_U32, LVL(coalescer_rate), LV(GD_L1D)},
     {HOME_LEVEL, "tag_lookups", K_U32, LVL(tag_lookups), LV(GD_L1D)},
     {HOME_LEVEL, "queued_instructions", K_U32, LVL(queued_instructions), LV(GD_L1D)},
+    {HOME_LEVEL, "write_allocate", K_BOOL, LVL(write_allocate), LV(GD_L1D)},
     {HOME_LEVEL, "requests_per_cycle", K_U32, LVL(requests_per_cycle), LV(GD_L2) | LV(GD_DRAM)},
+    /* below the L1 (issue 12): L2 slices and partitions, DRAM organisation */
+    {HOME_LEVEL, "slices", K_U32, LVL(l2map.slices), LV(GD_L2)},
+    {HOME_LEVEL, "partitions", K_U32, LVL(l2map.partitions), LV(GD_L2)},
+    {HOME_LEVEL, "far_latency", K_U32, LVL(l2map.far_latency_cycles), LV(GD_L2)},
+    {HOME_LEVEL, "slice_requests_per_cycle", K_U32, LVL(l2map.slice_requests_per_cycle), LV(GD_L2)},
+    {HOME_LEVEL, "hash", K_L2HASH, LVL(l2map.hash), LV(GD_L2)},
+    {HOME_LEVEL, "xor_bits", K_BITRANGES, LVL(l2map), LV(GD_L2)},
+    {HOME_LEVEL, "channels", K_U32, LVL(dram.channels), LV(GD_DRAM)},
+    {HOME_LEVEL, "banks", K_U32, LVL(dram.banks), LV(GD_DRAM)},
+    {HOME_LEVEL, "row", K_BYTES32, LVL(dram.row_bytes), LV(GD_DRAM)},
+    {HOME_LEVEL, "interleave", K_BYTES32, LVL(dram.interleave_bytes), LV(GD_DRAM)},
+    {HOME_LEVEL, "tRCD", K_U32, LVL(dram.t_rcd), LV(GD_DRAM)},
+    {HOME_LEVEL, "tRP", K_U32, LVL(dram.t_rp), LV(GD_DRAM)},
+    {HOME_LEVEL, "tCL", K_U32, LVL(dram.t_cl), LV(GD_DRAM)},
+    {HOME_LEVEL, "tRAS", K_U32, LVL(dram.t_ras), LV(GD_DRAM)},
+    {HOME_LEVEL, "tCCD", K_U32, LVL(dram.t_ccd), LV(GD_DRAM)},
+    {HOME_LEVEL, "tWR", K_U32, LVL(dram.t_wr), LV(GD_DRAM)},
+    {HOME_LEVEL, "tRTW", K_U32, LVL(dram.t_rtw), LV(GD_DRAM)},
+    {HOME_LEVEL, "tWTR", K_U32, LVL(dram.t_wtr), LV(GD_DRAM)},
+    {HOME_LEVEL, "burst_cycles", K_U32, LVL(dram.burst_cycles), LV(GD_DRAM)},
+    {HOME_LEVEL, "queue_entries", K_U32, LVL(dram.queue_entries), LV(GD_DRAM)},
+    /* phase-change main memory and its write buffer (issue 13) */
+    {HOME_LEVEL, "kind", K_MEMKIND, LVL(dram.kind), LV(GD_DRAM)},
+    {HOME_LEVEL, "pcm_write", K_U32, LVL(dram.pcm_write_cycles), LV(GD_DRAM)},
+    {HOME_LEVEL, "pcm_read_extra", K_U32, LVL(dram.pcm_read_cycles), LV(GD_DRAM)},
+    {HOME_LEVEL, "pcm_write_pj_per_bit", K_DOUBLE, LVL(dram.pcm_write_pj_per_bit), LV(GD_DRAM)},
+    {HOME_WB, "size", K_BYTES64, WB(size_bytes), 0},
+    {HOME_WB, "row_bytes", K_BYTES32, WB(row_bytes), 0},
+    {HOME_WB, "active_rows", K_U32, WB(active_rows), 0},
+    {HOME_WB, "latency", K_U32, WB(latency_cycles), 0},
 
     {HOME_NOISE, "jitter", K_DOUBLE, NOISE(jitter_cycles), 0},
     {HOME_NOISE, "outlier_rate", K_DOUBLE, NOISE(outlier_rate), 0},
@@ -244,6 +279,52 @@ static int store_value(parse_ctx *ctx, const arch_key *k, char *base, const char
             return arch_ctx_error(ctx, "'%s' lists no size", k->name);
         return 1;
     }
+    case K_L2HASH:
+        if (!strcasecmp(value, "modulo"))
+            *(gd_l2_hash *)(base + k->offset) = GD_L2_HASH_MODULO;
+        else if (!strcasecmp(value, "xor"))
+            *(gd_l2_hash *)(base + k->offset) = GD_L2_HASH_XOR;
+        else
+            return arch_ctx_error(ctx, "'%s' must be modulo or xor, got '%s'", k->name, value);
+        return 1;
+    case K_BITRANGES: {
+        gd_arch_l2_map *m = (gd_arch_l2_map *)(base + k->offset);
+        char buf[256];
+        if (strlen(value) >= sizeof buf)
+            return arch_ctx_error(ctx, "'%s' is too long", k->name);
+        snprintf(buf, sizeof buf, "%s", value);
+        m->xor_range_count = 0;
+        for (char *save = NULL, *tok = strtok_r(buf, ", \t", &save); tok;
+             tok = strtok_r(NULL, ", \t", &save)) {
+            unsigned lo, hi;
+            char tail;
+            int n = sscanf(tok, "%u-%u%c", &lo, &hi, &tail);
+            if (n == 1 && sscanf(tok, "%u%c", &lo, &tail) == 1)
+                hi = lo;
+            else if (n != 2)
+                return arch_ctx_error(ctx, "'%s' must list address bit ranges (13-15 20-22), got '%s'",
+                                      k->name, tok);
+            if (lo > hi || hi > 47)
+                return arch_ctx_error(ctx, "'%s': range '%s' must be LO-HI with LO <= HI <= 47",
+                                      k->name, tok);
+            if (m->xor_range_count == GD_ARCH_MAX_HASH_RANGES)
+                return arch_ctx_error(ctx, "'%s' lists more than %d ranges", k->name,
+                                      GD_ARCH_MAX_HASH_RANGES);
+            m->xor_lo[m->xor_range_count] = (uint8_t)lo;
+            m->xor_hi[m->xor_range_count++] = (uint8_t)hi;
+        }
+        if (!m->xor_range_count)
+            return arch_ctx_error(ctx, "'%s' lists no range", k->name);
+        return 1;
+    }
+    case K_MEMKIND:
+        if (strcasecmp(value, "dram") == 0)
+            *(int *)(base + k->offset) = GD_MEM_DRAM;
+        else if (strcasecmp(value, "pcm") == 0)
+            *(int *)(base + k->offset) = GD_MEM_PCM;
+        else
+            return arch_ctx_error(ctx, "'%s' must be dram or pcm, got '%s'", k->name, value);
+        return 1;
     case K_LEVEL: {
         int id = gd_level_from_name(value);
         if (id < 0)
@@ -261,7 +342,7 @@ static int arch_handler(void *user, const char *section, const char *name, const
     parse_ctx *ctx = user;
     int sec = arch_section_index(section);
     if (sec < 0)
-        return arch_ctx_error(ctx, "unknown section [%s] (expected gpu, noise or a level: L0I L1I L15I "
+        return arch_ctx_error(ctx, "unknown section [%s] (expected gpu, noise, WB or a level: L0I L1I L15I "
                               "L1C L15C L2C L1D SMEM L2 TLB1 TLB2 DRAM)",
                          section);
     if (!ctx->section_line[sec])
@@ -276,6 +357,7 @@ static int arch_handler(void *user, const char *section, const char *name, const
             continue;
         if ((sec == SECTION_GPU && k->home == HOME_GPU) ||
             (sec == SECTION_NOISE && k->home == HOME_NOISE) ||
+            (sec == SECTION_WB && k->home == HOME_WB) ||
             (sec < GD_LEVEL_COUNT && k->home == HOME_LEVEL && (k->levels & LV(sec)))) {
             key = k;
             break;
@@ -289,6 +371,8 @@ static int arch_handler(void *user, const char *section, const char *name, const
         base = (char *)&ctx->arch->gpu;
     else if (sec == SECTION_NOISE)
         base = (char *)&ctx->arch->noise;
+    else if (sec == SECTION_WB)
+        base = (char *)&ctx->arch->wb;
     else {
         base = (char *)&ctx->arch->level[sec];
         ctx->arch->level[sec].present = 1;
@@ -358,7 +442,7 @@ static char *line_reader(char *str, int num, void *stream)
         name[close - h - 1] = 0;
         int sec = arch_section_index(name);
         if (sec < 0)
-            arch_ctx_error(ctx, "unknown section [%s] (expected gpu, noise or a level: L0I L1I L15I "
+            arch_ctx_error(ctx, "unknown section [%s] (expected gpu, noise, WB or a level: L0I L1I L15I "
                            "L1C L15C L2C L1D SMEM L2 TLB1 TLB2 DRAM)",
                       name);
         else if (!ctx->section_line[sec])

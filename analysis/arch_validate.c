@@ -310,5 +310,5 @@ int arch_validate(parse_ctx *ctx)
         ctx->line = arch_key_line(ctx, GD_L2, "sector");
         return arch_ctx_error(ctx, "[L2] sector too large");
     }
-    return 1;
+    return arch_validate_below_l1(ctx);
 }

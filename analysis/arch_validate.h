@@ -10,5 +10,7 @@ void arch_defaults(gd_arch *a);
 /* 1 if the parsed arch is complete and consistent (derived fields filled),
  * else 0 with the error in ctx. */
 int arch_validate(parse_ctx *ctx);
+/* arch_validate_mem.c: L2 slices and partitions, TLBs, DRAM (issue 12). */
+int arch_validate_below_l1(parse_ctx *ctx);
 
 #endif

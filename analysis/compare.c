@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "analysis/compare_l1.h"
+#include "analysis/compare_below_l1.h"
 #include "analysis/compare_rows.h"
 #include "analysis/compare_carveout.h"
 #include "analysis/model.h"
@@ -238,6 +239,7 @@ typedef struct residual_model {
 static const residual_model residual_models[] = {
     {"pchase", GD_TOLERANCE_FLOOR_CYCLES, 0, NULL},
     {"pchase_stride", GD_TOLERANCE_FLOOR_CYCLES, 0, NULL},
+    {"pchase_page", GD_TOLERANCE_FLOOR_CYCLES, 0, NULL},
     {"const_seq", GD_TOLERANCE_FLOOR_CYCLES, 0, NULL},
     {"const_stride", GD_TOLERANCE_FLOOR_CYCLES, 0, NULL},
     {"icache_seq", 0.02, MODEL_ICACHE_RELATIVE_ERROR,
@@ -492,6 +494,7 @@ int gd_compare_run(const gd_run *run, const gd_arch *arch, json_t **out, gd_err 
                       (double)m->size_bytes, (double)l->size_bytes, l->line_bytes,
                       (double)l->size_bytes, gd_arch_source_of(arch, name, "size"));
     }
+    gd_compare_below_l1(params, &c, arch, run);
     json_object_set_new(doc, "parameters", params);
     json_t *residuals = json_array();
     gd_compare_counts rv = {0};

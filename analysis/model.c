@@ -30,10 +30,12 @@
 #include "analysis/model.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis/model_access.h"
+#include "analysis/model_below_l1.h"
 #include "analysis/model_icache.h"
 
 #define DEFAULT_STRIDE 32
@@ -66,6 +68,8 @@ typedef struct level_geom {
     int present;
     uint64_t line, sector;
     uint32_t sets, ways;
+    const gd_arch *sliced;    /* an L2 of slices (arch_mem.c): sets by slice and key */
+    uint32_t slice_sets;
     gd_replacement repl;
     uint32_t *lines_in_set;   /* distinct chain lines per set */
     double *keep;             /* per set: probability a line survives a lap */
@@ -85,6 +89,18 @@ static int geom_init(level_geom *g, const gd_arch_level *l)
     g->lines_in_set = calloc(g->sets, sizeof *g->lines_in_set);
     g->keep = calloc(g->sets, sizeof *g->keep);
     return g->lines_in_set && g->keep ? 0 : -1;
+}
+
+/* The set of `line`: modulo the sets, or for a sliced L2 the partition-0 slice
+ * position and the key's set inside it (what sim/l2_slice.c uses). */
+static uint32_t geom_set(const level_geom *g, uint64_t line)
+{
+    if (!g->sliced)
+        return (uint32_t)(line % g->sets);
+    uint32_t slice;
+    uint64_t key;
+    gd_arch_l2_slice_of(g->sliced, line, 0, &slice, &key);
+    return slice * g->slice_sets + (uint32_t)(key % g->slice_sets);
 }
 
 static void geom_free(level_geom *g)
@@ -107,7 +123,7 @@ static double hit_probability(const level_geom *g, uint64_t addr, uint64_t prev,
     if (has_prev && addr / g->sector == prev / g->sector)
         return 1.0; /* the sector the previous access just brought in */
     uint64_t line = addr / g->line;
-    double keep = g->keep[line % g->sets];
+    double keep = g->keep[geom_set(g, line)];
     if (keep < 1.0 && has_prev && prev / g->line == line)
         return 0.0; /* the line was just (re)installed, this sector not fetched */
     return keep;
@@ -116,12 +132,17 @@ static double hit_probability(const level_geom *g, uint64_t addr, uint64_t prev,
 /* The levels a chain's accesses go through, nearest first, and the latency of
  * whatever serves what misses them all. */
 typedef struct chain_path {
-    const gd_arch_level *level[3];
-    double latency[3]; /* what a chase measures for a hit there (gd_model_hit_cycles) */
-    const char *name[3];
+    const gd_arch_level *level[GD_MODEL_MAX_LEVELS - 1];
+    double latency[GD_MODEL_MAX_LEVELS - 1]; /* what a chase measures for a hit there (gd_model_hit_cycles) */
+    const char *name[GD_MODEL_MAX_LEVELS - 1];
     size_t count;
     double final_latency;
     const char *final_name;
+    /* below the L1 (issue 12; model_below_l1.c): the data path's arch, for a
+     * sliced L2, TLBs and DRAM rows (NULL on the constant path) */
+    const gd_arch *arch;
+    int l1_index;             /* the L1D's place in the path, -1 with ld.cg */
+    gd_arch_level far_level;  /* L2FAR: the near and far partitions' ways together */
 } chain_path;
 
 static const gd_arch_level *storage_of(const gd_arch *arch, gd_level_id id)
@@ -172,9 +193,21 @@ static int chain_path_for(const gd_arch *arch, const char *probe, const gd_probe
         path->latency[path->count] = gd_model_hit_cycles(arch, GD_L1D);
         path->level[path->count++] = &arch->level[GD_L1D];
     }
+    path->l1_index = path->count ? 0 : -1;
     path->name[path->count] = "L2";
     path->latency[path->count] = gd_model_hit_cycles(arch, GD_L2);
     path->level[path->count++] = &arch->level[GD_L2];
+    path->arch = arch;
+    const gd_arch_l2_map *m = &arch->level[GD_L2].l2map;
+    if (m->partitions > 1) {
+        /* what the near partition evicts the far one keeps: a chase's line is
+         * in one of the two while its set's lines fit both partitions' ways */
+        path->far_level = arch->level[GD_L2];
+        path->far_level.ways = 2 * arch->level[GD_L2].ways;
+        path->name[path->count] = "L2FAR";
+        path->latency[path->count] = m->far_latency_cycles;
+        path->level[path->count++] = &path->far_level;
+    }
     path->final_latency = arch->level[GD_DRAM].latency_cycles;
     path->final_name = "DRAM";
     return 0;
@@ -221,14 +254,31 @@ int gd_model_chain(const chain_path *path, const gd_probe_opts *opts, uint64_t f
     size_t nl = path->count;
     uint32_t *next = NULL, *order = NULL;
     double *reach = NULL; /* per element: probability an access gets past the levels so far */
+    double *below_l1 = NULL, *to_dram = NULL;
     level_geom g[3];
     memset(g, 0, sizeof g);
     int rc = -1;
-    for (size_t i = 0; i < nl; i++)
-        if (geom_init(&g[i], path->level[i])) {
+    for (size_t i = 0; i < nl; i++) {
+        const gd_arch_level *lv = path->level[i];
+        gd_arch_level sliced;
+        const gd_arch *a = path->arch;
+        int is_l2 = a && (lv == &a->level[GD_L2] || lv == &path->far_level);
+        if (is_l2 && (a->level[GD_L2].l2map.slices > 1 || a->level[GD_L2].l2map.partitions > 1)) {
+            /* the sets of one partition's slices */
+            sliced = *lv;
+            sliced.sets = gd_arch_l2_slice_sets(a) *
+                          (a->level[GD_L2].l2map.slices / a->level[GD_L2].l2map.partitions);
+            lv = &sliced;
+        }
+        if (geom_init(&g[i], lv)) {
             gd_fail(err, "model: out of memory");
             goto out;
         }
+        if (lv == &sliced) {
+            g[i].sliced = a;
+            g[i].slice_sets = gd_arch_l2_slice_sets(a);
+        }
+    }
     /* the timed lap's order: element 0 first, then along the chain */
     order = malloc(n * sizeof *order);
     reach = malloc(n * sizeof *reach);
@@ -262,7 +312,7 @@ int gd_model_chain(const chain_path *path, const gd_probe_opts *opts, uint64_t f
                 continue;
             uint64_t line = ADDR(e) / g[i].line;
             if (line != last)
-                g[i].lines_in_set[line % g[i].sets]++;
+                g[i].lines_in_set[geom_set(&g[i], line)]++;
             last = line;
         }
         geom_finish(&g[i]);
@@ -271,19 +321,41 @@ int gd_model_chain(const chain_path *path, const gd_probe_opts *opts, uint64_t f
             reach[e] *= 1 - hit_probability(&g[i], ADDR(e), ADDR(p), n > 1);
         }
     }
-    /* expectation over the recorded accesses: every access of the timed lap */
+    /* expectation over the recorded accesses: every access of the timed lap;
+     * below the L1, per element: the chance it passes the L1 and reaches DRAM */
     double sum = 0, served[GD_MODEL_MAX_LEVELS] = {0};
+    if (path->arch) {
+        below_l1 = malloc(n * sizeof *below_l1);
+        to_dram = malloc(n * sizeof *to_dram);
+        if (!below_l1 || !to_dram) {
+            gd_fail(err, "model: out of memory");
+            goto out;
+        }
+    }
     for (uint64_t k = 0; k < n; k++) {
         uint32_t e = order[k], p = order[(k + n - 1) % n];
         double pass = 1.0;
+        if (below_l1)
+            below_l1[e] = 1.0;
         for (size_t i = 0; i < nl; i++) {
             double h = pass * hit_probability(&g[i], ADDR(e), ADDR(p), n > 1);
             served[i] += h;
             sum += h * path->latency[i];
             pass -= h;
+            if (below_l1 && (int)i == path->l1_index)
+                below_l1[e] = pass;
         }
         served[nl] += pass;
         sum += pass * path->final_latency;
+        if (to_dram)
+            to_dram[e] = pass;
+    }
+    if (path->arch) {
+        double extra = 0;
+        if (gd_model_below_l1(path->arch, n, order, base, stride, below_l1, to_dram,
+                              gd_model_random_hit_rate, &extra, err) != 0)
+            goto out;
+        sum += extra;
     }
 #undef ADDR
     out->x = (double)footprint;
@@ -299,6 +371,8 @@ out:
     free(next);
     free(order);
     free(reach);
+    free(below_l1);
+    free(to_dram);
     for (size_t i = 0; i < nl; i++)
         geom_free(&g[i]);
     return rc;
@@ -313,10 +387,17 @@ int gd_model_curve(const gd_arch *arch, const char *probe, const gd_probe_opts *
     if (!strcmp(probe, "smem_bank") || !strcmp(probe, "coalesce"))
         return gd_model_access_curve(arch, probe, opts, xs, count, out, err);
     int stride_sweep = !strcmp(probe, "pchase_stride") || !strcmp(probe, "const_stride");
-    int chain = stride_sweep || !strcmp(probe, "pchase") || !strcmp(probe, "const_seq");
+    int page_sweep = !strcmp(probe, "pchase_page");
+    int chain = stride_sweep || page_sweep || !strcmp(probe, "pchase") || !strcmp(probe, "const_seq");
     if (!chain)
         return gd_fail(err, "model: no analytical model for probe '%s'", probe);
     int constant = !strncmp(probe, "const_", 6);
+    gd_probe_opts page_opts;
+    if (page_sweep && !opts->variant[0]) {
+        page_opts = *opts; /* pchase_page's default variant */
+        snprintf(page_opts.variant, sizeof page_opts.variant, "cg");
+        opts = &page_opts;
+    }
     chain_path path;
     if (chain_path_for(arch, probe, opts, &path, err) != 0)
         return -1;
@@ -331,6 +412,11 @@ int gd_model_curve(const gd_arch *arch, const char *probe, const gd_probe_opts *
                         : constant        ? GD_CHASE_CONST_BYTES
                                           : DEFAULT_STRIDE_FOOTPRINT;
             footprint -= footprint % xs[i];
+        } else if (page_sweep) {
+            /* kernels/pchase_page.c: elements a candidate page plus a skew apart */
+            o.stride_bytes = xs[i] + GD_PCHASE_PAGE_SKEW_BYTES;
+            footprint = o.footprint_bytes;
+            footprint -= footprint % o.stride_bytes;
         }
         if (gd_model_chain(&path, &o, footprint, bases ? bases[i] : 0, &out[i], err) != 0)
             return -1;

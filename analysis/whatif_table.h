@@ -32,6 +32,12 @@ typedef struct gd_whatif_cell {
     double fifo_mean, fifo_max; /* l1d.fifo_occupancy_mean / _max */
     double coalescer_stalls, issue_stalls; /* lsu.*_stall_cycles */
     double l1_hits, l1_misses;
+    /* PCM main memory and its write buffer (issue 13): NaN where the arch has none */
+    double mem_writes, write_bytes_in, write_bytes_out; /* before / after the buffer */
+    double pcm_writes;        /* pcm.array_writes: write commands that held a PCM bank */
+    double wb_read_hits, wb_read_misses, wb_write_hits, wb_write_misses, wb_dirty_evictions;
+    double rows_written, row_writes_max;     /* seed 003 Figure 2, at memory's input */
+    double top3_share, top2p6_share, rows_below20; /* fractions 0..1 */
     char note[GD_WHATIF_NOTE_BYTES];
 } gd_whatif_cell;
 

@@ -27,6 +27,7 @@
 #include "host/adaptive.h"
 #include "host/meta.h"
 #include "analysis/infer_carveout.h"
+#include "analysis/infer_tlb.h"
 #include "analysis/results.h"
 #include "host/runner.h"
 
@@ -207,7 +208,14 @@ int gd_infer_curve(gd_inference *run_inf, const gd_curve *curve, const gd_segmen
         memset(&step_inf, 0, sizeof step_inf);
     int bypass = !strcmp(curve->opts.variant, "cg");
     const char *pn = probe->name;
-    if (!strcmp(pn, "pchase")) {
+    if (!strcmp(pn, "pchase") && (!strcmp(level, "TLB1") || !strcmp(level, "TLB2"))) {
+        /* the TLB steps (issue 12) refine the run's TLB levels: theirs win
+         * over whatever a footprint chase's plateaus suggested */
+        return gd_infer_tlb_reach(run_inf, curve, seg,
+                                  (gd_inferred_name)gd_inferred_level_from_name(level), err);
+    } else if (!strcmp(pn, "pchase_page")) {
+        return gd_infer_tlb_page(run_inf, curve, seg, err);
+    } else if (!strcmp(pn, "pchase")) {
         rc = gd_infer_pchase(&step_inf, curve, seg, bypass, l2_bytes_hint, err);
     } else if (!strcmp(pn, "pchase_stride")) {
         gd_inferred_name lv = level[0] ? (gd_inferred_name)gd_inferred_level_from_name(level)

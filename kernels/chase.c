@@ -75,11 +75,9 @@
 #define OUT_REGION_CYCLES 16
 #define OUT_REGION_NS 24
 #define OUT_STEPS_DONE 32
-/* From this fraction of the L2 on, the scratch is in shared memory (see chase_plan). */
-#define CHASE_SHARED_SCRATCH_L2_FRACTION 4
 /* The most cache one chain element can hold: an L1 line (128 B on every GPU
  * since Fermi), when elements lie further apart than that. */
-#define CHASE_LINE_BYTES_MAX 128
+#define CHASE_LINE_BYTES_MAX GD_CHASE_LINE_BYTES_MAX
 /* Expected machine code: ptxas gives 70-100 instructions (with padding) from
  * sm_75 to sm_90; far outside that means it unrolled, merged or dropped code. */
 #define CHASE_MIN_SASS 48
@@ -553,8 +551,8 @@ static int chase_plan(gd_chase_space space, const char *probe, const gd_probe_op
     uint64_t line_share = o->stride_bytes < CHASE_LINE_BYTES_MAX ? o->stride_bytes
                                                                 : CHASE_LINE_BYTES_MAX;
     uint64_t chain_line_bytes = order ? order_count * CHASE_LINE_BYTES_MAX : elements * line_share;
-    int scratch_in_shared = space == GD_CHASE_GLOBAL && dev->l2_bytes &&
-                            chain_line_bytes >= dev->l2_bytes / CHASE_SHARED_SCRATCH_L2_FRACTION;
+    int scratch_in_shared = space == GD_CHASE_GLOBAL &&
+                            gd_chase_scratch_in_shared(chain_line_bytes, dev->l2_bytes);
     out->ptx = chase_ptx(dev, space, o->variant, st->ring, scratch_in_shared);
     if (out->ptx && o->launch_split > 1)
         out->ptx = chase_make_resumable(out->ptx, space, st->ring, scratch_in_shared);

@@ -65,8 +65,25 @@ const char *gd_probe_primary_series(const gd_probe *probe);
 #define GD_CHASE_CONST_BYTES (64 * 1024)
 /* Element spacing of a chase when the user gives none. */
 #define GD_CHASE_DEFAULT_STRIDE 32
+/* Where a global chase keeps its scratch (histogram, rings, sink): in the
+ * output buffer in global memory, read and written through the L2 (.cg) at
+ * every access, unless the chain's lines reach a quarter of the L2 -- then in
+ * shared memory (kernels/chase.c, chase_plan).  One element holds at most one
+ * 128-byte line.  In global memory the scratch's page also holds an L1 TLB
+ * entry (analysis/model_below_l1.c, infer_tlb.c). */
+#define GD_CHASE_SHARED_SCRATCH_L2_FRACTION 4
+#define GD_CHASE_LINE_BYTES_MAX 128
+static inline int gd_chase_scratch_in_shared(uint64_t chain_line_bytes, uint64_t l2_bytes)
+{
+    return l2_bytes && chain_line_bytes >= l2_bytes / GD_CHASE_SHARED_SCRATCH_L2_FRACTION;
+}
 /* const_seq's default: the L1 constant line of every GPU Jia et al. examined */
 #define GD_CONST_SEQ_DEFAULT_STRIDE 64
+/* pchase_page (kernels/pchase_page.c): elements are the candidate page plus
+ * this skew apart, so their L2 lines spread over the sets instead of piling
+ * into the few a power-of-two stride reaches (one L2 line on every GPU we
+ * model: the line index then steps by an odd number) */
+#define GD_PCHASE_PAGE_SKEW_BYTES 128
 
 /* The random chain: next[i] is the element that element i points to, a single
  * cycle over n elements (Sattolo's algorithm, seeded).  -1 if n is 0 or too big.

@@ -12,6 +12,7 @@
 
 extern const gd_probe gd_probe_pchase;
 extern const gd_probe gd_probe_pchase_stride;
+extern const gd_probe gd_probe_pchase_page;
 extern const gd_probe gd_probe_const_seq;
 extern const gd_probe gd_probe_const_stride;
 extern const gd_probe gd_probe_icache_seq;
@@ -27,6 +28,7 @@ extern const gd_probe gd_probe_resv_stall;
 static const gd_probe *const probes[] = {
     &gd_probe_pchase,
     &gd_probe_pchase_stride,
+    &gd_probe_pchase_page,
     &gd_probe_const_seq,
     &gd_probe_const_stride,
     &gd_probe_icache_seq,

@@ -74,3 +74,20 @@ int sim_devmem_free(sim_devmem *m, uint64_t addr, gd_err *err)
     }
     return gd_fail(err, "sim: free of 0x%llx, which is not an allocation", (unsigned long long)addr);
 }
+
+/* A host buffer as large as a TLB's reach (gigabytes, from calloc) is mostly
+ * pages nobody wrote, and so is a fresh allocation: copying them would commit
+ * both on the host.  Blocks that are zero on both sides are skipped (reading an
+ * untouched calloc page maps the shared zero page, committing nothing). */
+#define SPARSE_BLOCK_BYTES 4096
+void sim_devmem_copy_sparse(uint8_t *dst, const uint8_t *src, size_t bytes)
+{
+    static const uint8_t zero[SPARSE_BLOCK_BYTES];
+    size_t off = 0;
+    while (off < bytes) {
+        size_t n = bytes - off < SPARSE_BLOCK_BYTES ? bytes - off : SPARSE_BLOCK_BYTES;
+        if (memcmp(src + off, zero, n) || memcmp(dst + off, zero, n))
+            memcpy(dst + off, src + off, n);
+        off += n;
+    }
+}

@@ -55,4 +55,8 @@ static inline uint8_t *sim_devmem_translate(sim_devmem *m, uint64_t addr, uint64
     return NULL;
 }
 
+/* memcpy that skips blocks zero in both source and destination, so a sparse
+ * host buffer commits only the pages it uses. */
+void sim_devmem_copy_sparse(uint8_t *dst, const uint8_t *src, size_t bytes);
+
 #endif

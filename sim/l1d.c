@@ -155,9 +155,7 @@ sim_resv_reason sim_l1d_probe(sim_engine *e, sim_sm *sm, int32_t rid, uint64_t c
             return SIM_RESV_MISS_QUEUE;
         SIM_LSU_TRACE(e, sm, r, SIM_LSU_SEND, SIM_RESV_NONE, cycle);
         if (r->is_store) {
-            sim_cache_line *l = sim_cache_find(c, sim_cache_line_of(c, r->line_addr));
-            if (l)
-                sim_cache_touch(c, l);
+            sim_l1d_store_update(e, sm, r); /* the arch's store policy (l1d_store.c) */
             l1_line_messages(e, sm, r->line_addr, r->sectors, lsu->fine_bytes, 1, -1, 1);
             sim_request_complete(e, rid, cycle);
         } else {

@@ -2,8 +2,12 @@
  *
  *   lsu.c     per SM: coalescer, L1 request FIFO, L1D tags, MSHRs, miss queue,
  *             fills and load completion
- *   memsys.c  per chip: the L2, its MSHRs, DRAM, the pools every request and
- *             message lives in, the global tick and the event horizon
+ *   memsys.c  per chip: the pools every request and message lives in, set-up,
+ *             the global tick and the event horizon
+ *   l2_slice.c  the L2's slices, partitions and crossbar (issue 12)
+ *   tlb.c       the L1 and L2 TLBs
+ *   dram.c      the memory controllers: fixed latency, or channels/banks/rows
+ *   pcm.c       phase-change memory's write buffer and per-row write counts (issue 13)
  *
  * Requests (one coalesced L1 line access), loads (one warp load instruction in
  * flight) and messages (traffic between L1, L2 and DRAM) live in pools owned by
@@ -17,7 +21,13 @@
 #include <string.h>
 
 #include "sim/engine.h"
+#include "sim/msg_heap.h"
 #include "sim/ring.h"
+
+typedef struct sim_l2_slice sim_l2_slice; /* l2_slice.c */
+typedef struct sim_tlbs sim_tlbs;         /* tlb.c */
+typedef struct sim_dram sim_dram;         /* dram.c */
+typedef struct sim_pcm sim_pcm;           /* pcm.c */
 
 typedef struct sim_request {   /* one coalesced access: an L1 line and its sectors */
     uint64_t line_addr;
@@ -50,6 +60,13 @@ typedef struct sim_msg {       /* traffic between L1, L2 and DRAM */
     uint8_t is_store;
     uint16_t sm;
     int32_t bypass_req;        /* read that skips L1: its request; else -1 */
+    uint32_t extra_cycles;     /* added to its response: TLB misses, a far-partition hit */
+    uint16_t slice;            /* L2 <-> DRAM: the L2 slice it belongs to */
+    uint8_t translated;        /* its page has been looked up in the TLBs */
+    uint16_t dram_channel, dram_bank; /* DRAM with channels: where it goes (dram.c) */
+    uint64_t dram_row;
+    uint8_t wb_internal;       /* a row read or write-back the write buffer made (pcm.c) */
+    int32_t wb_waiter;         /* internal row read: the L2's read waiting for it, or -1 */
     uint64_t ready;            /* cycle it reaches the next stage */
     int32_t next;              /* free list / L2 MSHR waiter chain */
 } sim_msg;
@@ -138,15 +155,24 @@ struct sim_memsys {
     sim_cache l2;
     mshr_table l2_mshr;
     ring l2_input;             /* in arrival order */
-    int l2_blocked;
-    uint64_t l2_slot_cycle;    /* requests_per_cycle bookkeeping */
-    uint32_t l2_slot_used;
     ring dram_queue;           /* in ready order */
     uint64_t dram_slot_cycle;
     uint32_t dram_slot_used;
 
     uint32_t l1_to_l2_cycles;  /* L2 - L1 */
     uint32_t l2_to_dram_cycles;/* DRAM - L2 */
+
+    /* below the L1 (issue 12): slice 0 is `l2` (and its MSHRs `l2_mshr`);
+     * slice_count 1 and no partitions run the path above unchanged */
+    sim_l2_slice *slices;
+    uint32_t slice_count;
+    uint32_t *busy_slices;     /* slices whose queue is not empty (several slices) */
+    uint32_t busy_slice_count;
+    uint32_t far_extra_cycles; /* far_latency - latency */
+    sim_msg_heap delayed;      /* responses due later: TLB misses, far hits, DRAM */
+    sim_tlbs *tlbs;            /* NULL: no TLB */
+    sim_dram *dram;            /* NULL: the fixed-latency DRAM */
+    sim_pcm *pcm;              /* NULL: no write buffer and not PCM (pcm.c) */
 };
 
 /* Result of offering a request (or message) to a cache this cycle. */
@@ -271,5 +297,96 @@ static inline int sim_lsu_has_work(const sim_sm *sm)
 sim_resv_reason sim_l1d_probe(sim_engine *e, sim_sm *sm, int32_t rid, uint64_t cycle);
 /* The request's data is visible at data_cycle; frees it. */
 void sim_request_complete(sim_engine *e, int32_t rid, uint64_t data_cycle);
+
+
+/* ------------------------------------------------------------------------- */
+/* Below the L1 (issue 12): the L2 as slices and partitions (l2_slice.c)     */
+
+struct sim_l2_slice {
+    sim_cache *cache;          /* slice 0: the memsys' `l2` */
+    sim_cache own_cache;
+    mshr_table *mshr;          /* slice 0: the memsys' `l2_mshr` */
+    mshr_table own_mshr;
+    ring *input;               /* arrivals in order (one slice: the memsys' l2_input) */
+    ring own_input;
+    int blocked;               /* its head was refused: waits for a fill */
+    int busy;                  /* listed in the memsys' busy_slices */
+};
+
+int sim_l2_slices_create(sim_engine *e, gd_err *err);
+void sim_l2_slices_destroy(sim_engine *e);
+
+/* The crossbar and the slices for one cycle: DRAM fills already written, the
+ * arrivals routed to their slices (the crossbar's requests_per_cycle), each
+ * slice serving its queue (slice_requests_per_cycle) until one is refused. */
+void sim_l2_tick(sim_engine *e, uint64_t cycle);
+/* A DRAM read's data for the slice that asked (msg->slice). */
+void sim_l2_fill(sim_engine *e, int32_t mid, uint64_t cycle);
+/* The earliest cycle >= now at which the slices or the crossbar can move. */
+uint64_t sim_l2_next_event(const sim_engine *e, uint64_t now);
+/* Hands a response to its SM now, or to the delay heap when it carries extra
+ * cycles (a TLB miss, a far hit). */
+void sim_l2_respond(sim_engine *e, int32_t mid, uint64_t cycle);
+
+/* ------------------------------------------------------------------------- */
+/* Address translation (tlb.c)                                               */
+
+struct sim_tlbs {
+    sim_cache *l1;             /* one per SM ([TLB1]) */
+    uint32_t sm_count;
+    sim_cache l2;              /* the chip's ([TLB2]); present when has_l2 */
+    int has_l2;
+    uint32_t l1_miss_cycles;   /* [TLB1] latency - [DRAM] latency */
+    uint32_t l2_miss_cycles;   /* [TLB2] latency - [TLB1] latency */
+};
+
+/* NULL in ms->tlbs when the arch has no [TLB1]. */
+int sim_tlbs_create(sim_engine *e, gd_err *err);
+void sim_tlbs_destroy(sim_engine *e);
+/* Looks the page of `addr` up for SM `sm` (installing it where it missed);
+ * returns the cycles the translation adds to the access. */
+uint32_t sim_tlb_translate(sim_engine *e, uint32_t sm, uint64_t addr);
+
+/* ------------------------------------------------------------------------- */
+/* The memory controllers and DRAM (dram.c)                                  */
+
+/* NULL in ms->dram (the fixed-latency DRAM) unless [DRAM] has channels. */
+int sim_dram_create(sim_engine *e, gd_err *err);
+void sim_dram_destroy(sim_engine *e);
+/* A read (fill for an L2 slice) or a write-back leaves the L2 at `cycle`. */
+void sim_dram_submit(sim_engine *e, int32_t mid, uint64_t cycle);
+/* Schedules the banks and hands finished reads to the L2 (sim_l2_fill). */
+void sim_dram_tick(sim_engine *e, uint64_t cycle);
+/* The earliest cycle >= now at which DRAM can move; SIM_NEVER when idle. */
+uint64_t sim_dram_next_event(const sim_engine *e, uint64_t now);
+/* Requests queued or in flight. */
+int sim_dram_busy(const sim_engine *e);
+/* ------------------------------------------------------------------------- */
+/* PCM main memory's side (pcm.c, issue 13): the write buffer and row counts  */
+/* NULL in ms->pcm unless the arch has [WB] size or [DRAM] kind = pcm. */
+int sim_pcm_create(sim_engine *e, gd_err *err);
+void sim_pcm_destroy(sim_engine *e);
+/* A message leaving the L2 for main memory: counts its row's writes; with a
+ * write buffer, serves or absorbs it and returns 1 (it no longer goes to the
+ * channels as is); 0: submit it to the channels. */
+int sim_pcm_submit(sim_engine *e, int32_t mid, uint64_t cycle);
+/* A read's data came back from the channels: the L2's, or a buffer row read. */
+void sim_mainmem_read_done(sim_engine *e, int32_t mid, uint64_t cycle);
+/* Buffer hits whose data is due: to the L2. */
+void sim_pcm_tick(sim_engine *e, uint64_t cycle);
+uint64_t sim_pcm_next_event(const sim_engine *e, uint64_t now);
+int sim_pcm_busy(const sim_engine *e);
+/* Dirty bytes the write buffer holds (PCM writes still to come). */
+uint64_t sim_pcm_held_dirty_bytes(const sim_engine *e);
+/* The rows written at main memory's input, for counters and the Figure-2 CSV. */
+const struct sim_row_writes *sim_pcm_row_writes(const sim_engine *e);
+
+/* ------------------------------------------------------------------------- */
+/* The L1's store policy (l1d_store.c)                                       */
+
+/* What a store does to the L1 line it writes (it writes through to the L2
+ * either way): touch a present line; with [L1D] write_allocate, also make the
+ * L1 sectors it covers valid, installing the line if absent (no fetch). */
+void sim_l1d_store_update(sim_engine *e, sim_sm *sm, const sim_request *r);
 
 #endif

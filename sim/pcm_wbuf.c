@@ -66,6 +66,11 @@ static void demote_active_tail(sim_wbuf *wb, uint32_t upto)
 
 sim_wbuf_result sim_wbuf_access(sim_wbuf *wb, uint64_t row, int is_write)
 {
+    return sim_wbuf_access_mask(wb, row, is_write, 0);
+}
+
+sim_wbuf_result sim_wbuf_access_mask(sim_wbuf *wb, uint64_t row, int is_write, uint32_t mask)
+{
     sim_wbuf_result r = {0};
     int i = find(wb->active, wb->n_active, row);
     if (i >= 0) {
@@ -77,6 +82,7 @@ sim_wbuf_result sim_wbuf_access(sim_wbuf *wb, uint64_t row, int is_write)
             wb->c.write_hits++;
             sim_wbuf_row me = wb->active[i];
             me.dirty = 1;
+            me.mask |= mask;
             uint32_t to = i > 0 ? (uint32_t)i - 1 : 0;
             wb->active[i] = wb->active[to];
             wb->active[to] = me;
@@ -97,6 +103,7 @@ sim_wbuf_result sim_wbuf_access(sim_wbuf *wb, uint64_t row, int is_write)
             wb->c.promotions++;
             sim_wbuf_row me = wb->inactive[j];
             me.dirty = 1;
+            me.mask |= mask;
             demote_active_tail(wb, (uint32_t)j);
             wb->active[wb->n_active - 1] = me;
             emit(wb, SIM_WBUF_HIT_WRITE_INACTIVE, row, 0, (uint32_t)j, wb->n_active - 1, 0);
@@ -116,12 +123,13 @@ sim_wbuf_result sim_wbuf_access(sim_wbuf *wb, uint64_t row, int is_write)
         r.evicted = 1;
         r.evicted_row = victim.row;
         r.evicted_dirty = victim.dirty;
+        r.evicted_mask = victim.mask;
         wb->c.evictions++;
         if (victim.dirty)
             wb->c.dirty_evictions++;
         emit(wb, SIM_WBUF_EVICT, victim.row, 0, wb->n_inactive, wb->n_inactive, victim.dirty);
     }
-    sim_wbuf_row me = {.row = row, .dirty = (uint8_t)(is_write != 0)};
+    sim_wbuf_row me = {.row = row, .dirty = (uint8_t)(is_write != 0), .mask = is_write ? mask : 0};
     if (wb->n_active < wb->active_cap) {
         wb->active[wb->n_active++] = me;
     } else {
@@ -144,4 +152,14 @@ uint64_t sim_wbuf_writes_avoided(const sim_wbuf *wb)
     for (uint32_t i = 0; i < wb->n_inactive; i++)
         pcm_writes += wb->inactive[i].dirty;
     return writes > pcm_writes ? writes - pcm_writes : 0;
+}
+
+uint64_t sim_wbuf_dirty_sectors(const sim_wbuf *wb)
+{
+    uint64_t n = 0;
+    for (uint32_t i = 0; i < wb->n_active; i++)
+        n += (uint64_t)__builtin_popcount(wb->active[i].mask);
+    for (uint32_t i = 0; i < wb->n_inactive; i++)
+        n += (uint64_t)__builtin_popcount(wb->inactive[i].mask);
+    return n;
 }

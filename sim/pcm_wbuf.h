@@ -68,6 +68,7 @@ typedef struct sim_wbuf_counters {
 typedef struct sim_wbuf_row {
     uint64_t row;
     uint8_t dirty;
+    uint32_t mask;       /* its 32-byte sectors written while buffered (sim/pcm.c) */
 } sim_wbuf_row;
 
 typedef struct sim_wbuf {
@@ -91,9 +92,14 @@ typedef struct sim_wbuf_result {
     int evicted;
     uint64_t evicted_row;
     int evicted_dirty;
+    uint32_t evicted_mask;   /* the evicted row's written sectors */
 } sim_wbuf_result;
 
 sim_wbuf_result sim_wbuf_access(sim_wbuf *wb, uint64_t row, int is_write);
+/* The same, a write marking `mask` (the row's 32-byte sectors it covers) dirty. */
+sim_wbuf_result sim_wbuf_access_mask(sim_wbuf *wb, uint64_t row, int is_write, uint32_t mask);
+/* Dirty sectors the buffer holds now (written to PCM only when evicted). */
+uint64_t sim_wbuf_dirty_sectors(const sim_wbuf *wb);
 
 /* PCM writes a buffer saved: writes that reached it less the row writes it made. */
 uint64_t sim_wbuf_writes_avoided(const sim_wbuf *wb);

@@ -13,6 +13,8 @@
 #include "analysis/arch.h"
 #include "sim/engine.h"
 #include "sim/sim_device.h"
+#include "sim/memsys.h"
+#include "sim/row_writes.h"
 
 #define SIM_BYTES_PER_INSTRUCTION 16 /* SASS encoding size on sm_70 and later */
 
@@ -167,7 +169,7 @@ static int simdev_copy_in(gd_device *dev, gd_devptr dst, const void *src, size_t
     if (!p)
         return gd_fail(err, "sim: copy of %zu bytes to 0x%llx is outside every allocation", bytes,
                        (unsigned long long)dst);
-    memcpy(p, src, bytes);
+    sim_devmem_copy_sparse(p, src, bytes);
     return 0;
 }
 
@@ -262,6 +264,9 @@ static int simdev_synchronize(gd_device *dev, gd_err *err)
     return 0;
 }
 
+/* The arch has PCM's side of the controllers (sim/pcm.c): writes counted per row. */
+#define PCM_SIDE(ar) ((ar)->wb.size_bytes > 0 || (ar)->level[GD_DRAM].dram.kind == GD_MEM_PCM)
+
 static int simdev_counters(gd_device *dev, gd_counter_list *out, gd_err *err)
 {
     sim_device *d = (sim_device *)dev;
@@ -304,6 +309,51 @@ static int simdev_counters(gd_device *dev, gd_counter_list *out, gd_err *err)
     for (size_t i = 0; i < sizeof items / sizeof items[0]; i++)
         if (gd_counter_list_add(out, items[i].name, items[i].value) != 0)
             return gd_fail(err, "out of memory");
+    /* below the L1 (issue 12), where the arch has the part */
+    const gd_arch *ar = &d->arch;
+    const struct {
+        int present;
+        const char *name;
+        double value;
+    } below[] = {
+        {ar->level[GD_L2].l2map.partitions > 1, "l2.far_hits", (double)s->l2_far_hits},
+        {ar->level[GD_TLB1].present, "tlb1.misses", (double)s->tlb1_misses},
+        {ar->level[GD_TLB2].present, "tlb2.misses", (double)s->tlb2_misses},
+        {ar->level[GD_DRAM].dram.channels > 0, "dram.row_hits", (double)s->dram_row_hits},
+        {ar->level[GD_DRAM].dram.channels > 0, "dram.row_misses", (double)s->dram_row_misses},
+        {ar->level[GD_DRAM].dram.channels > 0, "dram.row_conflicts", (double)s->dram_row_conflicts},
+        {ar->level[GD_DRAM].dram.channels > 0, "dram.bus_busy_cycles", (double)s->dram_bus_busy_cycles},
+        /* PCM and its write buffer (issue 13) */
+        {ar->level[GD_DRAM].dram.kind == GD_MEM_PCM, "pcm.array_writes", (double)s->pcm_array_writes},
+        {ar->level[GD_DRAM].dram.kind == GD_MEM_PCM && ar->level[GD_DRAM].dram.pcm_write_pj_per_bit > 0,
+         "pcm.write_energy_nj",
+         (double)s->pcm_write_bytes * 8.0 * ar->level[GD_DRAM].dram.pcm_write_pj_per_bit / 1000.0},
+        {PCM_SIDE(ar), "mem.writes_in", (double)s->mem_writes_in},
+        {PCM_SIDE(ar), "mem.write_bytes_in", (double)s->mem_write_bytes_in},
+        {PCM_SIDE(ar), "mem.write_bytes_out",
+         (double)(s->mem_write_bytes_out + sim_pcm_held_dirty_bytes(d->engine))},
+        {ar->wb.size_bytes > 0, "wb.read_hits", (double)s->wb_read_hits},
+        {ar->wb.size_bytes > 0, "wb.read_misses", (double)s->wb_read_misses},
+        {ar->wb.size_bytes > 0, "wb.write_hits", (double)s->wb_write_hits},
+        {ar->wb.size_bytes > 0, "wb.write_misses", (double)s->wb_write_misses},
+        {ar->wb.size_bytes > 0, "wb.evictions", (double)s->wb_evictions},
+        {ar->wb.size_bytes > 0, "wb.dirty_evictions", (double)s->wb_dirty_evictions},
+        {ar->wb.size_bytes > 0, "wb.promotions", (double)s->wb_promotions},
+        {ar->wb.size_bytes > 0, "wb.pcm_writes_avoided",
+         (double)(s->wb_write_hits + s->wb_write_misses) - (double)s->wb_dirty_evictions},
+    };
+    for (size_t i = 0; i < sizeof below / sizeof below[0]; i++)
+        if (below[i].present && gd_counter_list_add(out, below[i].name, below[i].value) != 0)
+            return gd_fail(err, "out of memory");
+    if (ar->level[GD_DRAM].dram.channels > 0) {
+        uint32_t ch = ar->level[GD_DRAM].dram.channels;
+        double busy = s->cycles ? (double)s->dram_bus_busy_cycles / ((double)s->cycles * ch) : 0.0;
+        double occ = s->dram_queue_samples ? (double)s->dram_queue_occupancy_sum /
+                                                 (double)s->dram_queue_samples : 0.0;
+        if (gd_counter_list_add_gauge(out, "dram.bus_utilisation", busy) != 0 ||
+            gd_counter_list_add_gauge(out, "dram.queue_occupancy_mean", occ) != 0)
+            return gd_fail(err, "out of memory");
+    }
     /* a mean, a maximum, ratios: no running totals */
     const struct {
         const char *name;
@@ -424,4 +474,17 @@ int sim_device_open(const char *arch_name, const gd_device_opts *opts, gd_device
     info->cc_minor = d->arch.gpu.cc_minor;
     *out = &d->base;
     return 0;
+}
+
+/* The per-row write counts at main memory's input (issue 13, sim/pcm.c), in
+ * ascending order; *n = 0 when the device is not a simulated one or its arch
+ * has no PCM side. */
+int sim_device_row_writes(gd_device *dev, uint64_t **asc, uint64_t *n, gd_err *err)
+{
+    *asc = NULL;
+    *n = 0;
+    if (!dev || dev->ops != &sim_ops)
+        return 0;
+    const sim_row_writes *rw = sim_pcm_row_writes(((sim_device *)dev)->engine);
+    return rw ? sim_row_writes_sorted(rw, asc, n, err) : 0;
 }

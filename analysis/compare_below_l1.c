@@ -1,0 +1,50 @@
+/* compare_below_l1.c -- measured vs expected for the far L2 partition and the
+ * TLBs (issue 12).
+ *
+ * What the model expects is what the arch states, read the way the probes
+ * measure it: the far partition's hit latency (a footprint chase's plateau
+ * between half the L2 and the whole), each TLB's latency as a chase reaching
+ * DRAM with that TLB missing (analysis/infer_tlb.c builds the measured value the
+ * same way: DRAM, resp. TLB1, plus the step of its chase), and the L1 TLB's page
+ * as the stride sweep sees it.  Rows appear only where the arch has the level.
+ * Tolerances: compare_rows.c's latency rule (a floor and 2%, no noise figure:
+ * a TLB latency is a sum of two plateaus), the page exact.
+ */
+#include "analysis/compare_below_l1.h"
+
+#include "analysis/model.h"
+
+void gd_compare_below_l1(json_t *params, gd_compare_counts *c, const gd_arch *arch,
+                         const gd_run *run)
+{
+    const gd_inference *inf = &run->inferred;
+    const gd_arch_l2_map *m = &arch->level[GD_L2].l2map;
+    if (m->partitions > 1) {
+        const gd_inferred_level *far = &inf->level[GD_INF_L2FAR];
+        double expected = m->far_latency_cycles;
+        gd_compare_add_parameter(params, c, "L2FAR", "latency_cycles", far->present && far->has_latency,
+                                 far->latency_cycles, expected,
+                                 gd_compare_latency_tolerance(expected), expected,
+                                 gd_arch_source_of(arch, "L2", "far_latency"));
+    }
+    static const struct {
+        gd_level_id id;
+        gd_inferred_name inferred;
+        const char *name;
+    } tlbs[] = {{GD_TLB1, GD_INF_TLB1, "TLB1"}, {GD_TLB2, GD_INF_TLB2, "TLB2"}};
+    for (size_t i = 0; i < sizeof tlbs / sizeof tlbs[0]; i++) {
+        const gd_arch_level *l = &arch->level[tlbs[i].id];
+        const gd_inferred_level *t = &inf->level[tlbs[i].inferred];
+        if (!l->present)
+            continue;
+        double expected = l->latency_cycles;
+        gd_compare_add_parameter(params, c, tlbs[i].name, "latency_cycles",
+                                 t->present && t->has_latency, t->latency_cycles, expected,
+                                 gd_compare_latency_tolerance(expected), expected,
+                                 gd_arch_source_of(arch, tlbs[i].name, "latency"));
+        if (tlbs[i].id == GD_TLB1)
+            gd_compare_add_parameter(params, c, "TLB1", "sector_bytes", t->present && t->has_sector,
+                                     (double)t->sector_bytes, (double)l->line_bytes, 0,
+                                     (double)l->line_bytes, gd_arch_source_of(arch, "TLB1", "line"));
+    }
+}

@@ -1,0 +1,188 @@
+/* model_below_l1.c -- the TLB and DRAM-row terms of the expected p-chase.
+ *
+ * model.c says which level serves each access of a chain's timed lap (L1D, L2
+ * near, L2 far, DRAM); what the levels below the L1 add on top is here, for
+ * the simulator's rules (sim/tlb.c, sim/dram.c):
+ *
+ *   - TLBs.  An access that passes the L1 looks its page up in the L1 TLB, and
+ *     on a miss in the L2 TLB.  A TLB is a cache of pages, so model.c's rule
+ *     for cyclic chains holds for it too: under LRU a set whose pages fit its
+ *     ways keeps them all; one with more thrashes, and then only an access to
+ *     the page of the access just before it hits.  An L1 TLB miss costs [TLB1]
+ *     latency - [DRAM] latency, an L2 TLB miss [TLB2] - [TLB1] more.  The pages
+ *     the L2 TLB sees are those of the L1 TLB's thrashing sets.
+ *   - DRAM rows.  The accesses that reach DRAM open rows in their banks (the
+ *     arch's address map, gd_arch_dram_locate); the lap is walked twice, the
+ *     first to leave the banks as the previous lap does, and each access of the
+ *     second costs nothing on a row hit, tRCD on a closed bank and tRP + tRCD on
+ *     a conflict (an access counts as reaching DRAM when it does so more often
+ *     than not).  One thread, so no queueing: tRAS, tCCD and the bus never
+ *     wait in a chase whose accesses are a DRAM latency apart.
+ *
+ * The chase's own scratch (kernels/chase.c: in the output buffer while the
+ * chain is small) is read through the L2 at every access, so its page keeps
+ * one L1 TLB entry, and one L2 TLB entry: the chain has one way less in each.
+ *
+ * Assumptions, stated: the TLB sees the chain's order (the L1 hits in between
+ * do not touch it), the scratch's entry is taken from every set of a
+ * set-associative L1 TLB (its set is unknown here), and random TLB replacement
+ * uses the same mean-field estimate as the caches.
+ */
+#include "analysis/model_below_l1.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+
+typedef struct tlb_geom {
+    uint64_t page;
+    uint32_t sets, ways;
+    gd_replacement repl;
+    uint32_t *pages_in_set;
+    double *keep;
+} tlb_geom;
+
+static int tlb_init(tlb_geom *t, const gd_arch_level *l)
+{
+    memset(t, 0, sizeof *t);
+    t->page = l->line_bytes;
+    t->sets = l->sets;
+    t->ways = l->ways;
+    t->repl = l->replacement;
+    t->pages_in_set = calloc(t->sets, sizeof *t->pages_in_set);
+    t->keep = calloc(t->sets, sizeof *t->keep);
+    return t->pages_in_set && t->keep ? 0 : -1;
+}
+
+static void tlb_free(tlb_geom *t)
+{
+    free(t->pages_in_set);
+    free(t->keep);
+}
+
+/* Counts the distinct pages of the elements with weight[e] > 0 per set (runs of
+ * one page in lap order count once, as model.c counts lines), then the keep
+ * probability of each set. */
+static void tlb_count(tlb_geom *t, uint64_t n, const uint32_t *order, uint64_t base,
+                      uint64_t stride, const double *weight, gd_random_hit_rate_fn random_rate)
+{
+    uint64_t last = UINT64_MAX;
+    /* distinct pages: the chain's addresses grow with the element index */
+    for (uint64_t e = 0; e < n; e++) {
+        if (weight[e] <= 0)
+            continue;
+        uint64_t page = (base + e * stride) / t->page;
+        if (page != last)
+            t->pages_in_set[page % t->sets]++;
+        last = page;
+    }
+    (void)order;
+    for (uint32_t s = 0; s < t->sets; s++)
+        t->keep[s] = t->pages_in_set[s] <= t->ways ? 1.0
+                     : t->repl == GD_REPL_RANDOM ? random_rate(t->pages_in_set[s], t->ways)
+                                                 : 0.0;
+}
+
+static double tlb_hit(const tlb_geom *t, uint64_t addr, uint64_t prev, int has_prev)
+{
+    uint64_t page = addr / t->page;
+    if (has_prev && prev / t->page == page)
+        return 1.0;
+    return t->keep[page % t->sets];
+}
+
+static int tlb_extra(const gd_arch *arch, uint64_t n, const uint32_t *order, uint64_t base,
+                     uint64_t stride, const double *below_l1, gd_random_hit_rate_fn random_rate,
+                     double *extra, gd_err *err)
+{
+    const gd_arch_level *t1 = &arch->level[GD_TLB1], *t2 = &arch->level[GD_TLB2];
+    double pen1 = (double)t1->latency_cycles - arch->level[GD_DRAM].latency_cycles;
+    double pen2 = t2->present ? (double)t2->latency_cycles - t1->latency_cycles : 0;
+    tlb_geom g1, g2;
+    memset(&g1, 0, sizeof g1);
+    memset(&g2, 0, sizeof g2);
+    double *miss1 = calloc(n ? n : 1, sizeof *miss1);
+    int rc = -1;
+    if (!miss1 || tlb_init(&g1, t1) != 0 || (t2->present && tlb_init(&g2, t2) != 0)) {
+        gd_fail(err, "model: out of memory");
+        goto out;
+    }
+    /* the chase's scratch, in global memory while the chain is small, is read
+     * through the L2 at every access: its page holds one L1 TLB entry (kept
+     * there, being the most recent every other access) -- exact for a fully
+     * associative L1 TLB, one way less in every set otherwise */
+    uint64_t line_share = stride < GD_CHASE_LINE_BYTES_MAX ? stride : GD_CHASE_LINE_BYTES_MAX;
+    if (!gd_chase_scratch_in_shared(n * line_share, arch->level[GD_L2].size_bytes) && g1.ways > 1)
+        g1.ways--;
+    tlb_count(&g1, n, order, base, stride, below_l1, random_rate);
+    for (uint64_t k = 0; k < n; k++) {
+        uint32_t e = order[k], p = order[(k + n - 1) % n];
+        miss1[e] = below_l1[e] *
+                   (1 - tlb_hit(&g1, base + (uint64_t)e * stride, base + (uint64_t)p * stride, n > 1));
+    }
+    if (t2->present) {
+        if (!gd_chase_scratch_in_shared(n * line_share, arch->level[GD_L2].size_bytes) && g2.ways > 1)
+            g2.ways--; /* the scratch's page: an entry there too */
+        tlb_count(&g2, n, order, base, stride, miss1, random_rate);
+    }
+    for (uint64_t k = 0; k < n; k++) {
+        uint32_t e = order[k], p = order[(k + n - 1) % n];
+        double m2 = t2->present ? 1 - tlb_hit(&g2, base + (uint64_t)e * stride,
+                                              base + (uint64_t)p * stride, n > 1)
+                                : 0;
+        *extra += miss1[e] * (pen1 + m2 * pen2);
+    }
+    rc = 0;
+out:
+    free(miss1);
+    tlb_free(&g1);
+    tlb_free(&g2);
+    return rc;
+}
+
+typedef struct bank_state {
+    uint8_t open;
+    uint64_t row;
+} bank_state;
+
+static int dram_extra(const gd_arch *arch, uint64_t n, const uint32_t *order, uint64_t base,
+                      uint64_t stride, const double *to_dram, double *extra, gd_err *err)
+{
+    const gd_arch_dram *d = &arch->level[GD_DRAM].dram;
+    uint64_t l2_line = arch->level[GD_L2].line_bytes;
+    bank_state *banks = calloc((size_t)d->channels * d->banks, sizeof *banks);
+    if (!banks)
+        return gd_fail(err, "model: out of memory");
+    for (int lap = 0; lap < 2; lap++)
+        for (uint64_t k = 0; k < n; k++) {
+            uint32_t e = order[k];
+            if (to_dram[e] <= 0.5)
+                continue;
+            uint64_t addr = (base + (uint64_t)e * stride) / l2_line * l2_line;
+            uint32_t ch, b;
+            uint64_t row;
+            gd_arch_dram_locate(arch, addr, &ch, &b, &row);
+            bank_state *s = &banks[(size_t)ch * d->banks + b];
+            double cost = !s->open ? d->t_rcd : s->row != row ? d->t_rp + d->t_rcd : 0;
+            if (lap == 1)
+                *extra += to_dram[e] * cost;
+            s->open = 1;
+            s->row = row;
+        }
+    free(banks);
+    return 0;
+}
+
+int gd_model_below_l1(const gd_arch *arch, uint64_t n, const uint32_t *order, uint64_t base,
+                      uint64_t stride, const double *below_l1, const double *to_dram,
+                      gd_random_hit_rate_fn random_hit_rate, double *extra_sum, gd_err *err)
+{
+    *extra_sum = 0;
+    if (arch->level[GD_TLB1].present &&
+        tlb_extra(arch, n, order, base, stride, below_l1, random_hit_rate, extra_sum, err) != 0)
+        return -1;
+    if (arch->level[GD_DRAM].dram.channels &&
+        dram_extra(arch, n, order, base, stride, to_dram, extra_sum, err) != 0)
+        return -1;
+    return 0;
+}

@@ -1,0 +1,150 @@
+/* test_sim_dram.c -- the DRAM controller of sim/dram.c, driven directly.
+ *
+ * Write-backs (no fill to deliver) are handed to the controller of a small arch
+ * with channels, in a chosen order and cycle, and the row-buffer counters say
+ * what the scheduler did:
+ *   - FR-FCFS: two rows of one bank interleaved A0 B0 A1 B1 are served A0 A1 B0
+ *     B1 with a window (one activate, a row hit, one conflict, a row hit), in
+ *     arrival order with a window of one (every access after the first a
+ *     conflict);
+ *   - the data bus: back-to-back row hits keep it busy burst_cycles per sector;
+ *   - the address map: `interleave` bytes per channel in turn, rows of a channel
+ *     on consecutive banks (gd_arch_dram_locate).
+ */
+#include "tests/testing.h"
+
+#include "analysis/arch.h"
+#include "host/device.h"
+#include "host/device_registry.h"
+#include "sim/memsys.h"
+
+/* tiny: 2 channels x 4 banks, 1 KiB rows, 256-B interleave */
+static const char *const base_ov[] = {"DRAM.channels=2", "DRAM.banks=4", "DRAM.row=1KiB",
+                                      "DRAM.interleave=256", "DRAM.tCL=8", "DRAM.tRCD=10",
+                                      "DRAM.tRP=12", "DRAM.tRAS=20", "DRAM.tCCD=2",
+                                      "DRAM.burst_cycles=3", "DRAM.queue_entries=64"};
+#define BASE_N (sizeof base_ov / sizeof base_ov[0])
+
+static gd_device *open_tiny(const char *queue_entries)
+{
+    const char *ov[BASE_N + 1];
+    memcpy(ov, base_ov, sizeof base_ov);
+    ov[BASE_N] = queue_entries;
+    gd_device_opts o = {ov, BASE_N + 1};
+    gd_device *dev;
+    gd_err err;
+    if (gd_device_open("sim:tiny", &o, &dev, &err) != 0)
+        fail_msg("%s", err.msg);
+    return dev;
+}
+
+/* Hands write-backs of one 32-byte sector at `addrs` to the controller at cycle
+ * 0, runs it until idle; the counters into *hits, *misses, *conflicts. */
+static void run_writes(gd_device *dev, const uint64_t *addrs, size_t n, uint64_t *hits,
+                       uint64_t *misses, uint64_t *conflicts, uint64_t *bus)
+{
+    sim_engine *e = sim_device_engine(dev);
+    sim_memsys *ms = e->memsys;
+    uint64_t h0 = e->stats.dram_row_hits, m0 = e->stats.dram_row_misses,
+             c0 = e->stats.dram_row_conflicts, b0 = e->stats.dram_bus_busy_cycles;
+    for (size_t i = 0; i < n; i++) {
+        int32_t mid = sim_msg_new(e);
+        assert_true(mid >= 0);
+        sim_msg *m = &ms->msg[mid];
+        m->addr = addrs[i];
+        m->bytes = 32;
+        m->sectors = 1;
+        m->is_store = 1;
+        m->sm = 0;
+        m->bypass_req = -1;
+        sim_dram_submit(e, mid, 0);
+    }
+    uint64_t cycle = 0;
+    while (sim_dram_busy(e)) {
+        sim_dram_tick(e, cycle);
+        uint64_t next = sim_dram_next_event(e, cycle + 1);
+        assert_true(next != SIM_NEVER || !sim_dram_busy(e));
+        cycle = next == SIM_NEVER ? cycle + 1 : next;
+        assert_true(cycle < 100000);
+    }
+    assert_false(e->failed);
+    *hits = e->stats.dram_row_hits - h0;
+    *misses = e->stats.dram_row_misses - m0;
+    *conflicts = e->stats.dram_row_conflicts - c0;
+    *bus = e->stats.dram_bus_busy_cycles - b0;
+}
+
+static void test_address_map(void **state)
+{
+    (void)state;
+    gd_arch a;
+    gd_err err;
+    char path[1024];
+    assert_int_equal(gd_arch_resolve("tiny", path, sizeof path, &err), 0);
+    assert_int_equal(gd_arch_load(path, base_ov, BASE_N, &a, &err), 0);
+    uint32_t ch, bank;
+    uint64_t row;
+    gd_arch_dram_locate(&a, 0, &ch, &bank, &row);
+    assert_true(ch == 0 && bank == 0 && row == 0);
+    gd_arch_dram_locate(&a, 256, &ch, &bank, &row); /* the next chunk: the next channel */
+    assert_true(ch == 1 && bank == 0 && row == 0);
+    gd_arch_dram_locate(&a, 512, &ch, &bank, &row); /* channel 0 again, the same row */
+    assert_true(ch == 0 && bank == 0 && row == 0);
+    gd_arch_dram_locate(&a, 2048, &ch, &bank, &row); /* channel 0's second KiB: bank 1 */
+    assert_true(ch == 0 && bank == 1 && row == 0);
+    gd_arch_dram_locate(&a, 8192, &ch, &bank, &row); /* 4 KiB into channel 0: bank 0, row 1 */
+    assert_true(ch == 0 && bank == 0 && row == 1);
+}
+
+/* A0 B0 A1 B1: rows 0 and 1 of channel 0, bank 0 */
+static const uint64_t interleaved[] = {0, 8192, 32, 8192 + 32};
+
+static void test_fr_fcfs_batches_row_hits(void **state)
+{
+    (void)state;
+    gd_device *dev = open_tiny("DRAM.queue_entries=64");
+    uint64_t hits, misses, conflicts, bus;
+    run_writes(dev, interleaved, 4, &hits, &misses, &conflicts, &bus);
+    assert_int_equal(misses, 1);    /* A0 opens row 0 */
+    assert_int_equal(hits, 2);      /* A1 goes before B0, B1 after it */
+    assert_int_equal(conflicts, 1); /* B0 */
+    gd_device_close(dev);
+}
+
+static void test_window_of_one_is_fcfs(void **state)
+{
+    (void)state;
+    gd_device *dev = open_tiny("DRAM.queue_entries=1");
+    uint64_t hits, misses, conflicts, bus;
+    run_writes(dev, interleaved, 4, &hits, &misses, &conflicts, &bus);
+    assert_int_equal(misses, 1);
+    assert_int_equal(hits, 0);
+    assert_int_equal(conflicts, 3);
+    gd_device_close(dev);
+}
+
+static void test_bus_per_sector(void **state)
+{
+    (void)state;
+    gd_device *dev = open_tiny("DRAM.queue_entries=64");
+    uint64_t addrs[8];
+    for (int i = 0; i < 8; i++)
+        addrs[i] = (uint64_t)i * 32; /* the first 256-B chunk: one row of channel 0 */
+    uint64_t hits, misses, conflicts, bus;
+    run_writes(dev, addrs, 8, &hits, &misses, &conflicts, &bus);
+    assert_int_equal(bus, 8 * 3);   /* burst_cycles 3 per sector */
+    assert_int_equal(misses, 1);    /* one activate */
+    assert_int_equal(hits, 7);
+    gd_device_close(dev);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_address_map),
+        cmocka_unit_test(test_fr_fcfs_batches_row_hits),
+        cmocka_unit_test(test_window_of_one_is_fcfs),
+        cmocka_unit_test(test_bus_per_sector),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
