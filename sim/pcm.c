@@ -16,17 +16,16 @@
  *   - with a buffer (sim/pcm_wbuf.c keeps the lists, exactly per section 4.1):
  *       read hit    the L2's data comes back [WB] latency cycles later;
  *       write hit   absorbed (the buffered row is now dirty): no PCM access;
- *       miss        the row is read from memory: an activation that brings
- *                   the whole row into the buffer (the array's row read),
- *                   the bus carrying only what the L2 asked for (a read's
- *                   sectors; one burst for a write) -- an assumption, the
- *                   paper gives no cost; a read waits for it, a write is
- *                   absorbed;
+ *       miss        the whole row is read from memory (one message of
+ *                   row_bytes on the bus, the paper: "the data read from PCM
+ *                   is stored in the buffer"); a read waits for its first
+ *                   data, a write is absorbed;
  *       eviction    a dirty inactive tail is written back to memory as one
  *                   write of its dirty sectors (one PCM array write, the
  *                   bank held pcm_write cycles); a clean one is dropped.
  * Simplifications (documented in sim/README.md): a hit on a row whose read
- * is still in flight is served at the hit latency; the buffer has no port
+ * is still in flight is served at the hit latency (optimistic: a later line
+ * of a row being fetched is not made to wait for its bytes); the buffer has no port
  * limit (one access per message, any number a cycle); dirty rows left in the
  * buffer at the end of a run are not written back (as the L2's dirty lines).
  */
@@ -40,6 +39,7 @@ struct sim_pcm {
     sim_row_writes rows;       /* writes per row at main memory's input */
     uint32_t row_bytes;
     uint32_t hit_cycles;
+    uint32_t full_mask;        /* every 32-byte sector of a row */
     sim_msg_heap hits;         /* read hits whose data is due */
 };
 
@@ -54,6 +54,7 @@ int sim_pcm_create(sim_engine *e, gd_err *err)
     e->memsys->pcm = p;
     p->row_bytes = a->wb.row_bytes ? a->wb.row_bytes : 1024;
     p->hit_cycles = a->wb.latency_cycles;
+    p->full_mask = p->row_bytes >= 1024 ? 0xffffffffu : (1u << (p->row_bytes / 32)) - 1;
     sim_row_writes_init(&p->rows);
     if (a->wb.size_bytes) {
         if (sim_wbuf_init(&p->wb, (uint32_t)(a->wb.size_bytes / p->row_bytes), a->wb.active_rows,
@@ -169,12 +170,9 @@ int sim_pcm_submit(sim_engine *e, int32_t mid, uint64_t cycle)
         }
         return 1;
     }
-    if (is_store) {
+    if (is_store)
         sim_msg_free(ms, mid);
-        row_message(e, row, 0, 0, -1, slice, cycle);
-    } else {
-        row_message(e, row, mask, 0, mid, slice, cycle);
-    }
+    row_message(e, row, p->full_mask, 0, is_store ? -1 : mid, slice, cycle);
     return 1;
 }
 

@@ -4,39 +4,39 @@
  *
  * K-means rewrites its small centroid and membership-count arrays every
  * iteration (hot rows) and writes each point's new membership once (cold
- * rows).  Here, per round (one launch, an iteration): every line of the
- * KM_HOT_ROWS hot rows, then KM_COLD fresh rows one line each.  A round writes
- * more lines (8 x 320 + 5440 = 8000) than a 768-KiB L2 holds (6144), so the
- * hot lines are evicted between rounds and each reaches memory once a round:
- * hot rows 2 x 8 = 16 writes each, cold rows 1.  With 2 rounds: 320 of 11200
- * rows (2.9%) take 5120 of 16000 writes (32%).  Tuned on sim:pcm with the
- * mem.* counters (README "PCM").  The sweep value is the number of rounds
- * (default 2).
+ * rows).  Per round (one launch, an iteration): every line of the
+ * KM_HOT_ROWS hot rows, KM_COLD fresh rows one line each, then a read sweep
+ * of KM_SWEEP lines (1.3 MiB, more than a 768-KiB L2) that evicts the
+ * round's dirty lines, so each reaches memory once a round.  With 4 rounds:
+ * 100 of 6500 rows (1.5%) take 3200 of 9600 writes (33%); the top 3% of rows
+ * take ~34%.  Tuned on sim:pcm with the mem.* counters (README "PCM").  The
+ * sweep value is the number of rounds (default 4).
  */
 #include <stdlib.h>
 
 #include "kernels/workloads/pcm_rows.h"
 
-#define KM_HOT_ROWS 320u
-#define KM_COLD 5440u
+#define KM_HOT_ROWS 100u
+#define KM_COLD 1600u
+#define KM_SWEEP 10240u
 
 static int pk_plan(const gd_probe_opts *opts, const gd_device_info *dev, uint64_t point,
                    gd_probe_plan *out, gd_err *err)
 {
     (void)opts;
     if (point == 0)
-        point = 2;
+        point = 4;
     if (point > 32)
         return gd_fail(err, "pcm_kmeans: %llu rounds is outside 1..32", (unsigned long long)point);
-    uint32_t rounds = (uint32_t)point, per = KM_HOT_ROWS * GD_PCM_LINES_PER_ROW + KM_COLD;
+    uint32_t rounds = (uint32_t)point, per = KM_HOT_ROWS * GD_PCM_LINES_PER_ROW + KM_COLD + KM_SWEEP;
     uint32_t *lines = malloc((size_t)rounds * per * 4);
     if (!lines)
         return gd_fail(err, "pcm_kmeans: out of memory");
     uint32_t next_cold = KM_HOT_ROWS;
     for (uint32_t r = 0; r < rounds; r++)
-        gd_pcm_rows_round(lines + (size_t)r * per, KM_HOT_ROWS, KM_COLD, &next_cold);
+        gd_pcm_rows_round(lines + (size_t)r * per, KM_HOT_ROWS, KM_COLD, &next_cold, KM_SWEEP);
     return gd_pcm_rows_plan("pcm_kmeans", dev, rounds, per, lines,
-                            next_cold * GD_PCM_LINES_PER_ROW, point, out, err);
+                            next_cold * GD_PCM_LINES_PER_ROW, KM_SWEEP, point, out, err);
 }
 
 const gd_probe gd_workload_pcm_kmeans = {
@@ -46,7 +46,7 @@ const gd_probe gd_workload_pcm_kmeans = {
     .value_unit = "errors",
     .primary_series = "errors",
     .sweep_granularity = 1,
-    .example_point = 2,
+    .example_point = 4,
     .plan = pk_plan,
     .fill = gd_wl_fill,
     .decode = gd_wl_decode,

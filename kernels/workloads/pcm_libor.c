@@ -5,20 +5,21 @@
  *
  * LIBOR's paths rewrite a small per-path state every time step (hot rows) and
  * write each result once (cold rows).  Per round (one launch, a time step):
- * every line of LB_HOT_ROWS hot rows, then LB_COLD fresh rows one line each;
- * a round (8 x 670 + 2700 = 8060 lines) is more than a 768-KiB L2 holds, so
- * the hot lines reach memory once a round.  With 9 rounds: 670 of 24970 rows
- * (2.7%) take 48240 of 72540 writes (66.5%), 97% of rows see fewer than 20
- * writes.  The most written row sees 72, not >1000: that needs ~125 rounds
- * (seconds per run is the budget), the shape is kept, the scale is not.  The
- * sweep value is the number of rounds (default 9).
+ * every line of LB_HOT_ROWS hot rows, LB_COLD fresh rows one line each, then
+ * a read sweep of LB_SWEEP lines (more than a 768-KiB L2) that evicts the
+ * round's dirty lines.  With 9 rounds: 100 of 3700 rows (2.7%) take 7200 of
+ * 10800 writes (67%), 97% of rows see fewer than 20 writes.  The most written
+ * row sees 72, not >1000: that needs ~125 rounds (seconds per run is the
+ * budget); the shape is kept, the scale is not.  The sweep value is the
+ * number of rounds (default 9).
  */
 #include <stdlib.h>
 
 #include "kernels/workloads/pcm_rows.h"
 
-#define LB_HOT_ROWS 670u
-#define LB_COLD 2700u
+#define LB_HOT_ROWS 100u
+#define LB_COLD 400u
+#define LB_SWEEP 10240u
 
 static int pl_plan(const gd_probe_opts *opts, const gd_device_info *dev, uint64_t point,
                    gd_probe_plan *out, gd_err *err)
@@ -28,15 +29,15 @@ static int pl_plan(const gd_probe_opts *opts, const gd_device_info *dev, uint64_
         point = 9;
     if (point > 64)
         return gd_fail(err, "pcm_libor: %llu rounds is outside 1..64", (unsigned long long)point);
-    uint32_t rounds = (uint32_t)point, per = LB_HOT_ROWS * GD_PCM_LINES_PER_ROW + LB_COLD;
+    uint32_t rounds = (uint32_t)point, per = LB_HOT_ROWS * GD_PCM_LINES_PER_ROW + LB_COLD + LB_SWEEP;
     uint32_t *lines = malloc((size_t)rounds * per * 4);
     if (!lines)
         return gd_fail(err, "pcm_libor: out of memory");
     uint32_t next_cold = LB_HOT_ROWS;
     for (uint32_t r = 0; r < rounds; r++)
-        gd_pcm_rows_round(lines + (size_t)r * per, LB_HOT_ROWS, LB_COLD, &next_cold);
+        gd_pcm_rows_round(lines + (size_t)r * per, LB_HOT_ROWS, LB_COLD, &next_cold, LB_SWEEP);
     return gd_pcm_rows_plan("pcm_libor", dev, rounds, per, lines,
-                            next_cold * GD_PCM_LINES_PER_ROW, point, out, err);
+                            next_cold * GD_PCM_LINES_PER_ROW, LB_SWEEP, point, out, err);
 }
 
 const gd_probe gd_workload_pcm_libor = {

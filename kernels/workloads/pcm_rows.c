@@ -3,7 +3,9 @@
  *
  * Kernel: warp w of launch r reads lines[r * per_round + w] and its 32 lanes
  * store r + 1 to the 32 words of that line (one coalesced 128-byte store);
- * warps past per_round exit.  The round is the launch number (gd_wl_split).
+ * an entry with GD_PCM_READ set names a line of `in` (zeros) that the warp
+ * reads instead (storing only a non-zero word, never: the load is kept on
+ * every target); warps past per_round exit.  The round is the launch number (gd_wl_split).
  */
 #include <stdlib.h>
 
@@ -18,11 +20,12 @@ static char *pr_ptx(const gd_device_info *dev)
     gd_ptx_init(&p);
     gd_ptx_header(&p, dev->cc_major, dev->cc_minor, 63);
     gd_ptx_printf(&p,
-        ".visible .entry gd_wl_pcm_rows(.param .u64 out, .param .u64 lines, .param .u32 per_round,\n"
-        "                               .param .u32 round)\n"
+        ".visible .entry gd_wl_pcm_rows(.param .u64 out, .param .u64 lines, .param .u64 in,\n"
+        "                               .param .u32 per_round, .param .u32 round)\n"
         "{\n"
-        "    .reg .pred %%p<2>;\n    .reg .b32 %%r<12>;\n    .reg .b64 %%rd<10>;\n"
+        "    .reg .pred %%p<4>;\n    .reg .b32 %%r<16>;\n    .reg .b64 %%rd<14>;\n"
         "    ld.param.u64 %%rd1, [out];\n    ld.param.u64 %%rd2, [lines];\n"
+        "    ld.param.u64 %%rd9, [in];\n"
         "    ld.param.u32 %%r1, [per_round];\n    ld.param.u32 %%r2, [round];\n"
         "    mov.u32 %%r3, %%ctaid.x;\n    mov.u32 %%r4, %%ntid.x;\n    mov.u32 %%r5, %%tid.x;\n"
         "    mad.lo.u32 %%r6, %%r3, %%r4, %%r5;\n"
@@ -34,19 +37,30 @@ static char *pr_ptx(const gd_device_info *dev)
         "    mul.wide.u32 %%rd3, %%r9, 4;\n"
         "    add.s64 %%rd4, %%rd2, %%rd3;\n"
         "    ld.global.u32 %%r10, [%%rd4];\n"
-        "    mul.wide.u32 %%rd5, %%r10, 128;\n"
+        "    and.b32 %%r12, %%r10, 0x7fffffff;\n"
+        "    setp.ne.u32 %%p2, %%r12, %%r10;\n"
+        "    mul.wide.u32 %%rd5, %%r12, 128;\n"
         "    mul.wide.u32 %%rd6, %%r8, 4;\n"
+        "    @%%p2 bra READ;\n"
         "    add.s64 %%rd7, %%rd1, %%rd5;\n"
         "    add.s64 %%rd8, %%rd7, %%rd6;\n"
         "    add.u32 %%r11, %%r2, 1;\n"
         "    st.global.u32 [%%rd8], %%r11;\n"
+        "    bra DONE;\n"
+        "READ:\n"
+        "    add.s64 %%rd10, %%rd9, %%rd5;\n"
+        "    add.s64 %%rd11, %%rd10, %%rd6;\n"
+        "    ld.global.u32 %%r13, [%%rd11];\n"
+        "    setp.ne.u32 %%p3, %%r13, 0;\n"
+        "    @%%p3 st.global.u32 [%%rd1], %%r13;\n"
         "DONE:\n"
         "    ret;\n"
         "}\n");
     return gd_ptx_finish(&p);
 }
 
-void gd_pcm_rows_round(uint32_t *lines, uint32_t hot_rows, uint32_t cold, uint32_t *next_cold_row)
+void gd_pcm_rows_round(uint32_t *lines, uint32_t hot_rows, uint32_t cold, uint32_t *next_cold_row,
+                       uint32_t sweep_lines)
 {
     uint32_t k = 0;
     for (uint32_t r = 0; r < hot_rows; r++)
@@ -55,11 +69,13 @@ void gd_pcm_rows_round(uint32_t *lines, uint32_t hot_rows, uint32_t cold, uint32
     for (uint32_t c = 0; c < cold; c++, (*next_cold_row)++)
         lines[k++] = *next_cold_row * GD_PCM_LINES_PER_ROW +
                      ((*next_cold_row * 2654435761u) >> 29); /* a hashed line: every L2 set */
+    for (uint32_t s = 0; s < sweep_lines; s++)
+        lines[k++] = GD_PCM_READ | s;
 }
 
 int gd_pcm_rows_plan(const char *name, const gd_device_info *dev, uint32_t rounds,
-                     uint32_t per_round, uint32_t *lines, uint32_t span_lines, uint64_t point,
-                     gd_probe_plan *out, gd_err *err)
+                     uint32_t per_round, uint32_t *lines, uint32_t span_lines,
+                     uint32_t sweep_lines, uint64_t point, gd_probe_plan *out, gd_err *err)
 {
     gd_wl_state *st;
     if (gd_wl_plan_begin(out, "gd_wl_pcm_rows", PR_CTA_THREADS, &st, err)) {
@@ -76,6 +92,13 @@ int gd_pcm_rows_plan(const char *name, const gd_device_info *dev, uint32_t round
     for (uint32_t r = 0; r < rounds; r++)
         for (uint32_t w = 0; w < per_round; w++) {
             uint32_t line = lines[(size_t)r * per_round + w];
+            if (line & GD_PCM_READ) {
+                if ((line & ~GD_PCM_READ) >= sweep_lines) {
+                    free(lines);
+                    return gd_fail(err, "%s: read line outside the sweep", name);
+                }
+                continue;
+            }
             if (line >= span_lines) {
                 free(lines);
                 return gd_fail(err, "%s: line %u outside the %u-line buffer", name, line, span_lines);
@@ -86,6 +109,7 @@ int gd_pcm_rows_plan(const char *name, const gd_device_info *dev, uint32_t round
     st->check_buffer = gd_wl_buffer(out, st, "out", words * 4, NULL, 1);
     st->check_words = words;
     gd_wl_buffer(out, st, "lines", (size_t)rounds * per_round * 4, lines, 0);
+    gd_wl_buffer(out, st, "in", (size_t)(sweep_lines ? sweep_lines : 1) * 128, NULL, 0);
     gd_wl_param_u32(out, per_round);
     st->cur_param = out->param_count;
     gd_wl_param_u32(out, 0);
