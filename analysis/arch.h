@@ -90,6 +90,11 @@ typedef struct gd_arch_wb {
     uint32_t row_bytes;         /* buffer row = memory row of the paper (1 KiB) */
     uint32_t active_rows;       /* rows of the active list (0: half) */
     uint32_t latency_cycles;    /* a buffer hit's data, after the request leaves the L2 */
+    int read_bypass;            /* 1: a read that misses is served by memory without
+                                 * entering the lists (they hold written rows only) */
+    int request_fetch;          /* 1: a miss's row read carries only what the L2 asked for
+                                 * on the bus (the row assumed read inside the device);
+                                 * 0 (default): the whole row crosses the bus */
 } gd_arch_wb;
 
 /* One level of the hierarchy.  Caches use size/line/sector/ways/replacement;

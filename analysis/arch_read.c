@@ -142,6 +142,8 @@ static const arch_key arch_keys[] = {
     {HOME_WB, "row_bytes", K_BYTES32, WB(row_bytes), 0},
     {HOME_WB, "active_rows", K_U32, WB(active_rows), 0},
     {HOME_WB, "latency", K_U32, WB(latency_cycles), 0},
+    {HOME_WB, "read_bypass", K_BOOL, WB(read_bypass), 0},
+    {HOME_WB, "request_fetch", K_BOOL, WB(request_fetch), 0},
 
     {HOME_NOISE, "jitter", K_DOUBLE, NOISE(jitter_cycles), 0},
     {HOME_NOISE, "outlier_rate", K_DOUBLE, NOISE(outlier_rate), 0},

@@ -133,6 +133,7 @@ typedef struct sim_stats {
     /* PCM and its write buffer (issue 13, pcm.c): counted where the arch has them */
     uint64_t wb_read_hits, wb_read_misses, wb_write_hits, wb_write_misses;
     uint64_t wb_evictions, wb_dirty_evictions, wb_promotions;
+    uint64_t wb_read_bypasses;         /* [WB] read_bypass: read misses sent on as they are */
     uint64_t pcm_array_writes;         /* write commands that held a PCM bank */
     uint64_t pcm_write_bytes;          /* bytes those writes carried (the energy counter) */
     uint64_t mem_writes_in;            /* writes reaching main memory (before the buffer) */

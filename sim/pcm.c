@@ -19,7 +19,12 @@
  *       miss        the whole row is read from memory (one message of
  *                   row_bytes on the bus, the paper: "the data read from PCM
  *                   is stored in the buffer"); a read waits for its first
- *                   data, a write is absorbed;
+ *                   data, a write is absorbed; with [WB] request_fetch the
+ *                   bus carries only the read's sectors (a write's: one
+ *                   burst), the row assumed read inside the device;
+ *       (with [WB] read_bypass a read that misses goes to memory as is and
+ *       the lists do not change: the paper's lists "record the actively
+ *       written rows"; whether read misses enter them it does not say)
  *       eviction    a dirty inactive tail is written back to memory as one
  *                   write of its dirty sectors (one PCM array write, the
  *                   bank held pcm_write cycles); a clean one is dropped.
@@ -152,6 +157,10 @@ int sim_pcm_submit(sim_engine *e, int32_t mid, uint64_t cycle)
     }
     if (!p->has_wb)
         return 0;
+    if (!is_store && e->arch->wb.read_bypass && !sim_wbuf_contains(&p->wb, row)) {
+        e->stats.wb_read_bypasses++; /* [WB] read_bypass: the lists hold written rows only */
+        return 0;
+    }
     p->wb.trace = e->wbuf_trace; /* the engine's hook, set or cleared at any time */
     p->wb.trace_user = e->wbuf_trace_user;
     sim_wbuf_result r = sim_wbuf_access_mask(&p->wb, row, is_store, mask);
@@ -172,7 +181,8 @@ int sim_pcm_submit(sim_engine *e, int32_t mid, uint64_t cycle)
     }
     if (is_store)
         sim_msg_free(ms, mid);
-    row_message(e, row, p->full_mask, 0, is_store ? -1 : mid, slice, cycle);
+    uint32_t fetched = e->arch->wb.request_fetch ? (is_store ? 0 : mask) : p->full_mask;
+    row_message(e, row, fetched, 0, is_store ? -1 : mid, slice, cycle);
     return 1;
 }
 

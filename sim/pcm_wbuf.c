@@ -163,3 +163,8 @@ uint64_t sim_wbuf_dirty_sectors(const sim_wbuf *wb)
         n += (uint64_t)__builtin_popcount(wb->inactive[i].mask);
     return n;
 }
+
+int sim_wbuf_contains(const sim_wbuf *wb, uint64_t row)
+{
+    return find(wb->active, wb->n_active, row) >= 0 || find(wb->inactive, wb->n_inactive, row) >= 0;
+}

@@ -98,6 +98,8 @@ typedef struct sim_wbuf_result {
 sim_wbuf_result sim_wbuf_access(sim_wbuf *wb, uint64_t row, int is_write);
 /* The same, a write marking `mask` (the row's 32-byte sectors it covers) dirty. */
 sim_wbuf_result sim_wbuf_access_mask(sim_wbuf *wb, uint64_t row, int is_write, uint32_t mask);
+/* Whether the row is buffered (either list); changes nothing. */
+int sim_wbuf_contains(const sim_wbuf *wb, uint64_t row);
 /* Dirty sectors the buffer holds now (written to PCM only when evicted). */
 uint64_t sim_wbuf_dirty_sectors(const sim_wbuf *wb);
 

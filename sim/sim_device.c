@@ -339,6 +339,7 @@ static int simdev_counters(gd_device *dev, gd_counter_list *out, gd_err *err)
         {ar->wb.size_bytes > 0, "wb.evictions", (double)s->wb_evictions},
         {ar->wb.size_bytes > 0, "wb.dirty_evictions", (double)s->wb_dirty_evictions},
         {ar->wb.size_bytes > 0, "wb.promotions", (double)s->wb_promotions},
+        {ar->wb.size_bytes > 0 && ar->wb.read_bypass, "wb.read_bypasses", (double)s->wb_read_bypasses},
         {ar->wb.size_bytes > 0, "wb.pcm_writes_avoided",
          (double)(s->wb_write_hits + s->wb_write_misses) - (double)s->wb_dirty_evictions},
     };
