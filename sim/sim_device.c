@@ -15,6 +15,7 @@
 #include "sim/sim_device.h"
 #include "sim/memsys.h"
 #include "sim/row_writes.h"
+#include "sim/pcm_wbuf.h"
 
 #define SIM_BYTES_PER_INSTRUCTION 16 /* SASS encoding size on sm_70 and later */
 
@@ -26,6 +27,8 @@ typedef struct sim_device {
     uint64_t modules_loaded;  /* gives each module its own code and constant addresses */
     gd_trace_sink trace_sink; /* gd_device_trace: the LSU's events, as CSV rows */
     void *trace_user;
+    gd_trace_sink wbuf_sink;  /* sim_device_wbuf_trace: the write buffer's list operations */
+    void *wbuf_user;
 } sim_device;
 
 typedef struct sim_kernel {
@@ -488,4 +491,32 @@ int sim_device_row_writes(gd_device *dev, uint64_t **asc, uint64_t *n, gd_err *e
         return 0;
     const sim_row_writes *rw = sim_pcm_row_writes(((sim_device *)dev)->engine);
     return rw ? sim_row_writes_sorted(rw, asc, n, err) : 0;
+}
+
+static void simdev_on_wbuf_event(void *user, const sim_wbuf_event *ev)
+{
+    static const char *const ops[] = {"hit_read", "hit_write_active", "hit_write_inactive", "miss",
+                                      "evict"};
+    sim_device *d = user;
+    char row[160];
+    snprintf(row, sizeof row, "%llu,%llu,%s,%llu,%s,%u,%u,%d",
+             (unsigned long long)d->engine->stats.launches, (unsigned long long)ev->seq,
+             ops[ev->op], (unsigned long long)ev->row,
+             ev->op == SIM_WBUF_MISS ? "active" : ev->from_active ? "active" : "inactive", ev->from,
+             ev->to, ev->dirty);
+    d->wbuf_sink(d->wbuf_user, row);
+}
+
+int sim_device_wbuf_trace(gd_device *dev, gd_trace_sink sink, void *user)
+{
+    if (!dev || dev->ops != &sim_ops)
+        return 0;
+    sim_device *d = (sim_device *)dev;
+    if (!d->arch.wb.size_bytes)
+        return 0;
+    d->wbuf_sink = sink;
+    d->wbuf_user = user;
+    d->engine->wbuf_trace = sink ? simdev_on_wbuf_event : NULL;
+    d->engine->wbuf_trace_user = sink ? d : NULL;
+    return 1;
 }

@@ -8,7 +8,8 @@
  *     workload and not on the streaming control;
  *   - the Figure-2 skew figures of the LIBOR-like and k-means-like workloads;
  *   - the [WB] and kind keys' bounds, and an arch without them has no PCM
- *     counters.
+ *     counters;
+ *   - the buffer's trace (wbuf_trace.csv) adds up to its counters.
  * The list rules themselves are replayed step by step in test_pcm_wbuf.c.
  */
 #include "tests/testing.h"
@@ -97,6 +98,47 @@ static void test_figure2_skew(void **state)
     assert_true(s.top3_share < 0.05);
 }
 
+/* `run --trace` / `whatif --trace`: the buffer's list operations go to
+ * wbuf_trace.csv beside lsu_trace.csv, one row per operation, and they add
+ * up to the buffer's counters. */
+static void test_wbuf_trace_matches_counters(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/gd_test_pcm_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    const char *ov[] = {"WB.size=64KiB"};
+    gd_err err = {0};
+    gd_device *dev = NULL;
+    gd_device_opts opts = {.overrides = ov, .override_count = 1};
+    if (gd_device_open("sim:pcm", &opts, &dev, &err) != 0)
+        fail_msg("%s", err.msg);
+    gd_whatif_cell cell;
+    if (gd_whatif_exec(dev, gd_workload_find("pcm_kmeans"), 1, 0, dir, &cell, &err) != 0)
+        fail_msg("%s", err.msg);
+    gd_device_close(dev);
+    char path[256], line[256];
+    snprintf(path, sizeof path, "%s/wbuf_trace.csv", dir);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    assert_non_null(fgets(line, sizeof line, f));
+    assert_string_equal(line, "launch,seq,op,row,list,from,to,dirty\n");
+    double misses = 0, write_hits = 0, read_hits = 0;
+    while (fgets(line, sizeof line, f)) {
+        misses += strstr(line, ",miss,") != NULL;
+        write_hits += strstr(line, ",hit_write_") != NULL;
+        read_hits += strstr(line, ",hit_read,") != NULL;
+    }
+    fclose(f);
+    assert_true(misses > 0 && write_hits > 0);
+    assert_true(misses == cell.wb_read_misses + cell.wb_write_misses);
+    assert_true(write_hits == cell.wb_write_hits);
+    assert_true(read_hits == cell.wb_read_hits);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/lsu_trace.csv", dir);
+    unlink(path);
+    rmdir(dir);
+}
+
 static int opens(const char *device, const char *const *ov, size_t n, const char *want)
 {
     gd_err err = {0};
@@ -147,6 +189,7 @@ int main(void)
         cmocka_unit_test(test_pcm_slower_on_writes_not_on_compute),
         cmocka_unit_test(test_buffer_removes_writes_on_skew_not_on_stream),
         cmocka_unit_test(test_figure2_skew),
+        cmocka_unit_test(test_wbuf_trace_matches_counters),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
