@@ -16,6 +16,7 @@
 
 #include "host/lsu_trace.h"
 #include "host/whatif.h"
+#include "analysis/results.h"
 #include "analysis/write_skew.h"
 #include "sim/sim_device.h"
 
@@ -201,5 +202,23 @@ out:
     gd_probe_plan_free(workload, &plan);
     if (rc != 0)
         snprintf(cell->note, sizeof cell->note, "%s", err->msg);
+    return rc;
+}
+
+int gd_whatif_write_row_writes(gd_device *dev, const char *path, gd_err *err)
+{
+    uint64_t *asc, n;
+    if (sim_device_row_writes(dev, &asc, &n, err) != 0)
+        return -1;
+    if (!n)
+        return 0;
+    gd_text t;
+    gd_text_init(&t);
+    gd_text_printf(&t, "rank,writes\n");
+    for (uint64_t i = 0; i < n; i++)
+        gd_text_printf(&t, "%llu,%llu\n", (unsigned long long)i, (unsigned long long)asc[i]);
+    free(asc);
+    int rc = gd_text_write_atomic(&t, path, err);
+    gd_text_free(&t);
     return rc;
 }
