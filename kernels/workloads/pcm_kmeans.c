@@ -23,7 +23,6 @@
 static int pk_plan(const gd_probe_opts *opts, const gd_device_info *dev, uint64_t point,
                    gd_probe_plan *out, gd_err *err)
 {
-    (void)opts;
     if (point == 0)
         point = 4;
     if (point > 32)
@@ -33,8 +32,10 @@ static int pk_plan(const gd_probe_opts *opts, const gd_device_info *dev, uint64_
     if (!lines)
         return gd_fail(err, "pcm_kmeans: out of memory");
     uint32_t next_cold = KM_HOT_ROWS;
+    uint64_t rng = gd_wl_seed(opts, 0x5eed00c1ull);
+    uint32_t salt = gd_wl_rand(&rng, 1u << 30);
     for (uint32_t r = 0; r < rounds; r++)
-        gd_pcm_rows_round(lines + (size_t)r * per, KM_HOT_ROWS, KM_COLD, &next_cold, KM_SWEEP);
+        gd_pcm_rows_round(lines + (size_t)r * per, KM_HOT_ROWS, KM_COLD, &next_cold, KM_SWEEP, salt);
     return gd_pcm_rows_plan("pcm_kmeans", dev, rounds, per, lines,
                             next_cold * GD_PCM_LINES_PER_ROW, KM_SWEEP, point, out, err);
 }

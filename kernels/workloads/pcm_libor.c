@@ -24,7 +24,6 @@
 static int pl_plan(const gd_probe_opts *opts, const gd_device_info *dev, uint64_t point,
                    gd_probe_plan *out, gd_err *err)
 {
-    (void)opts;
     if (point == 0)
         point = 9;
     if (point > 64)
@@ -34,8 +33,10 @@ static int pl_plan(const gd_probe_opts *opts, const gd_device_info *dev, uint64_
     if (!lines)
         return gd_fail(err, "pcm_libor: out of memory");
     uint32_t next_cold = LB_HOT_ROWS;
+    uint64_t rng = gd_wl_seed(opts, 0x5eed00c2ull);
+    uint32_t salt = gd_wl_rand(&rng, 1u << 30);
     for (uint32_t r = 0; r < rounds; r++)
-        gd_pcm_rows_round(lines + (size_t)r * per, LB_HOT_ROWS, LB_COLD, &next_cold, LB_SWEEP);
+        gd_pcm_rows_round(lines + (size_t)r * per, LB_HOT_ROWS, LB_COLD, &next_cold, LB_SWEEP, salt);
     return gd_pcm_rows_plan("pcm_libor", dev, rounds, per, lines,
                             next_cold * GD_PCM_LINES_PER_ROW, LB_SWEEP, point, out, err);
 }

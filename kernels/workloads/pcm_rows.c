@@ -60,17 +60,19 @@ static char *pr_ptx(const gd_device_info *dev)
 }
 
 void gd_pcm_rows_round(uint32_t *lines, uint32_t hot_rows, uint32_t cold, uint32_t *next_cold_row,
-                       uint32_t sweep_lines)
+                       uint32_t sweep_lines, uint32_t salt)
 {
     uint32_t k = 0;
-    for (uint32_t r = 0; r < hot_rows; r++)
+    for (uint32_t i = 0; i < hot_rows; i++) {
+        uint32_t r = (i + salt) % hot_rows;
         for (uint32_t l = 0; l < GD_PCM_LINES_PER_ROW; l++)
             lines[k++] = r * GD_PCM_LINES_PER_ROW + l;
+    }
     for (uint32_t c = 0; c < cold; c++, (*next_cold_row)++)
         lines[k++] = *next_cold_row * GD_PCM_LINES_PER_ROW +
-                     ((*next_cold_row * 2654435761u) >> 29); /* a hashed line: every L2 set */
+                     ((*next_cold_row * 2654435761u + salt) >> 29); /* a hashed line: every L2 set */
     for (uint32_t s = 0; s < sweep_lines; s++)
-        lines[k++] = GD_PCM_READ | s;
+        lines[k++] = GD_PCM_READ | ((s + salt) % sweep_lines);
 }
 
 int gd_pcm_rows_plan(const char *name, const gd_device_info *dev, uint32_t rounds,

@@ -28,8 +28,10 @@ int gd_pcm_rows_plan(const char *name, const gd_device_info *dev, uint32_t round
  * (a hashed line of the row, so the cold lines cover every L2 set), then a
  * read of `sweep_lines` lines of `in` (more than the L2 holds: it evicts the
  * round's dirty lines, so each reaches memory once a round, without writes
- * of its own). */
+ * of its own).  `salt` (from the workload's seed) rotates the hot rows' and
+ * the sweep's starting points and the cold rows' hashed line: other inputs,
+ * the same counts per row. */
 void gd_pcm_rows_round(uint32_t *lines, uint32_t hot_rows, uint32_t cold, uint32_t *next_cold_row,
-                       uint32_t sweep_lines);
+                       uint32_t sweep_lines, uint32_t salt);
 
 #endif

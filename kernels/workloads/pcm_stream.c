@@ -16,7 +16,6 @@
 static int ps_plan(const gd_probe_opts *opts, const gd_device_info *dev, uint64_t point,
                    gd_probe_plan *out, gd_err *err)
 {
-    (void)opts;
     if (point == 0)
         point = 1;
     if (point > 16)
@@ -26,8 +25,10 @@ static int ps_plan(const gd_probe_opts *opts, const gd_device_info *dev, uint64_
     if (!lines)
         return gd_fail(err, "pcm_stream: out of memory");
     uint32_t unused = 0;
+    uint64_t rng = gd_wl_seed(opts, 0x5eed00c3ull);
+    uint32_t salt = gd_wl_rand(&rng, 1u << 30);
     for (uint32_t r = 0; r < rounds; r++)
-        gd_pcm_rows_round(lines + (size_t)r * per, ST_ROWS, 0, &unused, 0);
+        gd_pcm_rows_round(lines + (size_t)r * per, ST_ROWS, 0, &unused, 0, salt);
     return gd_pcm_rows_plan("pcm_stream", dev, rounds, per, lines, per, 0, point, out, err);
 }
 
