@@ -78,6 +78,11 @@ int gd_whatif_plot(const gd_whatif *w, const char *dir, double claim, const char
 
 /* DIR/report.md (whatif_report.c): the command, the table of cycles / IPC /
  * speedup, the counters, the picture, the geometric means (and the claim). */
+/* whatif_report_mem.c: report.md's main-memory section (PCM, the write
+ * buffer, the Figure-2 figures; issue 13), appended to t when any run has
+ * those counters. */
+struct gd_text;
+void gd_whatif_report_mem(const gd_whatif *w, struct gd_text *t);
 int gd_whatif_write_report(const gd_whatif *w, const char *dir, double claim,
                            const char *claim_label, gd_err *err);
 
