@@ -73,7 +73,29 @@ typedef struct gd_arch_dram {
     uint32_t t_rcd, t_rp, t_cl, t_ras, t_ccd, t_wr, t_rtw, t_wtr; /* cycles */
     uint32_t burst_cycles;      /* data-bus cycles one 32-byte sector takes per channel */
     uint32_t queue_entries;     /* read and write queue per channel */
+    /* Main-memory technology (issue 13, seed 003; sim/dram.c, sim/pcm.c). */
+    int kind;                   /* GD_MEM_DRAM (default) or GD_MEM_PCM */
+    uint32_t pcm_write_cycles;  /* PCM: array write time a write holds its bank
+                                 * (default 10 x tWR, the paper's "write latency 10x") */
+    uint32_t pcm_read_cycles;   /* PCM: extra cycles a row activation takes over DRAM's (default 0) */
+    double pcm_write_pj_per_bit;/* PCM: array write energy per bit for the energy counter (0: none) */
 } gd_arch_dram;
+
+enum { GD_MEM_DRAM = 0, GD_MEM_PCM = 1 };
+
+/* The dedicated write buffer between the L2 and main memory (issue 13, seed 003
+ * section 4.1; section [WB]; sim/pcm.c).  size_bytes 0: no buffer. */
+typedef struct gd_arch_wb {
+    uint64_t size_bytes;
+    uint32_t row_bytes;         /* buffer row = memory row of the paper (1 KiB) */
+    uint32_t active_rows;       /* rows of the active list (0: half) */
+    uint32_t latency_cycles;    /* a buffer hit's data, after the request leaves the L2 */
+    int read_bypass;            /* 1: a read that misses is served by memory without
+                                 * entering the lists (they hold written rows only) */
+    int request_fetch;          /* 1: a miss's row read carries only what the L2 asked for
+                                 * on the bus (the row assumed read inside the device);
+                                 * 0 (default): the whole row crosses the bus */
+} gd_arch_wb;
 
 /* One level of the hierarchy.  Caches use size/line/sector/ways/replacement;
  * a TLB is a cache of page entries (size = coverage, line = page size). */
@@ -159,6 +181,7 @@ typedef struct gd_arch {
     gd_arch_gpu gpu;
     gd_arch_level level[GD_LEVEL_COUNT];
     gd_arch_noise noise;
+    gd_arch_wb wb;              /* [WB] (issue 13) */
     gd_arch_source sources[GD_ARCH_MAX_SOURCES];
     unsigned source_count;
 } gd_arch;

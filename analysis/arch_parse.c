@@ -30,6 +30,8 @@ int arch_section_index(const char *section)
         return SECTION_GPU;
     if (strcasecmp(section, "noise") == 0)
         return SECTION_NOISE;
+    if (strcasecmp(section, "WB") == 0)
+        return SECTION_WB;
     return gd_level_from_name(section);
 }
 
@@ -37,6 +39,7 @@ int arch_key_line(const parse_ctx *ctx, int section, const char *key)
 {
     const char *sname = section == SECTION_GPU     ? "gpu"
                         : section == SECTION_NOISE ? "noise"
+                        : section == SECTION_WB    ? "WB"
                                                    : gd_level_name((gd_level_id)section);
     for (int i = ctx->seen_count - 1; i >= 0; i--)
         if (strcasecmp(ctx->seen[i].section, sname) == 0 && strcmp(ctx->seen[i].key, key) == 0)

@@ -30,7 +30,7 @@ typedef struct parse_ctx {
     char error[GD_ERR_MSG_BYTES];
     seen_key seen[MAX_SEEN];
     int seen_count;
-    int section_line[GD_LEVEL_COUNT + 2]; /* +gpu +noise */
+    int section_line[GD_LEVEL_COUNT + 3]; /* +gpu +noise +WB */
     /* the string being read by the line reader */
     const char *cursor;
     char line_comment[120];     /* inline comment of the current line */
@@ -39,6 +39,7 @@ typedef struct parse_ctx {
 
 #define SECTION_GPU GD_LEVEL_COUNT
 #define SECTION_NOISE (GD_LEVEL_COUNT + 1)
+#define SECTION_WB (GD_LEVEL_COUNT + 2) /* the PCM write buffer (issue 13) */
 
 /* Records the first error (and its line); returns 0, inih's "error". */
 int arch_ctx_error(parse_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -50,7 +51,7 @@ int arch_key_line(const parse_ctx *ctx, int section, const char *key);
 size_t arch_key_count(void);
 const char *arch_key_name(size_t i, int *numeric);
 
-/* SECTION_GPU, SECTION_NOISE or a level id for a section name; -1 if none. */
+/* SECTION_GPU, SECTION_NOISE, SECTION_WB or a level id for a section name; -1 if none. */
 int arch_section_index(const char *section);
 
 #endif

@@ -50,9 +50,10 @@ typedef enum key_type {
     K_CARVEOUTS,/* "0 8KiB 16KiB ...": sizes, ascending, into carveout_bytes/count */
     K_L2HASH,   /* modulo | xor */
     K_BITRANGES,/* "13-15 20-22": address bit ranges of the XOR fold */
+    K_MEMKIND,  /* dram | pcm */
 } key_type;
 
-typedef enum key_home { HOME_GPU, HOME_LEVEL, HOME_NOISE } key_home;
+typedef enum key_home { HOME_GPU, HOME_LEVEL, HOME_NOISE, HOME_WB } key_home;
 
 typedef struct arch_key {
     key_home home;
@@ -71,6 +72,7 @@ typedef struct arch_key {
 #define GPU(f) offsetof(gd_arch_gpu, f)
 #define LVL(f) offsetof(gd_arch_level, f)
 #define NOISE(f) offsetof(gd_arch_noise, f)
+#define WB(f) offsetof(gd_arch_wb, f)
 
 static const arch_key arch_keys[] = {
     {HOME_GPU, "name", K_STRING, GPU(name), 0},
@@ -131,6 +133,17 @@ static const arch_key arch_keys[] = {
     {HOME_LEVEL, "tWTR", K_U32, LVL(dram.t_wtr), LV(GD_DRAM)},
     {HOME_LEVEL, "burst_cycles", K_U32, LVL(dram.burst_cycles), LV(GD_DRAM)},
     {HOME_LEVEL, "queue_entries", K_U32, LVL(dram.queue_entries), LV(GD_DRAM)},
+    /* phase-change main memory and its write buffer (issue 13) */
+    {HOME_LEVEL, "kind", K_MEMKIND, LVL(dram.kind), LV(GD_DRAM)},
+    {HOME_LEVEL, "pcm_write", K_U32, LVL(dram.pcm_write_cycles), LV(GD_DRAM)},
+    {HOME_LEVEL, "pcm_read_extra", K_U32, LVL(dram.pcm_read_cycles), LV(GD_DRAM)},
+    {HOME_LEVEL, "pcm_write_pj_per_bit", K_DOUBLE, LVL(dram.pcm_write_pj_per_bit), LV(GD_DRAM)},
+    {HOME_WB, "size", K_BYTES64, WB(size_bytes), 0},
+    {HOME_WB, "row_bytes", K_BYTES32, WB(row_bytes), 0},
+    {HOME_WB, "active_rows", K_U32, WB(active_rows), 0},
+    {HOME_WB, "latency", K_U32, WB(latency_cycles), 0},
+    {HOME_WB, "read_bypass", K_BOOL, WB(read_bypass), 0},
+    {HOME_WB, "request_fetch", K_BOOL, WB(request_fetch), 0},
 
     {HOME_NOISE, "jitter", K_DOUBLE, NOISE(jitter_cycles), 0},
     {HOME_NOISE, "outlier_rate", K_DOUBLE, NOISE(outlier_rate), 0},
@@ -320,6 +333,14 @@ static int store_value(parse_ctx *ctx, const arch_key *k, char *base, const char
             return arch_ctx_error(ctx, "'%s' lists no range", k->name);
         return 1;
     }
+    case K_MEMKIND:
+        if (strcasecmp(value, "dram") == 0)
+            *(int *)(base + k->offset) = GD_MEM_DRAM;
+        else if (strcasecmp(value, "pcm") == 0)
+            *(int *)(base + k->offset) = GD_MEM_PCM;
+        else
+            return arch_ctx_error(ctx, "'%s' must be dram or pcm, got '%s'", k->name, value);
+        return 1;
     case K_LEVEL: {
         int id = gd_level_from_name(value);
         if (id < 0)
@@ -337,7 +358,7 @@ static int arch_handler(void *user, const char *section, const char *name, const
     parse_ctx *ctx = user;
     int sec = arch_section_index(section);
     if (sec < 0)
-        return arch_ctx_error(ctx, "unknown section [%s] (expected gpu, noise or a level: L0I L1I L15I "
+        return arch_ctx_error(ctx, "unknown section [%s] (expected gpu, noise, WB or a level: L0I L1I L15I "
                               "L1C L15C L2C L1D SMEM L2 TLB1 TLB2 DRAM)",
                          section);
     if (!ctx->section_line[sec])
@@ -352,6 +373,7 @@ static int arch_handler(void *user, const char *section, const char *name, const
             continue;
         if ((sec == SECTION_GPU && k->home == HOME_GPU) ||
             (sec == SECTION_NOISE && k->home == HOME_NOISE) ||
+            (sec == SECTION_WB && k->home == HOME_WB) ||
             (sec < GD_LEVEL_COUNT && k->home == HOME_LEVEL && (k->levels & LV(sec)))) {
             key = k;
             break;
@@ -365,6 +387,8 @@ static int arch_handler(void *user, const char *section, const char *name, const
         base = (char *)&ctx->arch->gpu;
     else if (sec == SECTION_NOISE)
         base = (char *)&ctx->arch->noise;
+    else if (sec == SECTION_WB)
+        base = (char *)&ctx->arch->wb;
     else {
         base = (char *)&ctx->arch->level[sec];
         ctx->arch->level[sec].present = 1;
@@ -440,7 +464,7 @@ static char *line_reader(char *str, int num, void *stream)
         name[close - h - 1] = 0;
         int sec = arch_section_index(name);
         if (sec < 0)
-            arch_ctx_error(ctx, "unknown section [%s] (expected gpu, noise or a level: L0I L1I L15I "
+            arch_ctx_error(ctx, "unknown section [%s] (expected gpu, noise, WB or a level: L0I L1I L15I "
                            "L1C L15C L2C L1D SMEM L2 TLB1 TLB2 DRAM)",
                       name);
         else if (!ctx->section_line[sec])

@@ -13,7 +13,14 @@
  *     grow DRAM < TLB1 < TLB2, and an L2 TLB needs an L1 TLB in front of it;
  *   - a DRAM with channels needs banks, rows, the interleave and the timings
  *     whose sum must fit in its latency ([DRAM] latency is the chase's
- *     latency of a row-buffer hit: the fixed path plus tCL).
+ *     latency of a row-buffer hit: the fixed path plus tCL);
+ *   - (issue 13) `kind = pcm` needs the channels (its writes hold a bank):
+ *     pcm_write defaults to 10 x tWR (seed 003: "write latency 10x DRAM's");
+ *   - (issue 13) [WB] size 0 is no buffer; otherwise a whole number of rows
+ *     (2..WB_MAX_ROWS), rows of 64 B..1 KiB (a power of two, at least the L2
+ *     line: a row travels as one message whose sector mask has 32 bits),
+ *     active_rows below the rows (default half, rounded up), latency >= 1
+ *     (default 10: an assumption, the paper gives none).
  */
 #include "analysis/arch_validate.h"
 
@@ -22,6 +29,7 @@
 #define DRAM_MAX_CHANNELS 256
 #define DRAM_MAX_BANKS 256
 #define L2_MAX_SLICES 512
+#define WB_MAX_ROWS 65536
 
 static int pow2(uint64_t x)
 {
@@ -126,7 +134,8 @@ static int validate_dram(parse_ctx *ctx)
     if (!d->channels) {
         static const char *const detail[] = {"banks", "row", "interleave", "tRCD", "tRP", "tCL",
                                              "tRAS", "tCCD", "tWR", "tRTW", "tWTR",
-                                             "burst_cycles", "queue_entries"};
+                                             "burst_cycles", "queue_entries", "kind", "pcm_write",
+                                             "pcm_read_extra", "pcm_write_pj_per_bit"};
         for (size_t i = 0; i < sizeof detail / sizeof detail[0]; i++)
             for (int s = 0; s < ctx->seen_count; s++)
                 if (!strcmp(ctx->seen[s].section, "DRAM") && !strcmp(ctx->seen[s].key, detail[i])) {
@@ -160,10 +169,56 @@ static int validate_dram(parse_ctx *ctx)
                                    "plus tCL (%u)",
                               dl->latency_cycles, a->level[GD_L2].latency_cycles + d->t_cl);
     }
+    if (d->kind == GD_MEM_PCM && !d->pcm_write_cycles) {
+        if (!d->t_wr) {
+            ctx->line = arch_key_line(ctx, GD_DRAM, "kind");
+            return arch_ctx_error(ctx, "[DRAM] kind = pcm needs pcm_write (or tWR: 10 x tWR)");
+        }
+        d->pcm_write_cycles = 10 * d->t_wr;
+    }
+    if (d->pcm_write_pj_per_bit < 0) {
+        ctx->line = arch_key_line(ctx, GD_DRAM, "pcm_write_pj_per_bit");
+        return arch_ctx_error(ctx, "[DRAM] pcm_write_pj_per_bit must be >= 0");
+    }
+    return 1;
+}
+
+static int validate_wb(parse_ctx *ctx)
+{
+    gd_arch *a = ctx->arch;
+    gd_arch_wb *w = &a->wb;
+    if (!w->row_bytes)
+        w->row_bytes = 1024;
+    if (!w->latency_cycles)
+        w->latency_cycles = 10;
+    if (!w->size_bytes) {
+        w->active_rows = 0;
+        return 1;
+    }
+    uint32_t l2_line = a->level[GD_L2].line_bytes;
+    if (!pow2(w->row_bytes) || w->row_bytes < 64 || w->row_bytes > 1024 || w->row_bytes < l2_line) {
+        ctx->line = arch_key_line(ctx, SECTION_WB, "row_bytes");
+        return arch_ctx_error(ctx, "[WB] row_bytes (%u) must be a power of two, 64 B..1 KiB and at "
+                                   "least the L2 line (%u)",
+                              w->row_bytes, l2_line);
+    }
+    uint64_t rows = w->size_bytes / w->row_bytes;
+    if (w->size_bytes % w->row_bytes || rows < 2 || rows > WB_MAX_ROWS) {
+        ctx->line = arch_key_line(ctx, SECTION_WB, "size");
+        return arch_ctx_error(ctx, "[WB] size must be 2..%d rows of row_bytes (%u)", WB_MAX_ROWS,
+                              w->row_bytes);
+    }
+    if (!w->active_rows)
+        w->active_rows = (uint32_t)((rows + 1) / 2);
+    if (w->active_rows >= rows) {
+        ctx->line = arch_key_line(ctx, SECTION_WB, "active_rows");
+        return arch_ctx_error(ctx, "[WB] active_rows (%u) must be below the rows (%llu)",
+                              w->active_rows, (unsigned long long)rows);
+    }
     return 1;
 }
 
 int arch_validate_below_l1(parse_ctx *ctx)
 {
-    return validate_l2_map(ctx) && validate_tlbs(ctx) && validate_dram(ctx);
+    return validate_l2_map(ctx) && validate_tlbs(ctx) && validate_dram(ctx) && validate_wb(ctx);
 }

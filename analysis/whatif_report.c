@@ -129,6 +129,8 @@ int gd_whatif_write_report(const gd_whatif *w, const char *dir, double claim,
             gd_text_printf(&t, " |\n");
         }
 
+    gd_whatif_report_mem(w, &t);
+
     int trouble = 0;
     for (size_t c = 0; c < w->combos_done; c++)
         for (size_t k = 0; k < w->workload_count; k++) {

@@ -63,7 +63,10 @@ int gd_whatif_write_tables(const gd_whatif *w, const char *dir, gd_err *err)
                        "resv_fails,resv_fails_set,resv_fails_mshr,resv_fails_merge,"
                        "resv_fails_miss_queue,requeues,hol_stall_cycles,fifo_occupancy_mean,"
                        "fifo_occupancy_max,coalescer_stall_cycles,issue_stall_cycles,l1_hits,"
-                       "l1_misses,note\n");
+                       "l1_misses,mem_writes,write_bytes_in,write_bytes_out,pcm_writes,"
+                       "wb_read_hits,wb_read_misses,wb_write_hits,wb_write_misses,"
+                       "wb_dirty_evictions,rows_written,row_writes_max,top3pct_write_share,"
+                       "top2.6pct_write_share,rows_below20_share,note\n");
     for (size_t c = 0; c < w->combos_done; c++)
         for (size_t k = 0; k < w->workload_count; k++) {
             const gd_whatif_cell *x = gd_whatif_at(w, c, k);
@@ -76,7 +79,12 @@ int gd_whatif_write_tables(const gd_whatif *w, const char *dir, gd_err *err)
                                 gd_whatif_speedup(w, c, k), x->wall_ms, x->resv_fails,
                                 x->resv_set, x->resv_mshr, x->resv_merge, x->resv_miss_queue,
                                 x->requeues, x->hol_cycles, x->fifo_mean, x->fifo_max,
-                                x->coalescer_stalls, x->issue_stalls, x->l1_hits, x->l1_misses};
+                                x->coalescer_stalls, x->issue_stalls, x->l1_hits, x->l1_misses,
+                                x->mem_writes, x->write_bytes_in, x->write_bytes_out,
+                                x->pcm_writes, x->wb_read_hits, x->wb_read_misses,
+                                x->wb_write_hits, x->wb_write_misses, x->wb_dirty_evictions,
+                                x->rows_written, x->row_writes_max, x->top3_share,
+                                x->top2p6_share, x->rows_below20};
             for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
                 put_num(&t, x->ran ? v[i] : NAN);
             gd_text_printf(&t, ",");

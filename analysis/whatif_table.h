@@ -32,6 +32,12 @@ typedef struct gd_whatif_cell {
     double fifo_mean, fifo_max; /* l1d.fifo_occupancy_mean / _max */
     double coalescer_stalls, issue_stalls; /* lsu.*_stall_cycles */
     double l1_hits, l1_misses;
+    /* PCM main memory and its write buffer (issue 13): NaN where the arch has none */
+    double mem_writes, write_bytes_in, write_bytes_out; /* before / after the buffer */
+    double pcm_writes;        /* pcm.array_writes: write commands that held a PCM bank */
+    double wb_read_hits, wb_read_misses, wb_write_hits, wb_write_misses, wb_dirty_evictions;
+    double rows_written, row_writes_max;     /* seed 003 Figure 2, at memory's input */
+    double top3_share, top2p6_share, rows_below20; /* fractions 0..1 */
     char note[GD_WHATIF_NOTE_BYTES];
 } gd_whatif_cell;
 
@@ -72,6 +78,11 @@ int gd_whatif_plot(const gd_whatif *w, const char *dir, double claim, const char
 
 /* DIR/report.md (whatif_report.c): the command, the table of cycles / IPC /
  * speedup, the counters, the picture, the geometric means (and the claim). */
+/* whatif_report_mem.c: report.md's main-memory section (PCM, the write
+ * buffer, the Figure-2 figures; issue 13), appended to t when any run has
+ * those counters. */
+struct gd_text;
+void gd_whatif_report_mem(const gd_whatif *w, struct gd_text *t);
 int gd_whatif_write_report(const gd_whatif *w, const char *dir, double claim,
                            const char *claim_label, gd_err *err);
 

@@ -37,7 +37,8 @@ static const char *const usage_text =
     "  --claim-label TEXT  its label (e.g. \"CN110457238A Fig. 3: +23%%\")\n"
     "  --quiet             no progress lines\n"
     "\n"
-    "Workloads: bfs, spmv, scatter, stencil, kmeans, vecadd (the regular control), fig2.\n";
+    "Workloads: bfs, spmv, scatter, stencil, kmeans, vecadd (the regular control), fig2;\n"
+    "PCM (issue 13): pcm_kmeans, pcm_libor (write skew), pcm_aes, pcm_stream (controls).\n";
 
 int gd_cmd_whatif(int argc, char **argv)
 {

@@ -318,6 +318,15 @@ int gd_whatif_run(const gd_whatif_opts *o, size_t *failed, gd_err *err)
                 else
                     gd_whatif_exec(dev, wl[k], points[k], o->seed, o->trace ? trace_dir : NULL,
                                    cell, &werr);
+                if (cell->ran && isfinite(cell->rows_written)) {
+                    /* PCM (issue 13): the Figure-2 data, writes per row, sorted */
+                    char rows[1200];
+                    snprintf(rows, sizeof rows, "%s/rows", o->out_dir);
+                    if (gd_mkdirs(rows, &werr) == 0) {
+                        snprintf(rows, sizeof rows, "%s/rows/c%zu-%s.csv", o->out_dir, c, wl[k]->name);
+                        gd_whatif_write_row_writes(dev, rows, &werr);
+                    }
+                }
                 gd_device_close(dev);
             }
             if (!cell->ran || cell->errors != 0)

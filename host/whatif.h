@@ -60,6 +60,10 @@ int gd_whatif_parse_workload(const char *spec, const gd_probe **out, uint64_t *p
 /* whatif_exec.c: runs `workload` at `point` on `dev` and fills `cell` (counters
  * are read since the device opened: give each run a fresh device).  With a
  * trace_dir, the LSU's events go to trace_dir/lsu_trace.csv (sim only). */
+/* whatif_exec.c: the writes per main-memory row of the run just made on
+ * `dev` (seed 003 Figure 2: rank from the least written, writes), to `path`
+ * as CSV, written atomically; nothing when the device has no such counts. */
+int gd_whatif_write_row_writes(gd_device *dev, const char *path, gd_err *err);
 int gd_whatif_exec(gd_device *dev, const gd_probe *workload, uint64_t point, uint64_t seed,
                    const char *trace_dir, gd_whatif_cell *cell, gd_err *err);
 

@@ -16,6 +16,9 @@
 
 #include "host/lsu_trace.h"
 #include "host/whatif.h"
+#include "analysis/results.h"
+#include "analysis/write_skew.h"
+#include "sim/sim_device.h"
 
 static double now_ms(void)
 {
@@ -74,6 +77,36 @@ static void cell_from_counters(const gd_counter_list *cl, gd_whatif_cell *c)
     c->issue_stalls = gd_counter_list_get(cl, "lsu.issue_stall_cycles", NAN);
     c->l1_hits = gd_counter_list_get(cl, "l1d.hits", NAN);
     c->l1_misses = gd_counter_list_get(cl, "l1d.misses", NAN);
+    c->mem_writes = gd_counter_list_get(cl, "mem.writes_in", NAN);
+    c->write_bytes_in = gd_counter_list_get(cl, "mem.write_bytes_in", NAN);
+    c->write_bytes_out = gd_counter_list_get(cl, "mem.write_bytes_out", NAN);
+    c->pcm_writes = gd_counter_list_get(cl, "pcm.array_writes", NAN);
+    c->wb_read_hits = gd_counter_list_get(cl, "wb.read_hits", NAN);
+    c->wb_read_misses = gd_counter_list_get(cl, "wb.read_misses", NAN);
+    c->wb_write_hits = gd_counter_list_get(cl, "wb.write_hits", NAN);
+    c->wb_write_misses = gd_counter_list_get(cl, "wb.write_misses", NAN);
+    c->wb_dirty_evictions = gd_counter_list_get(cl, "wb.dirty_evictions", NAN);
+}
+
+/* Seed 003's Figure-2 figures from the sim's per-row write counts (NaN when
+ * the device has none). */
+static int cell_skew(gd_device *dev, gd_whatif_cell *c, gd_err *err)
+{
+    uint64_t *asc, n;
+    c->rows_written = c->row_writes_max = c->top3_share = c->top2p6_share = c->rows_below20 = NAN;
+    if (sim_device_row_writes(dev, &asc, &n, err) != 0)
+        return -1;
+    if (!n)
+        return 0;
+    gd_write_skew s;
+    gd_write_skew_summary(asc, (size_t)n, &s);
+    c->rows_written = (double)s.rows;
+    c->row_writes_max = (double)s.max_writes;
+    c->top3_share = gd_write_skew_top_share(asc, (size_t)n, 0.03);
+    c->top2p6_share = gd_write_skew_top_share(asc, (size_t)n, 0.026);
+    c->rows_below20 = gd_write_skew_rows_below(asc, (size_t)n, 20);
+    free(asc);
+    return 0;
 }
 
 int gd_whatif_exec(gd_device *dev, const gd_probe *workload, uint64_t point, uint64_t seed,
@@ -146,6 +179,8 @@ int gd_whatif_exec(gd_device *dev, const gd_probe *workload, uint64_t point, uin
     }
     cell_from_counters(&cl, cell);
     gd_counter_list_free(&cl);
+    if (cell_skew(dev, cell, err) != 0)
+        goto out;
     cell->ran = 1;
     rc = 0;
 out:
@@ -167,5 +202,23 @@ out:
     gd_probe_plan_free(workload, &plan);
     if (rc != 0)
         snprintf(cell->note, sizeof cell->note, "%s", err->msg);
+    return rc;
+}
+
+int gd_whatif_write_row_writes(gd_device *dev, const char *path, gd_err *err)
+{
+    uint64_t *asc, n;
+    if (sim_device_row_writes(dev, &asc, &n, err) != 0)
+        return -1;
+    if (!n)
+        return 0;
+    gd_text t;
+    gd_text_init(&t);
+    gd_text_printf(&t, "rank,writes\n");
+    for (uint64_t i = 0; i < n; i++)
+        gd_text_printf(&t, "%llu,%llu\n", (unsigned long long)i, (unsigned long long)asc[i]);
+    free(asc);
+    int rc = gd_text_write_atomic(&t, path, err);
+    gd_text_free(&t);
     return rc;
 }

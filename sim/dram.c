@@ -30,6 +30,11 @@
  * latency + tRP + tRCD for a conflict.  Reads return their data to the L2 slice
  * at the first data cycle; writes leave when issued.
  *
+ * PCM ([DRAM] kind = pcm, issue 13): the same channels, with a write holding
+ * its bank `pcm_write` cycles after its data (the array write; no command to
+ * that bank meanwhile) and a row activation taking `pcm_read_extra` more
+ * cycles; the write buffer in front of the channels is pcm.c's.
+ *
  * Not modelled: refresh, tRRD/tFAW, bank groups, a read/write queue split with
  * drain watermarks (reads and writes share one queue, FR-FCFS over both).
  * Counters: row hits / misses (closed) / conflicts, queue occupancy at each
@@ -71,6 +76,8 @@ int sim_dram_create(sim_engine *e, gd_err *err)
     const gd_arch *a = e->arch;
     const gd_arch_dram *d = &a->level[GD_DRAM].dram;
     sim_memsys *ms = e->memsys;
+    if (sim_pcm_create(e, err) != 0)
+        return -1;
     if (!d->channels)
         return 0;
     sim_dram *dr = calloc(1, sizeof *dr);
@@ -95,6 +102,7 @@ int sim_dram_create(sim_engine *e, gd_err *err)
 void sim_dram_destroy(sim_engine *e)
 {
     sim_dram *dr = e->memsys->dram;
+    sim_pcm_destroy(e);
     if (!dr)
         return;
     if (dr->ch)
@@ -113,6 +121,8 @@ void sim_dram_destroy(sim_engine *e)
 int sim_dram_busy(const sim_engine *e)
 {
     const sim_memsys *ms = e->memsys;
+    if (sim_pcm_busy(e))
+        return 1;
     if (!ms->dram)
         return ms->dram_queue.count != 0;
     return ms->dram->queued || ms->dram->data.count;
@@ -146,17 +156,29 @@ static void fixed_tick(sim_engine *e, uint64_t cycle)
         if (ms->msg[mid].is_store)
             sim_msg_free(ms, mid);
         else
-            sim_l2_fill(e, mid, cycle);
+            sim_mainmem_read_done(e, mid, cycle);
     }
 }
 
 /* ------------------------------------------------------------------------- */
 /* Channels, banks, rows                                                     */
 
+static uint32_t popcount32(uint32_t x)
+{
+    uint32_t n = 0;
+    for (; x; x &= x - 1)
+        n++;
+    return n;
+}
+
 void sim_dram_submit(sim_engine *e, int32_t mid, uint64_t cycle)
 {
     sim_memsys *ms = e->memsys;
     sim_dram *dr = ms->dram;
+    if (ms->pcm && !ms->msg[mid].wb_internal && sim_pcm_submit(e, mid, cycle))
+        return;
+    if (ms->pcm && ms->msg[mid].is_store && !ms->msg[mid].wb_internal)
+        e->stats.mem_write_bytes_out += (uint64_t)popcount32(ms->msg[mid].sectors) * 32;
     if (!dr) {
         fixed_submit(e, mid, cycle);
         return;
@@ -187,14 +209,6 @@ void sim_dram_submit(sim_engine *e, int32_t mid, uint64_t cycle)
     dr->queued++;
 }
 
-static uint32_t popcount32(uint32_t x)
-{
-    uint32_t n = 0;
-    for (; x; x &= x - 1)
-        n++;
-    return n;
-}
-
 /* Issues queue entry `i` of channel `c` at `cycle`. */
 static void issue(sim_engine *e, dram_channel *ch, uint32_t i, uint64_t cycle)
 {
@@ -220,7 +234,7 @@ static void issue(sim_engine *e, dram_channel *ch, uint32_t i, uint64_t cycle)
         activated = 1;
     }
     if (activated)
-        column = activate + d->t_rcd;
+        column = activate + d->t_rcd + (d->kind == GD_MEM_PCM ? d->pcm_read_cycles : 0);
     if (ch->has_last && column < ch->last_column + d->t_ccd)
         column = ch->last_column + d->t_ccd;
     if (ch->has_last && ch->last_write != msg->is_store) {
@@ -246,6 +260,16 @@ static void issue(sim_engine *e, dram_channel *ch, uint32_t i, uint64_t cycle)
         bank->precharge_ok = activate + d->t_ras;
     if (msg->is_store && bank->precharge_ok < data + burst + d->t_wr)
         bank->precharge_ok = data + burst + d->t_wr;
+    if (msg->is_store && d->kind == GD_MEM_PCM) {
+        /* the PCM array write: the bank takes no command until it ends */
+        uint64_t end = data + burst + d->pcm_write_cycles;
+        if (bank->ready < end)
+            bank->ready = end;
+        if (bank->precharge_ok < end)
+            bank->precharge_ok = end;
+        e->stats.pcm_array_writes++;
+        e->stats.pcm_write_bytes += (uint64_t)(sectors ? sectors : 1) * 32;
+    }
     /* out of the queue, keeping the others' order */
     memmove(&ch->queue[i], &ch->queue[i + 1], (ch->count - i - 1) * sizeof *ch->queue);
     ch->count--;
@@ -285,12 +309,14 @@ void sim_dram_tick(sim_engine *e, uint64_t cycle)
 {
     sim_memsys *ms = e->memsys;
     sim_dram *dr = ms->dram;
+    if (ms->pcm)
+        sim_pcm_tick(e, cycle);
     if (!dr) {
         fixed_tick(e, cycle);
         return;
     }
     while (dr->data.count && sim_heap_next_due(&dr->data) <= cycle)
-        sim_l2_fill(e, sim_heap_pop(&dr->data), cycle);
+        sim_mainmem_read_done(e, sim_heap_pop(&dr->data), cycle);
     if (!dr->queued)
         return;
     uint32_t window = e->arch->level[GD_DRAM].dram.queue_entries;
@@ -317,17 +343,21 @@ uint64_t sim_dram_next_event(const sim_engine *e, uint64_t now)
 {
     const sim_memsys *ms = e->memsys;
     const sim_dram *dr = ms->dram;
-    uint64_t best = SIM_NEVER;
+    uint64_t best = sim_pcm_next_event(e, now);
     if (!dr) {
         if (ms->dram_queue.count) {
             uint64_t t = ms->msg[ring_peek(&ms->dram_queue)].ready;
-            best = t < now ? now : t;
+            t = t < now ? now : t;
+            if (t < best)
+                best = t;
         }
         return best;
     }
     if (dr->data.count) {
         uint64_t t = sim_heap_next_due(&dr->data);
-        best = t < now ? now : t;
+        t = t < now ? now : t;
+        if (t < best)
+            best = t;
     }
     if (!dr->queued)
         return best;

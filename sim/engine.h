@@ -131,6 +131,15 @@ typedef struct sim_stats {
     uint64_t dram_queue_occupancy_sum; /* queued requests, summed at each scheduling step */
     uint64_t dram_queue_samples;
     uint64_t dram_bus_busy_cycles;     /* data-bus cycles, all channels */
+    /* PCM and its write buffer (issue 13, pcm.c): counted where the arch has them */
+    uint64_t wb_read_hits, wb_read_misses, wb_write_hits, wb_write_misses;
+    uint64_t wb_evictions, wb_dirty_evictions, wb_promotions;
+    uint64_t wb_read_bypasses;         /* [WB] read_bypass: read misses sent on as they are */
+    uint64_t pcm_array_writes;         /* write commands that held a PCM bank */
+    uint64_t pcm_write_bytes;          /* bytes those writes carried (the energy counter) */
+    uint64_t mem_writes_in;            /* writes reaching main memory (before the buffer) */
+    uint64_t mem_write_bytes_in;       /* their bytes (dirty sectors) */
+    uint64_t mem_write_bytes_out;      /* bytes written to the memory array (after the buffer) */
     uint64_t smem_accesses, smem_replays;
     uint64_t global_loads, global_stores;
     uint64_t ifetch_misses[GD_LEVEL_COUNT]; /* instruction lines not found at a level */
@@ -168,6 +177,7 @@ typedef struct sim_lsu_event {
 } sim_lsu_event;
 
 typedef void (*sim_lsu_trace_fn)(void *user, const sim_lsu_event *event);
+struct sim_wbuf_event; /* sim/pcm_wbuf.h */
 const char *sim_lsu_event_name(sim_lsu_event_kind kind);
 const char *sim_resv_reason_name(sim_resv_reason reason);
 
@@ -223,6 +233,9 @@ struct sim_engine {
     /* hook (tests, traces): every LSU event goes to lsu_trace when it is set */
     sim_lsu_trace_fn lsu_trace;
     void *lsu_trace_user;
+    /* hook: the PCM write buffer's list operations (sim/pcm_wbuf.h) */
+    void (*wbuf_trace)(void *user, const struct sim_wbuf_event *event);
+    void *wbuf_trace_user;
     int ifetch_on;            /* the arch has instruction caches */
     gd_level_id ifetch_first; /* the first of them (L0I, or L1I without an L0) */
     unsigned ifetch_line_shift; /* log2 of that level's line bytes: gpu.c checks a warp's

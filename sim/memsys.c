@@ -62,6 +62,8 @@ int32_t sim_msg_new(sim_engine *e)
         ms->msg[id].extra_cycles = 0;
         ms->msg[id].slice = 0;
         ms->msg[id].translated = 0;
+        ms->msg[id].wb_internal = 0;
+        ms->msg[id].wb_waiter = -1;
     }
     return id;
 }

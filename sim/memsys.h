@@ -7,6 +7,7 @@
  *   l2_slice.c  the L2's slices, partitions and crossbar (issue 12)
  *   tlb.c       the L1 and L2 TLBs
  *   dram.c      the memory controllers: fixed latency, or channels/banks/rows
+ *   pcm.c       phase-change memory's write buffer and per-row write counts (issue 13)
  *
  * Requests (one coalesced L1 line access), loads (one warp load instruction in
  * flight) and messages (traffic between L1, L2 and DRAM) live in pools owned by
@@ -26,6 +27,7 @@
 typedef struct sim_l2_slice sim_l2_slice; /* l2_slice.c */
 typedef struct sim_tlbs sim_tlbs;         /* tlb.c */
 typedef struct sim_dram sim_dram;         /* dram.c */
+typedef struct sim_pcm sim_pcm;           /* pcm.c */
 
 typedef struct sim_request {   /* one coalesced access: an L1 line and its sectors */
     uint64_t line_addr;
@@ -63,6 +65,8 @@ typedef struct sim_msg {       /* traffic between L1, L2 and DRAM */
     uint8_t translated;        /* its page has been looked up in the TLBs */
     uint16_t dram_channel, dram_bank; /* DRAM with channels: where it goes (dram.c) */
     uint64_t dram_row;
+    uint8_t wb_internal;       /* a row read or write-back the write buffer made (pcm.c) */
+    int32_t wb_waiter;         /* internal row read: the L2's read waiting for it, or -1 */
     uint64_t ready;            /* cycle it reaches the next stage */
     int32_t next;              /* free list / L2 MSHR waiter chain */
 } sim_msg;
@@ -168,6 +172,7 @@ struct sim_memsys {
     sim_msg_heap delayed;      /* responses due later: TLB misses, far hits, DRAM */
     sim_tlbs *tlbs;            /* NULL: no TLB */
     sim_dram *dram;            /* NULL: the fixed-latency DRAM */
+    sim_pcm *pcm;              /* NULL: no write buffer and not PCM (pcm.c) */
 };
 
 /* Result of offering a request (or message) to a cache this cycle. */
@@ -356,6 +361,25 @@ void sim_dram_tick(sim_engine *e, uint64_t cycle);
 uint64_t sim_dram_next_event(const sim_engine *e, uint64_t now);
 /* Requests queued or in flight. */
 int sim_dram_busy(const sim_engine *e);
+/* ------------------------------------------------------------------------- */
+/* PCM main memory's side (pcm.c, issue 13): the write buffer and row counts  */
+/* NULL in ms->pcm unless the arch has [WB] size or [DRAM] kind = pcm. */
+int sim_pcm_create(sim_engine *e, gd_err *err);
+void sim_pcm_destroy(sim_engine *e);
+/* A message leaving the L2 for main memory: counts its row's writes; with a
+ * write buffer, serves or absorbs it and returns 1 (it no longer goes to the
+ * channels as is); 0: submit it to the channels. */
+int sim_pcm_submit(sim_engine *e, int32_t mid, uint64_t cycle);
+/* A read's data came back from the channels: the L2's, or a buffer row read. */
+void sim_mainmem_read_done(sim_engine *e, int32_t mid, uint64_t cycle);
+/* Buffer hits whose data is due: to the L2. */
+void sim_pcm_tick(sim_engine *e, uint64_t cycle);
+uint64_t sim_pcm_next_event(const sim_engine *e, uint64_t now);
+int sim_pcm_busy(const sim_engine *e);
+/* Dirty bytes the write buffer holds (PCM writes still to come). */
+uint64_t sim_pcm_held_dirty_bytes(const sim_engine *e);
+/* The rows written at main memory's input, for counters and the Figure-2 CSV. */
+const struct sim_row_writes *sim_pcm_row_writes(const sim_engine *e);
 
 /* ------------------------------------------------------------------------- */
 /* The L1's store policy (l1d_store.c)                                       */

@@ -14,6 +14,9 @@
 #include "sim/launch_bound.h"
 #include "sim/engine.h"
 #include "sim/sim_device.h"
+#include "sim/memsys.h"
+#include "sim/row_writes.h"
+#include "sim/pcm_wbuf.h"
 
 #define SIM_BYTES_PER_INSTRUCTION 16 /* SASS encoding size on sm_70 and later */
 
@@ -25,6 +28,8 @@ typedef struct sim_device {
     uint64_t modules_loaded;  /* gives each module its own code and constant addresses */
     gd_trace_sink trace_sink; /* gd_device_trace: the LSU's events, as CSV rows */
     void *trace_user;
+    gd_trace_sink wbuf_sink;  /* sim_device_wbuf_trace: the write buffer's list operations */
+    void *wbuf_user;
 } sim_device;
 
 typedef struct sim_kernel {
@@ -265,6 +270,9 @@ static int simdev_synchronize(gd_device *dev, gd_err *err)
     return 0;
 }
 
+/* The arch has PCM's side of the controllers (sim/pcm.c): writes counted per row. */
+#define PCM_SIDE(ar) ((ar)->wb.size_bytes > 0 || (ar)->level[GD_DRAM].dram.kind == GD_MEM_PCM)
+
 static int simdev_counters(gd_device *dev, gd_counter_list *out, gd_err *err)
 {
     sim_device *d = (sim_device *)dev;
@@ -321,6 +329,25 @@ static int simdev_counters(gd_device *dev, gd_counter_list *out, gd_err *err)
         {ar->level[GD_DRAM].dram.channels > 0, "dram.row_misses", (double)s->dram_row_misses},
         {ar->level[GD_DRAM].dram.channels > 0, "dram.row_conflicts", (double)s->dram_row_conflicts},
         {ar->level[GD_DRAM].dram.channels > 0, "dram.bus_busy_cycles", (double)s->dram_bus_busy_cycles},
+        /* PCM and its write buffer (issue 13) */
+        {ar->level[GD_DRAM].dram.kind == GD_MEM_PCM, "pcm.array_writes", (double)s->pcm_array_writes},
+        {ar->level[GD_DRAM].dram.kind == GD_MEM_PCM && ar->level[GD_DRAM].dram.pcm_write_pj_per_bit > 0,
+         "pcm.write_energy_nj",
+         (double)s->pcm_write_bytes * 8.0 * ar->level[GD_DRAM].dram.pcm_write_pj_per_bit / 1000.0},
+        {PCM_SIDE(ar), "mem.writes_in", (double)s->mem_writes_in},
+        {PCM_SIDE(ar), "mem.write_bytes_in", (double)s->mem_write_bytes_in},
+        {PCM_SIDE(ar), "mem.write_bytes_out",
+         (double)(s->mem_write_bytes_out + sim_pcm_held_dirty_bytes(d->engine))},
+        {ar->wb.size_bytes > 0, "wb.read_hits", (double)s->wb_read_hits},
+        {ar->wb.size_bytes > 0, "wb.read_misses", (double)s->wb_read_misses},
+        {ar->wb.size_bytes > 0, "wb.write_hits", (double)s->wb_write_hits},
+        {ar->wb.size_bytes > 0, "wb.write_misses", (double)s->wb_write_misses},
+        {ar->wb.size_bytes > 0, "wb.evictions", (double)s->wb_evictions},
+        {ar->wb.size_bytes > 0, "wb.dirty_evictions", (double)s->wb_dirty_evictions},
+        {ar->wb.size_bytes > 0, "wb.promotions", (double)s->wb_promotions},
+        {ar->wb.size_bytes > 0 && ar->wb.read_bypass, "wb.read_bypasses", (double)s->wb_read_bypasses},
+        {ar->wb.size_bytes > 0, "wb.pcm_writes_avoided",
+         (double)(s->wb_write_hits + s->wb_write_misses) - (double)s->wb_dirty_evictions},
     };
     for (size_t i = 0; i < sizeof below / sizeof below[0]; i++)
         if (below[i].present && gd_counter_list_add(out, below[i].name, below[i].value) != 0)
@@ -454,4 +481,45 @@ int sim_device_open(const char *arch_name, const gd_device_opts *opts, gd_device
     info->cc_minor = d->arch.gpu.cc_minor;
     *out = &d->base;
     return 0;
+}
+
+/* The per-row write counts at main memory's input (issue 13, sim/pcm.c), in
+ * ascending order; *n = 0 when the device is not a simulated one or its arch
+ * has no PCM side. */
+int sim_device_row_writes(gd_device *dev, uint64_t **asc, uint64_t *n, gd_err *err)
+{
+    *asc = NULL;
+    *n = 0;
+    if (!dev || dev->ops != &sim_ops)
+        return 0;
+    const sim_row_writes *rw = sim_pcm_row_writes(((sim_device *)dev)->engine);
+    return rw ? sim_row_writes_sorted(rw, asc, n, err) : 0;
+}
+
+static void simdev_on_wbuf_event(void *user, const sim_wbuf_event *ev)
+{
+    static const char *const ops[] = {"hit_read", "hit_write_active", "hit_write_inactive", "miss",
+                                      "evict"};
+    sim_device *d = user;
+    char row[160];
+    snprintf(row, sizeof row, "%llu,%llu,%s,%llu,%s,%u,%u,%d",
+             (unsigned long long)d->engine->stats.launches, (unsigned long long)ev->seq,
+             ops[ev->op], (unsigned long long)ev->row,
+             ev->op == SIM_WBUF_MISS ? "active" : ev->from_active ? "active" : "inactive", ev->from,
+             ev->to, ev->dirty);
+    d->wbuf_sink(d->wbuf_user, row);
+}
+
+int sim_device_wbuf_trace(gd_device *dev, gd_trace_sink sink, void *user)
+{
+    if (!dev || dev->ops != &sim_ops)
+        return 0;
+    sim_device *d = (sim_device *)dev;
+    if (!d->arch.wb.size_bytes)
+        return 0;
+    d->wbuf_sink = sink;
+    d->wbuf_user = user;
+    d->engine->wbuf_trace = sink ? simdev_on_wbuf_event : NULL;
+    d->engine->wbuf_trace_user = sink ? d : NULL;
+    return 1;
 }

@@ -12,4 +12,15 @@
  * path to an .arch file; opts->overrides ("SECTION.key=value") apply on top. */
 int sim_device_open(const char *arch, const gd_device_opts *opts, gd_device **out, gd_err *err);
 
+/* The writes each main-memory row received (before any write buffer: seed
+ * 003's Figure 2), ascending, malloc'ed into *asc; *n = 0 (and *asc NULL) on
+ * a device that is not simulated or whose arch has no PCM side (issue 13). */
+int sim_device_row_writes(gd_device *dev, uint64_t **asc, uint64_t *n, gd_err *err);
+
+/* The write buffer's list operations (sim/pcm_wbuf.h), one CSV row each
+ * (SIM_WBUF_TRACE_COLUMNS), to sink (NULL: stops).  Returns 1 when hooked, 0
+ * on a device that is not simulated or has no [WB] size. */
+#define SIM_WBUF_TRACE_COLUMNS "launch,seq,op,row,list,from,to,dirty"
+int sim_device_wbuf_trace(gd_device *dev, gd_trace_sink sink, void *user);
+
 #endif

@@ -17,10 +17,16 @@ extern const gd_probe gd_workload_stencil;
 extern const gd_probe gd_workload_kmeans;
 extern const gd_probe gd_workload_vecadd;
 extern const gd_probe gd_workload_fig2;
+extern const gd_probe gd_workload_pcm_kmeans;
+extern const gd_probe gd_workload_pcm_libor;
+extern const gd_probe gd_workload_pcm_aes;
+extern const gd_probe gd_workload_pcm_stream;
 
 static const gd_probe *const workloads[] = {
     &gd_workload_bfs,     &gd_workload_spmv,   &gd_workload_scatter, &gd_workload_stencil,
     &gd_workload_kmeans,  &gd_workload_vecadd, &gd_workload_fig2,
+    /* PCM main memory (issue 13) */
+    &gd_workload_pcm_kmeans, &gd_workload_pcm_libor, &gd_workload_pcm_aes, &gd_workload_pcm_stream,
 };
 
 const gd_probe *const *gd_workload_list(size_t *count)
