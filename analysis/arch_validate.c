@@ -54,7 +54,7 @@ static int is_pow2(uint64_t x)
  * replacement, scope, shared_with, compute_capability, carveouts) are checked
  * by the reader against their closed set of values. */
 typedef enum bound_kind { B_U32, B_U64, B_DOUBLE } bound_kind;
-typedef enum bound_home { B_GPU, B_LEVEL, B_NOISE } bound_home;
+typedef enum bound_home { B_GPU, B_LEVEL, B_NOISE, B_WB } bound_home;
 
 typedef struct arch_bound {
     bound_home home;
@@ -63,50 +63,100 @@ typedef struct arch_bound {
     size_t offset;
     double min, max; /* inclusive */
     const char *why;
+    unsigned levels; /* B_LEVEL: the sections the bound applies to (bit per level id); 0: all.
+                      * One key name may live in several structures ([SMEM] banks is a
+                      * bank count, [DRAM] banks the DRAM organisation's). */
 } arch_bound;
+
+#define BL(x) (1u << (x))
 
 #define BGPU(f) offsetof(gd_arch_gpu, f)
 #define BLVL(f) offsetof(gd_arch_level, f)
 #define BNOISE(f) offsetof(gd_arch_noise, f)
+#define BWB(f) offsetof(gd_arch_wb, f)
 #define KIB 1024.0
 #define MIB (1024.0 * 1024.0)
 #define GIB (1024.0 * MIB)
 #define TIB (1024.0 * GIB)
 
 static const arch_bound arch_bounds[] = {
-    {B_GPU, "sms", B_U32, BGPU(sm_count), 1, 1024, "the simulator keeps every SM's state"},
-    {B_GPU, "subpartitions", B_U32, BGPU(subpartitions), 1, 8, "warp schedulers per SM"},
-    {B_GPU, "clock_mhz", B_DOUBLE, BGPU(clock_mhz), 1, 10000, "%globaltimer divides by it"},
-    {B_GPU, "max_warps_per_sm", B_U32, BGPU(max_warps_per_sm), 1, 64, "a warp slot mask"},
+    {B_GPU, "sms", B_U32, BGPU(sm_count), 1, 1024, "the simulator keeps every SM's state", 0},
+    {B_GPU, "subpartitions", B_U32, BGPU(subpartitions), 1, 8, "warp schedulers per SM", 0},
+    {B_GPU, "clock_mhz", B_DOUBLE, BGPU(clock_mhz), 1, 10000, "%globaltimer divides by it", 0},
+    {B_GPU, "max_warps_per_sm", B_U32, BGPU(max_warps_per_sm), 1, 64, "a warp slot mask", 0},
     {B_GPU, "max_ctas_per_sm", B_U32, BGPU(max_ctas_per_sm), 1, 64,
-     "the simulator allocates every CTA slot"},
-    {B_GPU, "global_mem", B_U64, BGPU(global_mem_bytes), 4 * KIB, 256 * GIB, "device memory"},
-    {B_GPU, "alu_latency", B_U32, BGPU(alu_latency_cycles), 1, 1000, "cycles"},
+     "the simulator allocates every CTA slot", 0},
+    {B_GPU, "global_mem", B_U64, BGPU(global_mem_bytes), 4 * KIB, 256 * GIB, "device memory", 0},
+    {B_GPU, "alu_latency", B_U32, BGPU(alu_latency_cycles), 1, 1000, "cycles", 0},
     {B_GPU, "shared_per_block", B_U32, BGPU(shared_per_block_bytes), 0, 4 * MIB,
-     "each CTA's shared memory is allocated"},
-    {B_GPU, "seed", B_U64, BGPU(seed), 0, 18446744073709551615.0, "any 64-bit value"},
+     "each CTA's shared memory is allocated", 0},
+    {B_GPU, "seed", B_U64, BGPU(seed), 0, 18446744073709551615.0, "any 64-bit value", 0},
 
-    {B_LEVEL, "size", B_U64, BLVL(size_bytes), 1, TIB, "a TLB's size is its coverage"},
-    {B_LEVEL, "line", B_U32, BLVL(line_bytes), 1, GIB, "a TLB's line is its page"},
-    {B_LEVEL, "sector", B_U32, BLVL(sector_bytes), 1, GIB, "divides the line"},
-    {B_LEVEL, "ways", B_U32, BLVL(ways), 1, 4096, "the simulator's way index is 16 bits"},
-    {B_LEVEL, "latency", B_U32, BLVL(latency_cycles), 1, 100000, "cycles"},
-    {B_LEVEL, "prefetch", B_U32, BLVL(prefetch_lines), 0, 64, "lines fetched ahead"},
-    {B_LEVEL, "banks", B_U32, BLVL(banks), 1, 64, "a bank mask"},
-    {B_LEVEL, "bank_width", B_U32, BLVL(bank_width_bytes), 1, 64, "bytes"},
-    {B_LEVEL, "unified", B_U64, BLVL(unified_bytes), 0, 4 * MIB, "the L1/shared storage per SM"},
-    {B_LEVEL, "fifo_entries", B_U32, BLVL(fifo_entries), 1, 4096, "a ring of that size"},
-    {B_LEVEL, "mshr_entries", B_U32, BLVL(mshr_entries), 1, 1 << 20, "a table of that size"},
-    {B_LEVEL, "mshr_merge", B_U32, BLVL(mshr_merge), 1, 1024, "requests per entry"},
-    {B_LEVEL, "miss_queue", B_U32, BLVL(miss_queue_entries), 1, 1 << 20, "a ring of that size"},
-    {B_LEVEL, "fifo_tail_ports", B_U32, BLVL(fifo_tail_ports), 1, 2, "the patent's 1, or 2"},
-    {B_LEVEL, "requests_per_cycle", B_U32, BLVL(requests_per_cycle), 1, 1024, "per cycle"},
+    {B_LEVEL, "size", B_U64, BLVL(size_bytes), 1, TIB, "a TLB's size is its coverage", 0},
+    {B_LEVEL, "line", B_U32, BLVL(line_bytes), 1, GIB, "a TLB's line is its page", 0},
+    {B_LEVEL, "sector", B_U32, BLVL(sector_bytes), 1, GIB, "divides the line", 0},
+    {B_LEVEL, "ways", B_U32, BLVL(ways), 1, 4096, "the simulator's way index is 16 bits", 0},
+    {B_LEVEL, "latency", B_U32, BLVL(latency_cycles), 1, 100000, "cycles", 0},
+    {B_LEVEL, "prefetch", B_U32, BLVL(prefetch_lines), 0, 64, "lines fetched ahead", 0},
+    {B_LEVEL, "banks", B_U32, BLVL(banks), 1, 64, "a bank mask", BL(GD_SMEM)},
+    {B_LEVEL, "bank_width", B_U32, BLVL(bank_width_bytes), 1, 64, "bytes", 0},
+    {B_LEVEL, "unified", B_U64, BLVL(unified_bytes), 0, 4 * MIB, "the L1/shared storage per SM", 0},
+    {B_LEVEL, "fifo_entries", B_U32, BLVL(fifo_entries), 1, 4096, "a ring of that size", 0},
+    {B_LEVEL, "mshr_entries", B_U32, BLVL(mshr_entries), 1, 1 << 20, "a table of that size", 0},
+    {B_LEVEL, "mshr_merge", B_U32, BLVL(mshr_merge), 1, 1024, "requests per entry", 0},
+    {B_LEVEL, "miss_queue", B_U32, BLVL(miss_queue_entries), 1, 1 << 20, "a ring of that size", 0},
+    {B_LEVEL, "fifo_tail_ports", B_U32, BLVL(fifo_tail_ports), 1, 2, "the patent's 1, or 2", 0},
+    {B_LEVEL, "requests_per_cycle", B_U32, BLVL(requests_per_cycle), 1, 1024, "per cycle", 0},
+    /* the load/store path's widths (issue 11) */
+    {B_LEVEL, "coalescer_rate", B_U32, BLVL(coalescer_rate), 1, GD_ARCH_MAX_COALESCER_RATE,
+     "a warp's 32 requests at most", BL(GD_L1D)},
+    {B_LEVEL, "tag_lookups", B_U32, BLVL(tag_lookups), 1, GD_ARCH_MAX_TAG_LOOKUPS,
+     "tag probes per cycle", BL(GD_L1D)},
+    {B_LEVEL, "queued_instructions", B_U32, BLVL(queued_instructions), 1,
+     GD_ARCH_MAX_QUEUED_INSTRUCTIONS, "instructions in the load unit", BL(GD_L1D)},
+    /* below the L1 (issue 12; their consistency: arch_validate_mem.c) */
+    {B_LEVEL, "slices", B_U32, BLVL(l2map.slices), 1, 512, "each slice its own state", BL(GD_L2)},
+    {B_LEVEL, "partitions", B_U32, BLVL(l2map.partitions), 1, 512, "they divide the slices",
+     BL(GD_L2)},
+    {B_LEVEL, "far_latency", B_U32, BLVL(l2map.far_latency_cycles), 1, 100000, "cycles", BL(GD_L2)},
+    {B_LEVEL, "slice_requests_per_cycle", B_U32, BLVL(l2map.slice_requests_per_cycle), 1, 1024,
+     "per cycle", BL(GD_L2)},
+    {B_LEVEL, "channels", B_U32, BLVL(dram.channels), 1, 256, "each channel its own queue",
+     BL(GD_DRAM)},
+    {B_LEVEL, "banks", B_U32, BLVL(dram.banks), 1, 256, "each bank its own row buffer",
+     BL(GD_DRAM)},
+    {B_LEVEL, "row", B_U32, BLVL(dram.row_bytes), 32, 1 * MIB, "bytes", BL(GD_DRAM)},
+    {B_LEVEL, "interleave", B_U32, BLVL(dram.interleave_bytes), 32, GIB, "bytes", BL(GD_DRAM)},
+    {B_LEVEL, "tRCD", B_U32, BLVL(dram.t_rcd), 1, 100000, "cycles", BL(GD_DRAM)},
+    {B_LEVEL, "tRP", B_U32, BLVL(dram.t_rp), 1, 100000, "cycles", BL(GD_DRAM)},
+    {B_LEVEL, "tCL", B_U32, BLVL(dram.t_cl), 1, 100000, "cycles", BL(GD_DRAM)},
+    {B_LEVEL, "tRAS", B_U32, BLVL(dram.t_ras), 0, 100000, "cycles", BL(GD_DRAM)},
+    {B_LEVEL, "tCCD", B_U32, BLVL(dram.t_ccd), 0, 100000, "cycles", BL(GD_DRAM)},
+    {B_LEVEL, "tWR", B_U32, BLVL(dram.t_wr), 0, 100000, "cycles", BL(GD_DRAM)},
+    {B_LEVEL, "tRTW", B_U32, BLVL(dram.t_rtw), 0, 100000, "cycles", BL(GD_DRAM)},
+    {B_LEVEL, "tWTR", B_U32, BLVL(dram.t_wtr), 0, 100000, "cycles", BL(GD_DRAM)},
+    {B_LEVEL, "burst_cycles", B_U32, BLVL(dram.burst_cycles), 1, 10000, "cycles per sector",
+     BL(GD_DRAM)},
+    {B_LEVEL, "queue_entries", B_U32, BLVL(dram.queue_entries), 1, 4096, "the FR-FCFS window",
+     BL(GD_DRAM)},
+    /* PCM (issue 13) */
+    {B_LEVEL, "pcm_write", B_U32, BLVL(dram.pcm_write_cycles), 0, 10000000,
+     "cycles (0: 10 x tWR)", BL(GD_DRAM)},
+    {B_LEVEL, "pcm_read_extra", B_U32, BLVL(dram.pcm_read_cycles), 0, 1000000, "cycles",
+     BL(GD_DRAM)},
+    {B_LEVEL, "pcm_write_pj_per_bit", B_DOUBLE, BLVL(dram.pcm_write_pj_per_bit), 0, 1000000,
+     "picojoules", BL(GD_DRAM)},
+
+    {B_WB, "size", B_U64, BWB(size_bytes), 0, 64 * MIB, "at most 65536 rows of 1 KiB", 0},
+    {B_WB, "row_bytes", B_U32, BWB(row_bytes), 64, 1024, "a memory row", 0},
+    {B_WB, "active_rows", B_U32, BWB(active_rows), 0, 65535, "below the rows (0: half)", 0},
+    {B_WB, "latency", B_U32, BWB(latency_cycles), 1, 100000, "cycles", 0},
 
     {B_NOISE, "jitter", B_DOUBLE, BNOISE(jitter_cycles), 0, 100000,
-     "cycles added to a latency as an integer"},
-    {B_NOISE, "outlier_rate", B_DOUBLE, BNOISE(outlier_rate), 0, 1, "a probability"},
-    {B_NOISE, "outlier_cycles", B_U32, BNOISE(outlier_cycles), 0, 10000000, "cycles"},
-    {B_NOISE, "seed", B_U64, BNOISE(seed), 0, 18446744073709551615.0, "any 64-bit value"},
+     "cycles added to a latency as an integer", 0},
+    {B_NOISE, "outlier_rate", B_DOUBLE, BNOISE(outlier_rate), 0, 1, "a probability", 0},
+    {B_NOISE, "outlier_cycles", B_U32, BNOISE(outlier_cycles), 0, 10000000, "cycles", 0},
+    {B_NOISE, "seed", B_U64, BNOISE(seed), 0, 18446744073709551615.0, "any 64-bit value", 0},
 };
 #define ARCH_BOUND_COUNT (sizeof arch_bounds / sizeof arch_bounds[0])
 
@@ -169,9 +219,15 @@ static int validate_bounds(parse_ctx *ctx)
         } else if (b->home == B_NOISE) {
             if (!check_bound(ctx, b, (const char *)&a->noise, SECTION_NOISE, "noise"))
                 return 0;
+        } else if (b->home == B_WB) {
+            if (key_given(ctx, "WB", b->key) &&
+                !check_bound(ctx, b, (const char *)&a->wb, SECTION_WB, "WB"))
+                return 0;
         } else {
             for (int id = 0; id < GD_LEVEL_COUNT; id++) {
                 const char *nm = gd_level_name((gd_level_id)id);
+                if (b->levels && !(b->levels & BL(id)))
+                    continue;
                 if (a->level[id].present && key_given(ctx, nm, b->key) &&
                     !check_bound(ctx, b, (const char *)&a->level[id], id, nm))
                     return 0;
