@@ -12,7 +12,6 @@
  * take ~34%.  Tuned on sim:pcm with the mem.* counters (README "PCM").  The
  * sweep value is the number of rounds (default 4).
  */
-#include <stdlib.h>
 
 #include "kernels/workloads/pcm_rows.h"
 
@@ -20,24 +19,19 @@
 #define KM_COLD 1600u
 #define KM_SWEEP 10240u
 
+static const gd_pcm_rows_shape km_shape = {
+    .name = "pcm_kmeans",
+    .hot_rows = KM_HOT_ROWS,
+    .cold_per_round = KM_COLD,
+    .sweep_lines = KM_SWEEP,
+    .max_rounds = 32,
+    .seed = 0x5eed00c1ull,
+};
+
 static int pk_plan(const gd_probe_opts *opts, const gd_device_info *dev, uint64_t point,
                    gd_probe_plan *out, gd_err *err)
 {
-    if (point == 0)
-        point = 4;
-    if (point > 32)
-        return gd_fail(err, "pcm_kmeans: %llu rounds is outside 1..32", (unsigned long long)point);
-    uint32_t rounds = (uint32_t)point, per = KM_HOT_ROWS * GD_PCM_LINES_PER_ROW + KM_COLD + KM_SWEEP;
-    uint32_t *lines = malloc((size_t)rounds * per * 4);
-    if (!lines)
-        return gd_fail(err, "pcm_kmeans: out of memory");
-    uint32_t next_cold = KM_HOT_ROWS;
-    uint64_t rng = gd_wl_seed(opts, 0x5eed00c1ull);
-    uint32_t salt = gd_wl_rand(&rng, 1u << 30);
-    for (uint32_t r = 0; r < rounds; r++)
-        gd_pcm_rows_round(lines + (size_t)r * per, KM_HOT_ROWS, KM_COLD, &next_cold, KM_SWEEP, salt);
-    return gd_pcm_rows_plan("pcm_kmeans", dev, rounds, per, lines,
-                            next_cold * GD_PCM_LINES_PER_ROW, KM_SWEEP, point, out, err);
+    return gd_pcm_rows_plan_shape(&km_shape, opts, dev, point, 4, out, err);
 }
 
 const gd_probe gd_workload_pcm_kmeans = {

@@ -13,7 +13,6 @@
  * budget); the shape is kept, the scale is not.  The sweep value is the
  * number of rounds (default 9).
  */
-#include <stdlib.h>
 
 #include "kernels/workloads/pcm_rows.h"
 
@@ -21,24 +20,19 @@
 #define LB_COLD 400u
 #define LB_SWEEP 10240u
 
+static const gd_pcm_rows_shape lb_shape = {
+    .name = "pcm_libor",
+    .hot_rows = LB_HOT_ROWS,
+    .cold_per_round = LB_COLD,
+    .sweep_lines = LB_SWEEP,
+    .max_rounds = 64,
+    .seed = 0x5eed00c2ull,
+};
+
 static int pl_plan(const gd_probe_opts *opts, const gd_device_info *dev, uint64_t point,
                    gd_probe_plan *out, gd_err *err)
 {
-    if (point == 0)
-        point = 9;
-    if (point > 64)
-        return gd_fail(err, "pcm_libor: %llu rounds is outside 1..64", (unsigned long long)point);
-    uint32_t rounds = (uint32_t)point, per = LB_HOT_ROWS * GD_PCM_LINES_PER_ROW + LB_COLD + LB_SWEEP;
-    uint32_t *lines = malloc((size_t)rounds * per * 4);
-    if (!lines)
-        return gd_fail(err, "pcm_libor: out of memory");
-    uint32_t next_cold = LB_HOT_ROWS;
-    uint64_t rng = gd_wl_seed(opts, 0x5eed00c2ull);
-    uint32_t salt = gd_wl_rand(&rng, 1u << 30);
-    for (uint32_t r = 0; r < rounds; r++)
-        gd_pcm_rows_round(lines + (size_t)r * per, LB_HOT_ROWS, LB_COLD, &next_cold, LB_SWEEP, salt);
-    return gd_pcm_rows_plan("pcm_libor", dev, rounds, per, lines,
-                            next_cold * GD_PCM_LINES_PER_ROW, LB_SWEEP, point, out, err);
+    return gd_pcm_rows_plan_shape(&lb_shape, opts, dev, point, 9, out, err);
 }
 
 const gd_probe gd_workload_pcm_libor = {

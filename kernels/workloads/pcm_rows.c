@@ -120,3 +120,27 @@ int gd_pcm_rows_plan(const char *name, const gd_device_info *dev, uint32_t round
     out->point = point;
     return 0;
 }
+
+int gd_pcm_rows_plan_shape(const gd_pcm_rows_shape *shape, const gd_probe_opts *opts,
+                           const gd_device_info *dev, uint64_t point, uint64_t default_rounds,
+                           gd_probe_plan *out, gd_err *err)
+{
+    if (point == 0)
+        point = default_rounds;
+    if (point > shape->max_rounds)
+        return gd_fail(err, "%s: %llu rounds is outside 1..%u", shape->name, (unsigned long long)point,
+                       shape->max_rounds);
+    uint32_t rounds = (uint32_t)point;
+    uint32_t per = shape->hot_rows * GD_PCM_LINES_PER_ROW + shape->cold_per_round + shape->sweep_lines;
+    uint32_t *lines = malloc((size_t)rounds * per * 4);
+    if (!lines)
+        return gd_fail(err, "%s: out of memory", shape->name);
+    uint32_t next_cold = shape->hot_rows;
+    uint64_t rng = gd_wl_seed(opts, shape->seed);
+    uint32_t salt = gd_wl_rand(&rng, 1u << 30);
+    for (uint32_t r = 0; r < rounds; r++)
+        gd_pcm_rows_round(lines + (size_t)r * per, shape->hot_rows, shape->cold_per_round, &next_cold,
+                          shape->sweep_lines, salt);
+    return gd_pcm_rows_plan(shape->name, dev, rounds, per, lines, next_cold * GD_PCM_LINES_PER_ROW,
+                            shape->sweep_lines, point, out, err);
+}

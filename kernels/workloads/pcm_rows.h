@@ -34,4 +34,20 @@ int gd_pcm_rows_plan(const char *name, const gd_device_info *dev, uint32_t round
 void gd_pcm_rows_round(uint32_t *lines, uint32_t hot_rows, uint32_t cold, uint32_t *next_cold_row,
                        uint32_t sweep_lines, uint32_t salt);
 
+/* A skewed-write workload's shape: what distinguishes k-means-like from
+ * LIBOR-like writes is only how many rows are hot and how many cold rows each
+ * round adds (the sweep value is the number of rounds). */
+typedef struct gd_pcm_rows_shape {
+    const char *name;
+    uint32_t hot_rows, cold_per_round, sweep_lines;
+    uint32_t max_rounds;
+    uint64_t seed;      /* the workload's own seed when opts gives none */
+} gd_pcm_rows_shape;
+
+/* The whole plan of such a workload for `point` rounds (0: example_point,
+ * passed as default_rounds). */
+int gd_pcm_rows_plan_shape(const gd_pcm_rows_shape *shape, const gd_probe_opts *opts,
+                           const gd_device_info *dev, uint64_t point, uint64_t default_rounds,
+                           gd_probe_plan *out, gd_err *err);
+
 #endif
