@@ -206,7 +206,9 @@ valgrind: deps
 	@GD_VALGRIND=1 GD_BIN=./$(BIN) tests/run-all.sh $(BUILD)/tests/test_arch $(BUILD)/tests/test_sim_exec \
 	    $(BUILD)/tests/test_sim_pchase $(BUILD)/tests/test_cubin_elf $(BUILD)/tests/test_cuda_backend \
 	    $(BUILD)/tests/test_sass_patch $(BUILD)/tests/test_sim_lsu $(BUILD)/tests/test_nvml \
-	    $(BUILD)/tests/test_cupti $(BUILD)/tests/test_jit_check $(BUILD)/tests/test_fuzz_replay
+	    $(BUILD)/tests/test_cupti $(BUILD)/tests/test_jit_check $(BUILD)/tests/test_fuzz_replay \
+	    $(BUILD)/tests/test_pcm_wbuf $(BUILD)/tests/test_write_skew $(BUILD)/tests/test_sim_dram \
+	    $(BUILD)/tests/test_store_path
 	@valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
 	    ./$(BIN) run --device sim:tiny --probe pchase --sweep 1KiB:64KiB --out /tmp/gd-valgrind-run --quiet >/dev/null \
 	    && echo "ok    gpudissect run (valgrind)"
@@ -214,6 +216,13 @@ valgrind: deps
 	    ./$(BIN) run --device sim:cn110457238 --probe resv_stall --stride 4096 --sweep 6:6 --samples 1 \
 	    --trace --out /tmp/gd-valgrind-trace --quiet >/dev/null \
 	    && echo "ok    gpudissect run --trace (valgrind)"
+	@valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
+	    ./$(BIN) run --device sim:a100 --probe pchase --sweep 1KiB:64KiB -j 1 --out /tmp/gd-valgrind-a100 \
+	    --quiet >/dev/null && echo "ok    gpudissect run on sliced L2, TLBs, DRAM rows (valgrind)"
+	@valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
+	    ./$(BIN) whatif --device sim:pcm --workloads vecadd --vary WB.size=0,64KiB --trace \
+	    --out /tmp/gd-valgrind-whatif --quiet >/dev/null \
+	    && echo "ok    gpudissect whatif --trace, PCM and its write buffer (valgrind)"
 
 bench: deps
 	@$(MAKE) --no-print-directory $(BIN) $(BENCH_BIN)
