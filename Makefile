@@ -76,7 +76,17 @@ $(BUILD)/libgd.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/%.o: %.c
+# One build directory, one compiler: `make test SAN=1` takes clang where it is
+# installed and gcc elsewhere, and objects or mock libraries of the other one
+# left in build-san would mix two sanitizer runtimes ("incompatible ASan
+# runtimes").  The stamp names the compiler; a new one rebuilds everything.
+CC_STAMP := $(BUILD)/.cc-$(notdir $(firstword $(CC)))
+$(CC_STAMP):
+	@mkdir -p $(BUILD)
+	@rm -f $(BUILD)/.cc-*
+	@touch $@
+
+$(BUILD)/%.o: %.c $(CC_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
@@ -139,17 +149,17 @@ fuzz: fuzz-build
 # The fake libcuda that tests/test_cuda_backend loads through GPUDISSECT_LIBCUDA
 # (it finds it next to itself, or via GD_MOCK_LIBCUDA).
 MOCK_CUDA_SRC := $(wildcard tests/mock_libcuda*.c)
-$(BUILD)/tests/libmockcuda.so: $(MOCK_CUDA_SRC) tests/mock_libcuda.h
+$(BUILD)/tests/libmockcuda.so: $(MOCK_CUDA_SRC) tests/mock_libcuda.h $(CC_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -shared $(LDFLAGS) -o $@ $(MOCK_CUDA_SRC)
 
 # The fake NVML that tests/test_nvml loads through GPUDISSECT_LIBNVML.
-$(BUILD)/tests/libmocknvml.so: tests/mock_libnvml.c tests/mock_libnvml.h
+$(BUILD)/tests/libmocknvml.so: tests/mock_libnvml.c tests/mock_libnvml.h $(CC_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -shared $(LDFLAGS) -o $@ tests/mock_libnvml.c
 
 # The fake CUPTI that tests/test_cupti loads through GPUDISSECT_LIBCUPTI.
-$(BUILD)/tests/libmockcupti.so: tests/mock_libcupti.c tests/mock_libcupti.h host/cupti_host_abi.h
+$(BUILD)/tests/libmockcupti.so: tests/mock_libcupti.c tests/mock_libcupti.h host/cupti_host_abi.h $(CC_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -shared $(LDFLAGS) -o $@ tests/mock_libcupti.c -ldl
 
