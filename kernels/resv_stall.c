@@ -87,6 +87,11 @@
 #define RS_DEFAULT_STRIDE 4096
 #define RS_HOL_OTHERS 2     /* hol: cold lines of another set behind the refused one */
 #define RS_HOL_WORDS 7      /* hol: per round: a, a_clean, dram, l2, l1, two lane-0 sums */
+/* hol: the offset of the lines of "another set": one 128-byte line on, which
+ * is another set wherever a set's span (sets x line) exceeds 128 bytes -- also
+ * where the stride is a multiple of the span, or the span not a power of two
+ * (stride / 2, the ca variant's choice, is then set 0 again) */
+#define RS_HOL_OTHER_SET_BYTES 128
 
 typedef struct rs_state {
     int hol;                /* the "hol" variant: k reservers, then [refused | others] */
@@ -237,7 +242,7 @@ static void rs_hol_block(gd_ptx *p, uint32_t nres, const char *areg, const char 
 static char *rs_hol_ptx(const gd_device_info *dev, const rs_state *st)
 {
     uint32_t nres = (st->k + 31) / 32;
-    uint64_t half = st->stride / 2;
+    uint64_t other = RS_HOL_OTHER_SET_BYTES;
     gd_ptx p;
     gd_ptx_init(&p);
     gd_ptx_header(&p, dev->cc_major, dev->cc_minor, 63);
@@ -280,8 +285,8 @@ static char *rs_hol_ptx(const gd_device_info *dev, const rs_state *st)
         RS_HOL_OTHERS);
     gd_l2_flush_emit(&p, "%rd8", st->flush_bytes, "[%r12+640]");
     /* the last instruction's lanes: lane 0 at `last` (set 0: refused) or
-     * last + stride/2 (the clean twin, another set), lane t > 0 at
-     * last + t*stride + stride/2: both after lane 0 in lane and address order */
+     * last + 128 (the clean twin, another set), lane t > 0 at
+     * last + t*stride + 128: both after lane 0 in lane and address order */
     gd_ptx_printf(&p,
         "    mul.wide.u32 %%rd5, %%r3, %llu;\n"
         "    add.s64 %%rd5, %%rd5, %llu;\n"
@@ -314,10 +319,10 @@ static char *rs_hol_ptx(const gd_device_info *dev, const rs_state *st)
         "    add.u32 %%r20, %%r20, %%r21;\n"
         "    add.u32 %%r20, %%r20, %%r22;\n"
         "    st.shared.u32 [%%r12+512], %%r20;   // wait for them\n",
-        (unsigned long long)st->stride, (unsigned long long)half, (unsigned long long)half,
+        (unsigned long long)st->stride, (unsigned long long)other, (unsigned long long)other,
         (unsigned long long)st->round_bytes, (unsigned long long)st->block_bytes,
-        (unsigned long long)(2 * st->block_bytes + half), (unsigned long long)st->stride,
-        (unsigned long long)half);
+        (unsigned long long)(2 * st->block_bytes + other), (unsigned long long)st->stride,
+        (unsigned long long)other);
     /* the reservers: element e = tid + 32j < k at e*stride (set 0) */
     for (uint32_t j = 0; j < nres; j++)
         gd_ptx_printf(&p,
@@ -343,7 +348,8 @@ static char *rs_hol_ptx(const gd_device_info *dev, const rs_state *st)
         "    st.shared.u32 [%%r12+384], %%r19;\n"
         "    mov.u64 %%rd19, %%clock64;\n"
         "    mov.u64 %%rd30, %%clock64;\n"
-        "    ld.global.ca.u32 %%r23, [%%rd22];  // the DRAM line again: an L1 hit\n"
+        "    ld.global.ca.u32 %%r23, [%%rd22+4]; // the DRAM line's sector again: an L1 hit\n"
+        "                                        // (another word, or ptxas reuses the value)\n"
         "    st.shared.u32 [%%r12+768], %%r23;\n"
         "    mov.u64 %%rd31, %%clock64;\n"
         "    mul.wide.u32 %%rd27, %%r8, %d;\n"
