@@ -237,8 +237,8 @@ static void rs_hol_block(gd_ptx *p, uint32_t nres, const char *areg, const char 
 
 /* The "hol" variant (see the top of the file): per round, after the warm-up
  * that puts the refused line (and its clean twin and the L2 reference) in the
- * L2 only, four timed regions: A with the refused line, A with its twin in
- * another set, a DRAM miss alone, an L2 hit alone. */
+ * L2 only, five timed regions: A with the refused line, A with its twin in
+ * another set, a DRAM miss alone, an L2 hit alone, an L1 hit alone. */
 static char *rs_hol_ptx(const gd_device_info *dev, const rs_state *st)
 {
     uint32_t nres = (st->k + 31) / 32;
