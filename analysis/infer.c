@@ -78,6 +78,8 @@ double gd_inferred_confidence(const gd_inferred_level *l)
         c = l->banks_confidence;
     if (l->has_hol && l->hol_confidence < c)
         c = l->hol_confidence;
+    if (l->has_next_blocked && l->next_blocked_confidence < c)
+        c = l->next_blocked_confidence;
     return c;
 }
 
@@ -369,6 +371,12 @@ json_t *gd_inference_to_json(const gd_inference *inf)
             json_object_set_new(o, "head_of_line_blocking", json_boolean(l->head_of_line_blocking));
             json_object_set_new(o, "hol_confidence", json_real(l->hol_confidence));
         }
+        if (l->has_next_blocked) {
+            json_object_set_new(o, "next_instruction_blocked",
+                                json_boolean(l->next_instruction_blocked));
+            json_object_set_new(o, "next_blocked_confidence",
+                                json_real(l->next_blocked_confidence));
+        }
         json_t *from = json_object();
         if (l->has_size)
             json_object_set_new(from, "size", json_string(l->size_from));
@@ -396,6 +404,8 @@ json_t *gd_inference_to_json(const gd_inference *inf)
             json_object_set_new(from, "banks", json_string(l->banks_from));
         if (l->has_hol)
             json_object_set_new(from, "hol", json_string(l->hol_from));
+        if (l->has_next_blocked)
+            json_object_set_new(from, "next_blocked", json_string(l->next_blocked_from));
         json_object_set_new(o, "from", from);
         json_array_append_new(levels, o);
     }
@@ -563,6 +573,12 @@ int gd_inference_from_json(const json_t *doc, gd_inference *inf, const char *pat
             l->head_of_line_blocking = json_is_true(hol);
             get_number(o, "hol_confidence", &l->hol_confidence);
         }
+        const json_t *next = json_object_get(o, "next_instruction_blocked");
+        if (json_is_boolean(next)) {
+            l->has_next_blocked = 1;
+            l->next_instruction_blocked = json_is_true(next);
+            get_number(o, "next_blocked_confidence", &l->next_blocked_confidence);
+        }
         const json_t *from = json_object_get(o, "from");
         static const struct {
             const char *key;
@@ -581,6 +597,7 @@ int gd_inference_from_json(const json_t *doc, gd_inference *inf, const char *pat
             {"mshr_merge", offsetof(gd_inferred_level, mshr_merge_from)},
             {"banks", offsetof(gd_inferred_level, banks_from)},
             {"hol", offsetof(gd_inferred_level, hol_from)},
+            {"next_blocked", offsetof(gd_inferred_level, next_blocked_from)},
         };
         for (size_t f = 0; f < sizeof froms / sizeof froms[0]; f++) {
             const char *v = json_string_value(json_object_get(from, froms[f].key));

@@ -95,10 +95,15 @@ typedef struct gd_inferred_level {
     int same_word_broadcast;       /* lanes reading one word do not conflict */
     double banks_confidence;
     char banks_from[64];
-    int has_hol;                   /* does a reservation-failed miss block the requests behind it */
+    int has_hol;                   /* does a reservation-failed miss block the requests behind
+                                    * it in its own instruction (resv_stall --variant hol) */
     int head_of_line_blocking;
     double hol_confidence;
     char hol_from[64];
+    int has_next_blocked;          /* does the next memory instruction wait for it (resv_stall's B) */
+    int next_instruction_blocked;
+    double next_blocked_confidence;
+    char next_blocked_from[64];
 } gd_inferred_level;
 
 /* Attacker-victim placements (kernels/icache_av.c variants), nearest first;

@@ -28,12 +28,25 @@
  * smallest step the curve can show, or by the largest n where that is smaller.
  *
  * resv_stall: A's completion jumps from k = ways + 1 on (a second view of the
- * associativity); B, the independent miss issued behind A, is held up if its
- * completion jumps by at least half of A's jump at the same point.  Where A
- * never jumps -- the first fill returns before one warp has issued `ways`
- * requests to the set (an L1 with more ways than a DRAM round trip has
- * cycles) -- no reservation fail happened and the question stays open.  The merge limit, seen through the
- * follower, is left open too on an L1 that resv_stall showed not to block.
+ * associativity); B, the independent miss issued behind A in the next
+ * instruction, is held up (next_instruction_blocked) if its completion jumps
+ * by at least half of A's jump at the same point.  Where A never jumps -- the
+ * first fill returns before one warp has issued `ways` requests to the set (an
+ * L1 with more ways than a DRAM round trip has cycles) -- no reservation fail
+ * happened and the question stays open.  The merge limit, seen through the
+ * follower (a later instruction too), is left open on an L1 whose next
+ * instruction resv_stall showed not to wait.
+ *
+ * resv_stall --variant hol (head_of_line_blocking: within one instruction):
+ * the jump J = A - A_clean when the last instruction's first line is refused,
+ * against what the kernel's own round trips predict (kernels/resv_stall.c):
+ * blocked, J ~ D - h - T (the requests behind the refused one wait for the
+ * first fill, then make their own round trip); not blocked, J ~ max(0, s - h
+ * - T) (they leave at once; the refused one is an L2 hit after the first
+ * fill), with D, s, h the DRAM, L2 and L1 round trips and T = A_clean - D the
+ * issue time.  J at or above the midpoint means blocked.  Where the two
+ * predictions lie closer than HOL_MIN_SEPARATION_CYCLES -- T >= D: the first
+ * fill is back before anything is refused -- the question stays open.
  */
 #include "analysis/curve.h"
 #include "analysis/infer.h"
@@ -49,6 +62,10 @@
 
 #define BLOCKED_SHARE 0.5     /* B's jump / A's jump that means "held up" */
 #define WINDOW_MARGIN_CYCLES 8.0 /* measured window minus a miss's MSHR hold, at most */
+/* the blocked and free predictions of resv_stall --variant hol must differ by
+ * this much for the jump to tell them apart: two medians' worth of the few
+ * cycles a card's timer and issue jitter move one (sim: 0) */
+#define HOL_MIN_SEPARATION_CYCLES 16.0
 
 int gd_infer_fine_ways(gd_inference *inf, const gd_curve *curve, const gd_segmentation *seg,
                        gd_err *err)
@@ -230,7 +247,7 @@ int gd_infer_mshr(gd_inference *inf, const gd_curve *curve, gd_err *err)
     l->present = 1;
     /* the follower shows the merge limit only where a refused request holds up
      * the ones behind it: an L1 seen not to (resv_stall, run before) hides it */
-    if (merge && l->has_hol && !l->head_of_line_blocking)
+    if (merge && l->has_next_blocked && !l->next_instruction_blocked)
         return 0;
     double jump = 0, conf = 0;
     long at = first_jump(curve, "follower_cycles", &jump, &conf);
@@ -280,11 +297,44 @@ int gd_infer_mshr(gd_inference *inf, const gd_curve *curve, gd_err *err)
     return 0;
 }
 
+/* resv_stall --variant hol: the point whose reservers are the ways (where
+ * measured; else the first), its jump against the two predictions. */
+static int infer_hol(gd_inference *inf, const gd_curve *curve)
+{
+    gd_inferred_level *l = &inf->level[GD_INF_L1D];
+    if (!curve->count)
+        return 0;
+    const gd_point *pt = &curve->points[0];
+    for (size_t i = 0; l->has_ways && i < curve->count; i++)
+        if (curve->points[i].x == l->ways)
+            pt = &curve->points[i];
+    const gd_summary *a = gd_point_summary(pt, "a_cycles"),
+                     *clean = gd_point_summary(pt, "a_clean_cycles"),
+                     *dram = gd_point_summary(pt, "dram_cycles"),
+                     *l2 = gd_point_summary(pt, "l2_cycles"), *l1 = gd_point_summary(pt, "l1_cycles");
+    if (!a || !clean || !dram || !l2 || !l1 || !a->count || !clean->count)
+        return 0;
+    double issue = clean->median - dram->median;
+    double blocked = dram->median - l1->median - issue;
+    double free_jump = fmax(0.0, l2->median - l1->median - issue);
+    l->present = 1;
+    if (blocked - free_jump < HOL_MIN_SEPARATION_CYCLES)
+        return 0; /* the first fill is back before the refusal: nothing to tell */
+    double jump = a->median - clean->median, mid = (blocked + free_jump) / 2;
+    l->has_hol = 1;
+    l->head_of_line_blocking = jump >= mid;
+    l->hol_confidence = fmin(1.0, fabs(jump - mid) / ((blocked - free_jump) / 2));
+    snprintf(l->hol_from, sizeof l->hol_from, "%s", curve->label);
+    return 0;
+}
+
 int gd_infer_resv_stall(gd_inference *inf, const gd_curve *curve, gd_err *err)
 {
+    (void)err;
+    if (!strcmp(curve->opts.variant, "hol"))
+        return infer_hol(inf, curve);
     double ajump = 0, aconf = 0;
     long at = first_jump(curve, "a_cycles", &ajump, &aconf);
-    (void)err;
     if (at < 0)
         return 0; /* no reservation fail: a set's ways outlast a round trip of issue */
     const gd_summary *b0 = gd_point_summary(&curve->points[at], "b_cycles");
@@ -293,10 +343,11 @@ int gd_infer_resv_stall(gd_inference *inf, const gd_curve *curve, gd_err *err)
     l->present = 1;
     if (b0 && b1) {
         double share = (b1->median - b0->median) / ajump;
-        l->has_hol = 1;
-        l->head_of_line_blocking = share >= BLOCKED_SHARE;
-        l->hol_confidence = aconf * fmin(1.0, fabs(share - BLOCKED_SHARE) / BLOCKED_SHARE);
-        snprintf(l->hol_from, sizeof l->hol_from, "%s", curve->label);
+        l->has_next_blocked = 1;
+        l->next_instruction_blocked = share >= BLOCKED_SHARE;
+        l->next_blocked_confidence =
+            aconf * fmin(1.0, fabs(share - BLOCKED_SHARE) / BLOCKED_SHARE);
+        snprintf(l->next_blocked_from, sizeof l->next_blocked_from, "%s", curve->label);
     }
     /* A's knee: the associativity again, where the one-set chase did not say */
     if (!l->has_ways) {

@@ -107,6 +107,8 @@ static void merge_inference(gd_inference *into, const gd_inference *from)
                     t->same_word_broadcast = f->same_word_broadcast)
         MERGE_FIELD(has_hol, hol_confidence, hol_from,
                     t->head_of_line_blocking = f->head_of_line_blocking)
+        MERGE_FIELD(has_next_blocked, next_blocked_confidence, next_blocked_from,
+                    t->next_instruction_blocked = f->next_instruction_blocked)
 #undef MERGE_FIELD
         if (f->has_broadcast && !t->has_broadcast) {
             t->has_broadcast = 1;

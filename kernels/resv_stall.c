@@ -1,5 +1,7 @@
 /* resv_stall.c -- does a reservation-failed L1 miss block the requests behind
- * it?  (CN110457238A; the reservation fails of GPGPU-Sim.)
+ * it?  (CN110457238A; the reservation fails of GPGPU-Sim.)  Two variants:
+ * "ca" (the default: the associativity knee, and the next instruction held
+ * up) and "hol" (the requests behind the refused one in its own instruction).
  *
  * One warp.  The kernel first evicts the L2 (kernels/l2_flush.h), so that
  * every line is a miss DRAM serves -- the longest round trip, and so the most
@@ -27,7 +29,48 @@
  * refusal comes `ways` requests after the set's first miss, so the wait is the
  * round trip less the ways' issue time.)  The knee of A's completion is the
  * associativity.  Series: "a_cycles" (primary: its step pins the knee) and
- * "b_cycles", from the first clock read.
+ * "b_cycles", from the first clock read.  B is a separate, later instruction:
+ * what it shows is whether the *next instruction* waits for A's refused request
+ * (analysis: next_instruction_blocked).  One instruction holds the load unit
+ * until all its requests have left the FIFO (CN110457238A para. 0005,
+ * GPGPU-Sim), so B waits at the door whatever the FIFO does with the refused
+ * request, unless the unit accepts the next instruction early.
+ *
+ * Variant "hol": head-of-line blocking *within* an instruction -- do the
+ * requests queued behind a refused one (CN110457238A Fig. 1: req-a5 behind
+ * req-a4) wait for it?  One load instruction's lanes all complete together,
+ * so the requests cannot be timed one by one; the lines are chosen so that
+ * the answer changes the instruction's completion by a DRAM round trip.  The
+ * sweep value k is the number of *reservers*: it must be the L1's ways (the
+ * suite passes the ways pchase_fine measured).  Per round, on fresh lines:
+ *
+ *   warm-up  ld.cg (the L2 only) of the line that will be refused, of its
+ *            "clean twin" and of an L2 reference line, consumed before the
+ *            first clock read;
+ *   A        ceil(k/32) instructions: k lines of set 0 (cold: DRAM), every
+ *            way of the set reserved until the first fill; then ONE last
+ *            instruction: lane 0 the refused line (a (k+1)-th line of set 0,
+ *            in the L2), lanes 1..RS_HOL_OTHERS cold lines of another set
+ *            behind it -- after it in lane order and in address order, so
+ *            whichever order a coalescer emits them (the sim's: lane order)
+ *            the refused request comes first;
+ *   A clean  the same, with lane 0's line in another set (its twin: an L2
+ *            hit, never refused) -- the same instruction shape without a
+ *            refusal;
+ *   refs     a cold line alone (DRAM round trip D), an L2-resident one alone
+ *            (s), and the first again (an L1 hit h).
+ *
+ * Blocked (today's GPUs, GPGPU-Sim): the refused request holds the others
+ * until the first fill frees a way (about D - h after A starts), and they go
+ * only then: A takes about two round trips, A - A_clean ~ D - h - T with T =
+ * A_clean - D the issue time.  Not blocked (CN110457238A's reorder, with the
+ * others already in the FIFO: coalescer_rate >= 2, or a two-port tail): the
+ * others leave at once and the refused request goes after the first fill as
+ * an L2 hit: A - A_clean ~ max(0, s - h - T).  analysis/infer_l1.c decides
+ * between the two.  Series "a_cycles", "a_clean_cycles", "dram_cycles",
+ * "l2_cycles", "l1_cycles".  With T >= D the first fill returns before the
+ * last instruction probes the tags: nothing is refused, and the answer stays
+ * open.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,12 +85,22 @@
 #define RS_DEFAULT_ROUNDS 4
 #define RS_MAX_ROUNDS 16
 #define RS_DEFAULT_STRIDE 4096
+#define RS_HOL_OTHERS 2     /* hol: cold lines of another set behind the refused one */
+#define RS_HOL_WORDS 7      /* hol: per round: a, a_clean, dram, l2, l1, two lane-0 sums */
+/* hol: the offset of the lines of "another set": one 128-byte line on, which
+ * is another set wherever a set's span (sets x line) exceeds 128 bytes -- also
+ * where the stride is a multiple of the span, or the span not a power of two
+ * (stride / 2, the ca variant's choice, is then set 0 again) */
+#define RS_HOL_OTHER_SET_BYTES 128
 
 typedef struct rs_state {
+    int hol;                /* the "hol" variant: k reservers, then [refused | others] */
     uint32_t k, rounds;
     uint64_t stride;
     uint64_t flush_bytes;
-    uint64_t round_bytes;   /* each round's lines: [k in set 0 | others + B in set sets/2] */
+    uint64_t round_bytes;   /* ca: each round's lines: [k in set 0 | others + B in set sets/2];
+                             * hol: [full block | clean block | DRAM line | L2 line] */
+    uint64_t block_bytes;   /* hol: one block's lines: k + 1 + RS_HOL_OTHERS strides */
 } rs_state;
 
 static char *rs_ptx(const gd_device_info *dev, const rs_state *st)
@@ -156,14 +209,186 @@ static char *rs_ptx(const gd_device_info *dev, const rs_state *st)
     return gd_ptx_finish(&p);
 }
 
+/* The "hol" variant's timed block: the reservers (%q predicates, addresses in
+ * `areg`), then the last instruction (lane 0 the warm line, lanes 1..OTHERS
+ * the others; address `lastreg`), which waits for a clock read issued after
+ * the reservers (as B does in the "ca" variant: without it ptxas may issue
+ * the last load first), all consumed into `sink`, between two clock reads. */
+static void rs_hol_block(gd_ptx *p, uint32_t nres, const char *areg, const char *vreg,
+                         const char *lastreg, const char *sink, const char *t0, const char *t1)
+{
+    gd_ptx_printf(p, "    mov.u64 %s, %%clock64;\n", t0);
+    for (uint32_t j = 0; j < nres; j++)
+        gd_ptx_printf(p, "    @%%q%u ld.global.ca.u32 %s%u, [%s%u];\n", j, vreg, j, areg, j);
+    gd_ptx_printf(p,
+        "    mov.u64 %%rd16, %%clock64;         // issued after the reservers\n"
+        "    shr.u64 %%rd16, %%rd16, 63;        // 0, which ptxas cannot know\n"
+        "    add.s64 %%rd17, %s, %%rd16;\n"
+        "    @%%p1 ld.global.ca.u32 %%r15, [%%rd17];  // [refused | others]\n"
+        "    mov.u32 %%r16, %%r15;\n",
+        lastreg);
+    for (uint32_t j = 0; j < nres; j++)
+        gd_ptx_printf(p, "    add.u32 %%r16, %%r16, %s%u;\n", vreg, j);
+    gd_ptx_printf(p,
+        "    st.shared.u32 %s, %%r16;           // consumed\n"
+        "    mov.u64 %s, %%clock64;\n",
+        sink, t1);
+}
+
+/* The "hol" variant (see the top of the file): per round, after the warm-up
+ * that puts the refused line (and its clean twin and the L2 reference) in the
+ * L2 only, five timed regions: A with the refused line, A with its twin in
+ * another set, a DRAM miss alone, an L2 hit alone, an L1 hit alone. */
+static char *rs_hol_ptx(const gd_device_info *dev, const rs_state *st)
+{
+    uint32_t nres = (st->k + 31) / 32;
+    uint64_t other = RS_HOL_OTHER_SET_BYTES;
+    gd_ptx p;
+    gd_ptx_init(&p);
+    gd_ptx_header(&p, dev->cc_major, dev->cc_minor, 63);
+    gd_ptx_printf(&p,
+        ".visible .entry gd_resv_stall_hol(\n"
+        "    .param .u64 gd_rs_buf,\n"
+        "    .param .u64 gd_rs_out,\n"
+        "    .param .u32 gd_rs_k,\n"
+        "    .param .u32 gd_rs_rounds,\n"
+        "    .param .u64 gd_rs_last,\n"
+        "    .param .u64 gd_rs_flush\n"
+        ")\n"
+        ".maxntid 32, 1, 1\n"
+        "{\n"
+        "    .reg .pred %%p<4>;\n"
+        "    .reg .pred %%q<%u>;\n"
+        "    .reg .b32 %%r<24>;\n"
+        "    .reg .b32 %%v<%u>;\n"
+        "    .reg .b32 %%w<%u>;\n"
+        "    .reg .b64 %%rd<32>;\n"
+        "    .reg .b64 %%a<%u>;\n"
+        "    .reg .b64 %%c<%u>;\n"
+        "    .shared .align 4 .b8 gd_sink[896];   // seven words per lane: every consuming store lives\n",
+        nres, nres, nres, nres, nres);
+    gd_l2_flush_decls(&p);
+    gd_ptx_printf(&p,
+        "\n"
+        "    ld.param.u64 %%rd1, [gd_rs_buf];\n"
+        "    ld.param.u64 %%rd2, [gd_rs_out];\n"
+        "    ld.param.u32 %%r1, [gd_rs_k];\n"
+        "    ld.param.u32 %%r2, [gd_rs_rounds];\n"
+        "    ld.param.u64 %%rd3, [gd_rs_last];\n"
+        "    mov.u32 %%r3, %%tid.x;\n"
+        "    setp.eq.u32 %%p3, %%r3, 0;\n"
+        "    setp.le.u32 %%p1, %%r3, %u;         // lanes of the last instruction\n"
+        "    mov.u32 %%r12, gd_sink;\n"
+        "    shl.b32 %%r13, %%r3, 2;\n"
+        "    add.s32 %%r12, %%r12, %%r13;\n"
+        "    ld.param.u64 %%rd8, [gd_rs_flush];\n",
+        RS_HOL_OTHERS);
+    gd_l2_flush_emit(&p, "%rd8", st->flush_bytes, "[%r12+640]");
+    /* the last instruction's lanes: lane 0 at `last` (set 0: refused) or
+     * last + 128 (the clean twin, another set), lane t > 0 at
+     * last + t*stride + 128: both after lane 0 in lane and address order */
+    gd_ptx_printf(&p,
+        "    mul.wide.u32 %%rd5, %%r3, %llu;\n"
+        "    add.s64 %%rd5, %%rd5, %llu;\n"
+        "    add.s64 %%rd5, %%rd5, %%rd3;        // lane t > 0: an other\n"
+        "    selp.b64 %%rd6, %%rd3, %%rd5, %%p3;  // full block: lane 0 the refused line\n"
+        "    add.s64 %%rd7, %%rd3, %llu;\n"
+        "    selp.b64 %%rd7, %%rd7, %%rd5, %%p3;  // clean block: lane 0 its twin\n"
+        "    mul.wide.u32 %%rd29, %%r3, 4;       // lane t's word of a warmed line\n"
+        "    mov.u32 %%r8, 0;\n"
+        "$L_round:\n"
+        "    .pragma \"nounroll\";\n"
+        "    mul.wide.u32 %%rd4, %%r8, %llu;\n"
+        "    add.s64 %%rd4, %%rd1, %%rd4;        // this round's lines\n"
+        "    add.s64 %%rd9, %%rd4, %llu;         // the clean block\n"
+        "    add.s64 %%rd20, %%rd4, %%rd6;       // full block: the last instruction\n"
+        "    add.s64 %%rd21, %%rd9, %%rd7;       // clean block: the last instruction\n"
+        "    add.s64 %%rd22, %%rd4, %llu;        // the DRAM reference line\n"
+        "    add.s64 %%rd23, %%rd22, %llu;       // the L2 reference line\n"
+        "    // warm-up: the refused line, its twin and the L2 reference into the L2\n"
+        "    // only, all 128 bytes (lane t reads word t): an L1 that fetches whole\n"
+        "    // lines finds every sector there\n"
+        "    add.s64 %%rd24, %%rd4, %%rd3;\n"
+        "    add.s64 %%rd24, %%rd24, %%rd29;\n"
+        "    add.s64 %%rd25, %%rd9, %%rd3;\n"
+        "    add.s64 %%rd25, %%rd25, %%rd29;\n"
+        "    add.s64 %%rd30, %%rd23, %%rd29;\n"
+        "    ld.global.cg.u32 %%r20, [%%rd24];\n"
+        "    ld.global.cg.u32 %%r21, [%%rd25+%llu];\n"
+        "    ld.global.cg.u32 %%r22, [%%rd30];\n"
+        "    add.u32 %%r20, %%r20, %%r21;\n"
+        "    add.u32 %%r20, %%r20, %%r22;\n"
+        "    st.shared.u32 [%%r12+512], %%r20;   // wait for them\n",
+        (unsigned long long)st->stride, (unsigned long long)other, (unsigned long long)other,
+        (unsigned long long)st->round_bytes, (unsigned long long)st->block_bytes,
+        (unsigned long long)(2 * st->block_bytes + other), (unsigned long long)st->stride,
+        (unsigned long long)other);
+    /* the reservers: element e = tid + 32j < k at e*stride (set 0) */
+    for (uint32_t j = 0; j < nres; j++)
+        gd_ptx_printf(&p,
+            "    add.u32 %%r10, %%r3, %u;\n"
+            "    setp.lt.u32 %%q%u, %%r10, %%r1;\n"
+            "    mul.wide.u32 %%rd26, %%r10, %llu;\n"
+            "    add.s64 %%a%u, %%rd4, %%rd26;\n"
+            "    add.s64 %%c%u, %%rd9, %%rd26;\n"
+            "    mov.u32 %%v%u, 0;\n"
+            "    mov.u32 %%w%u, 0;\n",
+            32 * j, j, (unsigned long long)st->stride, j, j, j, j);
+    gd_ptx_printf(&p, "    mov.u32 %%r15, 0;\n");
+    rs_hol_block(&p, nres, "%a", "%v", "%rd20", "[%r12]", "%rd10", "%rd11");
+    gd_ptx_printf(&p, "    mov.u32 %%r17, %%r16;\n");
+    rs_hol_block(&p, nres, "%c", "%w", "%rd21", "[%r12+128]", "%rd12", "%rd13");
+    gd_ptx_printf(&p,
+        "    mov.u64 %%rd14, %%clock64;\n"
+        "    ld.global.ca.u32 %%r18, [%%rd22];  // a DRAM round trip\n"
+        "    st.shared.u32 [%%r12+256], %%r18;\n"
+        "    mov.u64 %%rd15, %%clock64;\n"
+        "    mov.u64 %%rd18, %%clock64;\n"
+        "    ld.global.ca.u32 %%r19, [%%rd23];  // an L2 hit\n"
+        "    st.shared.u32 [%%r12+384], %%r19;\n"
+        "    mov.u64 %%rd19, %%clock64;\n"
+        "    mov.u64 %%rd30, %%clock64;\n"
+        "    ld.global.ca.u32 %%r23, [%%rd22+4]; // the DRAM line's sector again: an L1 hit\n"
+        "                                        // (another word, or ptxas reuses the value)\n"
+        "    st.shared.u32 [%%r12+768], %%r23;\n"
+        "    mov.u64 %%rd31, %%clock64;\n"
+        "    mul.wide.u32 %%rd27, %%r8, %d;\n"
+        "    add.s64 %%rd27, %%rd2, %%rd27;\n"
+        "    sub.s64 %%rd28, %%rd11, %%rd10;\n"
+        "    cvt.u32.u64 %%r10, %%rd28;\n"
+        "    @%%p3 st.global.u32 [%%rd27], %%r10;\n"
+        "    sub.s64 %%rd28, %%rd13, %%rd12;\n"
+        "    cvt.u32.u64 %%r10, %%rd28;\n"
+        "    @%%p3 st.global.u32 [%%rd27+4], %%r10;\n"
+        "    sub.s64 %%rd28, %%rd15, %%rd14;\n"
+        "    cvt.u32.u64 %%r10, %%rd28;\n"
+        "    @%%p3 st.global.u32 [%%rd27+8], %%r10;\n"
+        "    sub.s64 %%rd28, %%rd19, %%rd18;\n"
+        "    cvt.u32.u64 %%r10, %%rd28;\n"
+        "    @%%p3 st.global.u32 [%%rd27+12], %%r10;\n"
+        "    sub.s64 %%rd28, %%rd31, %%rd30;\n"
+        "    cvt.u32.u64 %%r10, %%rd28;\n"
+        "    @%%p3 st.global.u32 [%%rd27+16], %%r10;\n"
+        "    @%%p3 st.global.u32 [%%rd27+20], %%r17;\n"
+        "    @%%p3 st.global.u32 [%%rd27+24], %%r16;\n"
+        "    add.u32 %%r8, %%r8, 1;\n"
+        "    setp.lt.u32 %%p2, %%r8, %%r2;\n"
+        "    @%%p2 bra $L_round;\n"
+        "    ret;\n"
+        "}\n",
+        4 * RS_HOL_WORDS);
+    return gd_ptx_finish(&p);
+}
+
 static int rs_plan(const gd_probe_opts *opts, const gd_device_info *dev, uint64_t point,
                    gd_probe_plan *out, gd_err *err)
 {
     memset(out, 0, sizeof *out);
     out->opts = *opts;
     gd_probe_opts *o = &out->opts;
-    if (o->variant[0] && strcmp(o->variant, "ca"))
-        return gd_fail(err, "resv_stall: unknown variant '%s' (it has none)", o->variant);
+    int hol = !strcmp(o->variant, "hol");
+    if (!hol && o->variant[0] && strcmp(o->variant, "ca"))
+        return gd_fail(err, "resv_stall: unknown variant '%s' (ca or hol)", o->variant);
     if (!o->stride_bytes)
         o->stride_bytes = RS_DEFAULT_STRIDE;
     if (o->stride_bytes % 256)
@@ -181,28 +406,34 @@ static int rs_plan(const gd_probe_opts *opts, const gd_device_info *dev, uint64_
     rs_state *st = calloc(1, sizeof *st);
     if (!st)
         return gd_fail(err, "resv_stall: out of memory");
+    st->hol = hol;
     st->k = (uint32_t)point;
     st->rounds = o->samples;
     st->stride = o->stride_bytes;
     uint64_t span = (point > RS_OTHER + 1 ? point : RS_OTHER + 1) * st->stride;
     st->round_bytes = span + st->stride; /* fresh tags every round */
+    if (hol) {
+        st->block_bytes = (point + 1 + RS_HOL_OTHERS) * st->stride;
+        st->round_bytes = 2 * st->block_bytes + 2 * st->stride;
+    }
     st->flush_bytes = gd_l2_flush_bytes(dev);
     out->state = st;
     out->point = point;
-    out->ptx = rs_ptx(dev, st);
+    out->ptx = hol ? rs_hol_ptx(dev, st) : rs_ptx(dev, st);
     if (!out->ptx) {
         free(st);
         out->state = NULL;
         return gd_fail(err, "resv_stall: out of memory");
     }
-    snprintf(out->entry, sizeof out->entry, "gd_resv_stall");
+    snprintf(out->entry, sizeof out->entry, hol ? "gd_resv_stall_hol" : "gd_resv_stall");
     out->grid[0] = out->grid[1] = out->grid[2] = 1;
     out->block[0] = 32;
     out->block[1] = out->block[2] = 1;
     out->buffers[0] = (gd_probe_buffer){.name = "lines",
                                         .bytes = st->round_bytes * st->rounds,
                                         .host_fill = 1};
-    out->buffers[1] = (gd_probe_buffer){.name = "out", .bytes = 12 * (size_t)st->rounds,
+    out->buffers[1] = (gd_probe_buffer){.name = "out",
+                                        .bytes = (hol ? 4 * RS_HOL_WORDS : 12) * (size_t)st->rounds,
                                         .copy_out = 1};
     out->buffer_count = 2;
     out->params[0] = (gd_probe_param){.kind = GD_PARAM_BUFFER, .buffer = 0};
@@ -210,9 +441,15 @@ static int rs_plan(const gd_probe_opts *opts, const gd_device_info *dev, uint64_
     out->params[2] = (gd_probe_param){.kind = GD_PARAM_U32, .value = st->k};
     out->params[3] = (gd_probe_param){.kind = GD_PARAM_U32, .value = st->rounds};
     out->param_count = 4;
+    if (hol)
+        out->params[out->param_count++] =
+            (gd_probe_param){.kind = GD_PARAM_U64, .value = st->k * st->stride};
     gd_l2_flush_attach(out, st->flush_bytes);
-    /* A's load instructions and B (the flush pass's loads are ld.cg, counted apart) */
-    out->intended_instructions = (st->k + RS_OTHER + 31) / 32 + 1;
+    /* A's load instructions and B (the flush pass's loads are ld.cg, counted
+     * apart); hol: A twice (reservers and the last instruction) and the three
+     * references */
+    out->intended_instructions = hol ? 2 * ((st->k + 31) / 32 + 1) + 3
+                                     : (st->k + RS_OTHER + 31) / 32 + 1;
     return 0;
 }
 
@@ -228,12 +465,39 @@ static int rs_fill(const gd_probe_plan *plan, unsigned index, const gd_devptr *a
     return 0;
 }
 
+/* The "hol" variant's rounds: four series, and lane 0's sums checked (one
+ * value per reserving instruction and one of the last). */
+static int rs_hol_decode(const rs_state *st, const uint8_t *buf, gd_probe_result *out,
+                         gd_err *err)
+{
+    static const char *const names[5] = {"a_cycles", "a_clean_cycles", "dram_cycles",
+                                         "l2_cycles", "l1_cycles"};
+    gd_series *s[5];
+    for (int i = 0; i < 5; i++)
+        if (!(s[i] = gd_probe_result_add(out, names[i], st->rounds)))
+            return gd_fail(err, "resv_stall: out of memory");
+    uint32_t expect = (st->k + 31) / 32 + 1;
+    for (uint32_t r = 0; r < st->rounds; r++) {
+        uint32_t w[RS_HOL_WORDS];
+        memcpy(w, buf + 4 * RS_HOL_WORDS * (size_t)r, sizeof w);
+        if (w[5] != expect || w[6] != expect)
+            return gd_fail(err, "resv_stall: round %u read sums of %u and %u, expected %u: the "
+                                "loads of A did not all happen",
+                           r, w[5], w[6], expect);
+        for (int i = 0; i < 5; i++)
+            s[i]->samples[r] = w[i];
+    }
+    return 0;
+}
+
 static int rs_decode(const gd_probe_plan *plan, const gd_devptr *addresses, void *const *host,
                      gd_probe_result *out, gd_err *err)
 {
     (void)addresses;
     const rs_state *st = plan->state;
     const uint8_t *buf = host[1];
+    if (st->hol)
+        return rs_hol_decode(st, buf, out, err);
     gd_series *b = gd_probe_result_add(out, "b_cycles", st->rounds);
     gd_series *a = gd_probe_result_add(out, "a_cycles", st->rounds);
     if (!a || !b)
@@ -255,11 +519,12 @@ static int rs_decode(const gd_probe_plan *plan, const gd_devptr *addresses, void
     return 0;
 }
 
-static const char *const rs_variants[] = {"ca", NULL};
+static const char *const rs_variants[] = {"ca", "hol", NULL};
 
 const gd_probe gd_probe_resv_stall = {
     .name = "resv_stall",
-    .summary = "lines of one L1 set beyond its ways, then an independent hit: head-of-line "
+    .summary = "lines of one L1 set beyond its ways, then an independent miss (ca), or a "
+               "refused request with others behind it in one instruction (hol): head-of-line "
                "blocking of reservation-failed misses",
     .sweep_name = "lines_in_set",
     .value_unit = "cycles",

@@ -175,4 +175,67 @@ static inline void gd_test_pchase_timed_sequence(const char *ptxas, const char *
     free(dir);
 }
 
+/* resv_stall --variant hol: the warm-up that puts the refused line (and its
+ * twin and the L2 reference line) in the L2 must be complete before the first
+ * clock read, or A's refused line is a DRAM miss and the timed region starts
+ * with a wait: in the SASS of every target, after the last ld.cg (LDG
+ * .STRONG.GPU: the flush's and the warm-up's) a shared store that waits for
+ * their sum comes before the first clock read, and at least the flush's loads
+ * and the warm-up's three are there.  At the example point and at 128 reservers
+ * (four full load instructions).  `transform` and `prefix` as above. */
+static inline void gd_test_resv_hol_warm_sequence(const char *ptxas, const char *nvdisasm,
+                                                  const char *prefix,
+                                                  void (*transform)(gd_probe_plan *, const char *))
+{
+    char *dir = gd_test_tmpdir();
+    const gd_probe *probe = gd_probe_find("resv_stall");
+    assert_non_null(probe);
+    const uint64_t points[] = {probe->example_point, 128};
+    for (size_t t = 0; t < GD_TEST_TARGET_COUNT; t++) {
+        for (size_t k = 0; k < sizeof points / sizeof points[0]; k++) {
+            int sm = gd_test_targets[t];
+            gd_device_info info = gd_test_device_info(sm);
+            gd_probe_opts opts = {0};
+            snprintf(opts.variant, sizeof opts.variant, "hol");
+            gd_probe_plan plan;
+            gd_err err;
+            assert_int_equal(probe->plan(&opts, &info, points[k], &plan, &err), 0);
+            if (transform)
+                transform(&plan, "resv_stall");
+            char name[64];
+            snprintf(name, sizeof name, "%sresv-hol-sm%d-%llu", prefix, sm,
+                     (unsigned long long)points[k]);
+            size_t size;
+            void *cubin = gd_test_ptxas_compile(ptxas, dir, name, plan.ptx, sm, &size);
+            assert_non_null(cubin);
+            free(cubin);
+            char *sass = gd_test_sass(nvdisasm, dir, name);
+            assert_non_null(sass);
+            int clock = -1, last_cg = -1, cg = 0, store_after = 0, line = 0;
+            for (char *save = NULL, *l = strtok_r(sass, "\n", &save); l && clock < 0;
+                 l = strtok_r(NULL, "\n", &save), line++) {
+                while (*l == ' ' || *l == '\t')
+                    l++;
+                if (strstr(l, "SR_CLOCKLO")) {
+                    clock = line;
+                } else if (!strncmp(l, "LDG", 3) && strstr(l, ".STRONG.GPU")) {
+                    last_cg = line;
+                    cg++;
+                    store_after = 0;
+                } else if (!strncmp(l, "STS", 3) && last_cg >= 0) {
+                    store_after = 1;
+                }
+            }
+            if (clock < 0 || cg < 3 + 1 || !store_after)
+                fail_msg("%s: before the first clock read %d ld.cg loads, %s shared store after "
+                         "the last of them",
+                         name, cg, store_after ? "a" : "no");
+            free(sass);
+            gd_probe_plan_free(probe, &plan);
+        }
+    }
+    gd_test_rmrf(dir);
+    free(dir);
+}
+
 #endif

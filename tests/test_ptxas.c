@@ -247,6 +247,18 @@ static void test_pchase_timed_sequence_in_sass(void **state)
     gd_test_pchase_timed_sequence(ptxas, nvdisasm, "", NULL);
 }
 
+static void test_resv_hol_warm_up_before_the_clock(void **state)
+{
+    (void)state;
+    const char *ptxas = gd_test_ptxas();
+    if (!ptxas)
+        GD_SKIP("ptxas not found");
+    const char *nvdisasm = gd_test_nvdisasm();
+    if (!nvdisasm)
+        GD_SKIP("nvdisasm not found (pip install nvidia-cuda-nvdisasm)");
+    gd_test_resv_hol_warm_sequence(ptxas, nvdisasm, "", NULL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -256,6 +268,7 @@ int main(void)
         cmocka_unit_test(test_meta_records_ptx_target),
         cmocka_unit_test(test_every_probe_assembles_for_every_target),
         cmocka_unit_test(test_pchase_timed_sequence_in_sass),
+        cmocka_unit_test(test_resv_hol_warm_up_before_the_clock),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

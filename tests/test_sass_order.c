@@ -20,7 +20,9 @@
  * Two targeted checks say it in the probes' own words: in mshr's first timed
  * region the LDG whose address is built from gd_mshr_rounds (the follower) is
  * issued after every other LDG (the lines); in resv_stall's, the LDG whose
- * address reads neither %tid nor gd_rs_k (B) after every LDG that does (A).
+ * address reads neither %tid nor gd_rs_k (B) after every LDG that does (A);
+ * in resv_stall hol's, the LDG built from gd_rs_last (A's last instruction:
+ * the refused line and its followers) after every reserver.
  * And the reader itself is tested on written listings, which needs no ptxas:
  * a matching order passes, a follower that overtakes a line fails and is
  * named.
@@ -42,6 +44,7 @@ static const order_points extra_points[] = {
     {"mshr", "entries", {1, 32, 33, 200, 1024}},
     {"mshr", "merge", {1, 2, 33, 128}},
     {"resv_stall", "ca", {1, 31, 40, 300}},
+    {"resv_stall", "hol", {1, 4, 32, 33, 128, 256}},
 };
 
 #define ORDER_MAX_CASES 128
@@ -407,6 +410,24 @@ static void test_mshr_follower_issues_after_the_lines(void **state)
     assert_true(checked >= 5 * 10);
 }
 
+/* resv_stall --variant hol: the last instruction of A (the refused line and
+ * the requests behind it; its address is the only one built from gd_rs_last)
+ * issues after every reserver, or nothing is refused before it. */
+static void test_resv_stall_hol_last_issues_after_the_reservers(void **state)
+{
+    (void)state;
+    targets_or_skip();
+    int checked = 0;
+    int failed = check_late("resv_stall", "hol", "gd_rs_last", NULL, 0, "the last instruction",
+                            &checked);
+    printf("note: %d resv_stall hol plans checked\n", checked);
+    if (failed)
+        fail_msg("resv_stall hol: the last instruction overtakes a reserver in %d plans (listed "
+                 "above)",
+                 failed);
+    assert_true(checked >= 5 * 5);
+}
+
 static void test_resv_stall_b_issues_after_a(void **state)
 {
     (void)state;
@@ -499,6 +520,7 @@ int main(void)
         cmocka_unit_test(test_reader_on_written_listings),
         cmocka_unit_test(test_mshr_follower_issues_after_the_lines),
         cmocka_unit_test(test_resv_stall_b_issues_after_a),
+        cmocka_unit_test(test_resv_stall_hol_last_issues_after_the_reservers),
         cmocka_unit_test(test_every_timed_region_keeps_ptx_order),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
