@@ -611,12 +611,9 @@ static int warp_quiet(const sim_engine *e, const sim_warp *w)
     if (w->state != WARP_RUNNING || w->diverged || w->pc >= e->insn_count)
         return 0;
     const ptx_insn *in = &e->insns[w->pc];
-    switch ((ptx_unit)in->unit) {
-    case UNIT_ALU: return 1;
-    case UNIT_BRANCH: return in->op == OP_BRA;
-    case UNIT_MEM: return in->space == SP_SHARED;
-    default: return 0;
-    }
+    /* without branches: which kind comes next is what the host cannot predict */
+    return (in->unit == UNIT_ALU) | ((in->unit == UNIT_BRANCH) & (in->op == OP_BRA)) |
+           ((in->unit == UNIT_MEM) & (in->space == SP_SHARED));
 }
 
 static sim_warp *lone_warp(sim_engine *e)
