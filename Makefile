@@ -63,8 +63,9 @@ BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 # slurm-wlm and munge: tests/test_fleet_slurm.c brings up a one-host Slurm;
 # zlib1g-dev: the samples each run keeps for `infer` (LABEL.samples.gz)
 # clang: `make fuzz` (libFuzzer) and the float-cast-overflow check of `make test SAN=1`
+# linux-perf: profiling the simulator (README: Speed); no target runs it
 DEB_PKGS := gcc make gnuplot-nox libhwloc-dev libcmocka-dev libjansson-dev libinih-dev \
-            slurm-wlm munge zlib1g-dev clang
+            slurm-wlm munge zlib1g-dev clang linux-perf
 
 .PHONY: all deps demo test bench valgrind clean tests-build check-layout recovery fuzz fuzz-build
 all: $(BIN)

@@ -20,6 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "host/runner.h"
+
 #define TARGET_QUICK_SECONDS 10.0
 #define TARGET_FULL_SECONDS 20.0
 #define TARGET_POINT_RATIO 0.2
@@ -62,7 +64,8 @@ static int time_suite(const char *bin, const char *suite, const char *out, doubl
 
 static void print_time(const char *suite, double wall, double cpu, double target)
 {
-    printf("characterize --device sim:t4 --suite %s\n", suite);
+    printf("characterize --device sim:t4 --suite %s (-j %u: the cores hwloc reports)\n", suite,
+           gd_runner_default_jobs());
     printf("  wall time                     %.2f s, %.2f s of CPU (target <= %.0f s wall): "
            "ratio %.2f %s\n",
            wall, cpu, target, wall / target, wall <= target ? "(meets target)" : "(ABOVE TARGET)");

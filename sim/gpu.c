@@ -597,6 +597,64 @@ static int sm_issue(sim_engine *e, sim_sm *sm, uint64_t cycle, uint64_t *wake)
 /* ------------------------------------------------------------------------- */
 /* The loop                                                                  */
 
+/* The one warp of the one active SM when a cycle can hold nothing but its
+ * issue (the chases run one thread): no other warp, no CTA to retire or place,
+ * and its next instruction one that hands nothing to the memory system (an ALU
+ * operation, a branch, a shared-memory access: warp_quiet).  The caller also
+ * checks that the memory system has nothing due.  Such a cycle is the warp's
+ * warp_try_issue alone -- the loop's other steps would all be skipped -- and
+ * the cycles after it, while that stays so, run as a burst without going
+ * round the loop (issue 18; the same cycles are visited and counted, with the
+ * same results). */
+static int warp_quiet(const sim_engine *e, const sim_warp *w)
+{
+    if (w->state != WARP_RUNNING || w->diverged || w->pc >= e->insn_count)
+        return 0;
+    const ptx_insn *in = &e->insns[w->pc];
+    /* without branches: which kind comes next is what the host cannot predict */
+    return (in->unit == UNIT_ALU) | ((in->unit == UNIT_BRANCH) & (in->op == OP_BRA)) |
+           ((in->unit == UNIT_MEM) & (in->space == SP_SHARED));
+}
+
+static sim_warp *lone_warp(sim_engine *e)
+{
+    if (e->active_sm_count != 1)
+        return NULL;
+    sim_sm *sm = e->active_sms[0];
+    if (sm->ctas_finished || e->ctas_launched < e->ctas_total)
+        return NULL;
+    uint32_t subs = sm->sub_nonempty;
+    if (!subs || (subs & (subs - 1)))
+        return NULL;
+    uint32_t sub = (uint32_t)__builtin_ctz(subs);
+    if (sm->sub_count[sub] != 1)
+        return NULL;
+    sim_warp *w = sm->sub_warps[(size_t)sub * e->arch->gpu.max_warps_per_sm];
+    return warp_quiet(e, w) ? w : NULL;
+}
+
+/* Issues the lone warp at `cycle` and, while its next instruction is quiet and
+ * due the very next cycle with nothing else due then, at the cycles after it.
+ * Returns the last cycle visited; *wake is what that cycle's issue left, as
+ * the loop's tail expects it (an ALU, branch or shared-memory issue wakes
+ * nothing else: e->next_wake stays SIM_NEVER). */
+static uint64_t lone_burst(sim_engine *e, sim_warp *w, uint64_t cycle, uint64_t start,
+                           uint64_t *wake)
+{
+    sim_sm *sm = e->active_sms[0];
+    for (;;) {
+        warp_try_issue(e, sm, w, cycle, wake);
+        uint64_t next = cycle + 1;
+        if (e->failed || *wake != next || next >= e->memsys_due || next - start > e->max_cycles ||
+            !warp_quiet(e, w))
+            return cycle;
+        cycle = next;
+        e->cycle = cycle;
+        e->stats.loop_iterations++;
+        *wake = SIM_NEVER;
+    }
+}
+
 int sim_engine_run(sim_engine *e, const sim_launch_config *l, gd_err *err)
 {
     const gd_arch *a = e->arch;
@@ -668,6 +726,13 @@ int sim_engine_run(sim_engine *e, const sim_launch_config *l, gd_err *err)
         e->stats.loop_iterations++;
         e->next_wake = SIM_NEVER;
         uint64_t wake = SIM_NEVER;
+        sim_warp *lone = cycle < e->memsys_due ? lone_warp(e) : NULL;
+        if (lone) {
+            /* what sm_issue would do; the memory system, the LSU, retiring and
+             * the event horizon's recomputation have nothing to do this cycle */
+            cycle = lone_burst(e, lone, cycle, start, &wake);
+            goto next_cycle;
+        }
         /* SMs interact only through the L2, whose responses are all delivered
          * first, so each SM can run its whole cycle in turn.  The memory system's
          * steps are skipped while it has nothing due. */
@@ -694,6 +759,7 @@ int sim_engine_run(sim_engine *e, const sim_launch_config *l, gd_err *err)
         }
         if (mem_active)
             e->memsys_due = sim_memsys_next_event(e, cycle + 1);
+    next_cycle:
         if (e->failed)
             break;
         /* jump to the next cycle at which anything can happen: a warp able to

@@ -83,9 +83,17 @@ typedef struct sim_mshr {      /* an L1 or L2 miss being filled */
 } sim_mshr;
 
 typedef struct mshr_table {
-    sim_mshr *entries;
+    sim_mshr *entries;         /* one block: entries, then index, then free_ids */
     uint32_t capacity, used;
     uint32_t merge_limit;
+    /* O(1) lookups: an open-addressed table line -> entry + 1 (0 = empty) over
+     * the entries in use, and a stack of the free entries.  The L2 has
+     * thousands of MSHRs; a scan of them per fill and per miss was the memory
+     * path's largest cost on MSHR-bound sweeps (issue 18). */
+    uint32_t *index;
+    uint32_t index_mask;
+    uint32_t *free_ids;
+    uint32_t free_count;
 } mshr_table;
 
 /* Instructions tracked per LSU: more than queued_instructions can ever hold
@@ -210,47 +218,85 @@ void sim_msg_free(sim_memsys *ms, int32_t id);
 /* ------------------------------------------------------------------------- */
 /* MSHR tables (L1 and L2)                                                   */
 
+/* Frees with free(t->entries): the index and the free stack share its block. */
 static inline int mshr_init(mshr_table *t, uint32_t capacity, uint32_t merge_limit)
 {
-    t->entries = calloc(capacity, sizeof *t->entries);
+    size_t slots = 1;
+    while (slots < 2 * (size_t)capacity)
+        slots *= 2;
+    t->entries = calloc(1, capacity * sizeof *t->entries + (slots + capacity) * sizeof(uint32_t));
     t->capacity = capacity;
     t->used = 0;
     t->merge_limit = merge_limit;
-    return t->entries ? 0 : -1;
+    if (!t->entries)
+        return -1;
+    t->index = (uint32_t *)(void *)(t->entries + capacity);
+    t->index_mask = (uint32_t)(slots - 1);
+    t->free_ids = t->index + slots;
+    /* popped lowest first, as the scan that came before took them */
+    for (uint32_t i = 0; i < capacity; i++)
+        t->free_ids[i] = capacity - 1 - i;
+    t->free_count = capacity;
+    return 0;
 }
 
+static inline uint32_t mshr_hash(const mshr_table *t, uint64_t line)
+{
+    return (uint32_t)((line * 0x9e3779b97f4a7c15ull) >> 32) & t->index_mask;
+}
+
+/* The entry of `line` (at most one: an entry is allocated only where none is). */
 static inline sim_mshr *mshr_find(mshr_table *t, uint64_t line)
 {
     if (!t->used)
         return NULL;
-    for (uint32_t i = 0; i < t->capacity; i++)
-        if (t->entries[i].in_use && t->entries[i].line == line)
-            return &t->entries[i];
-    return NULL;
+    for (uint32_t i = mshr_hash(t, line);; i = (i + 1) & t->index_mask) {
+        uint32_t v = t->index[i];
+        if (!v)
+            return NULL;
+        if (t->entries[v - 1].line == line)
+            return &t->entries[v - 1];
+    }
 }
 
 static inline sim_mshr *mshr_alloc(mshr_table *t, uint64_t line)
 {
-    if (t->used >= t->capacity)
+    if (t->used >= t->capacity || !t->free_count)
         return NULL;
-    for (uint32_t i = 0; i < t->capacity; i++) {
-        sim_mshr *m = &t->entries[i];
-        if (!m->in_use) {
-            memset(m, 0, sizeof *m);
-            m->in_use = 1;
-            m->line = line;
-            m->waiters = -1;
-            t->used++;
-            return m;
-        }
-    }
-    return NULL;
+    uint32_t id = t->free_ids[--t->free_count];
+    sim_mshr *m = &t->entries[id];
+    memset(m, 0, sizeof *m);
+    m->in_use = 1;
+    m->line = line;
+    m->waiters = -1;
+    t->used++;
+    uint32_t i = mshr_hash(t, line);
+    while (t->index[i])
+        i = (i + 1) & t->index_mask;
+    t->index[i] = id + 1;
+    return m;
 }
 
 static inline void mshr_release(mshr_table *t, sim_mshr *m)
 {
+    uint32_t id = (uint32_t)(m - t->entries);
     m->in_use = 0;
     t->used--;
+    t->free_ids[t->free_count++] = id;
+    uint32_t i = mshr_hash(t, m->line);
+    while (t->index[i] != id + 1)
+        i = (i + 1) & t->index_mask;
+    /* backward-shift deletion keeps every probe chain unbroken */
+    uint32_t hole = i;
+    for (uint32_t j = (i + 1) & t->index_mask; t->index[j]; j = (j + 1) & t->index_mask) {
+        uint32_t home = mshr_hash(t, t->entries[t->index[j] - 1].line);
+        int in_range = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
+        if (!in_range) {
+            t->index[hole] = t->index[j];
+            hole = j;
+        }
+    }
+    t->index[hole] = 0;
 }
 
 /* ------------------------------------------------------------------------- */

@@ -31,12 +31,47 @@
 /* ------------------------------------------------------------------------- */
 /* Per-kernel symbol tables                                                  */
 
+static size_t reg_name_hash(const char *name)
+{
+    uint32_t h = 2166136261u; /* FNV-1a */
+    while (*name)
+        h = (h ^ (uint8_t)*name++) * 16777619u;
+    return h;
+}
+
 int kparse_find_reg(const kparse *kp, const char *name)
 {
-    for (size_t i = 0; i < kp->reg_count; i++)
-        if (strcmp(kp->regs[i].name, name) == 0)
-            return (int)kp->regs[i].index;
-    return -1;
+    if (!kp->reg_slots)
+        return -1;
+    for (size_t i = reg_name_hash(name) & kp->reg_slot_mask;; i = (i + 1) & kp->reg_slot_mask) {
+        uint32_t v = kp->reg_slots[i];
+        if (!v)
+            return -1;
+        if (strcmp(kp->regs[v - 1].name, name) == 0)
+            return (int)kp->regs[v - 1].index;
+    }
+}
+
+/* Room in reg_slots for one more name (at most half full), rehashed on growth. */
+static int reg_slots_reserve(kparse *kp)
+{
+    size_t slots = kp->reg_slots ? kp->reg_slot_mask + 1 : 0;
+    if (2 * (kp->reg_count + 1) <= slots)
+        return 0;
+    size_t n = slots ? slots * 2 : 64;
+    uint32_t *t = calloc(n, sizeof *t);
+    if (!t)
+        return -1;
+    for (size_t r = 0; r < kp->reg_count; r++) {
+        size_t i = reg_name_hash(kp->regs[r].name) & (n - 1);
+        while (t[i])
+            i = (i + 1) & (n - 1);
+        t[i] = (uint32_t)r + 1;
+    }
+    free(kp->reg_slots);
+    kp->reg_slots = t;
+    kp->reg_slot_mask = n - 1;
+    return 0;
 }
 
 const sym *kparse_find_sym(const kparse *kp, const char *name)
@@ -63,8 +98,15 @@ static int add_reg(lexer *lx, kparse *kp, const char *name)
     if (kp->k->reg_count >= PTX_NO_REG - 1)
         return lex_fail(lx, lx->cur.line, "too many registers");
     GROW(kp->regs, kp->reg_count, kp->reg_cap);
+    if (reg_slots_reserve(kp) != 0)
+        return lex_fail(lx, lx->cur.line, "out of memory");
     snprintf(kp->regs[kp->reg_count].name, sizeof kp->regs[0].name, "%s", name);
     kp->regs[kp->reg_count].index = kp->k->reg_count++;
+    /* the stored (possibly cut) name is what kparse_find_reg compares */
+    size_t i = reg_name_hash(kp->regs[kp->reg_count].name) & kp->reg_slot_mask;
+    while (kp->reg_slots[i])
+        i = (i + 1) & kp->reg_slot_mask;
+    kp->reg_slots[i] = (uint32_t)kp->reg_count + 1;
     kp->reg_count++;
     return 0;
 }
@@ -296,6 +338,7 @@ static int parse_params(lexer *lx, kparse *kp)
 static void kparse_free(kparse *kp)
 {
     free(kp->regs);
+    free(kp->reg_slots);
     free(kp->syms);
     free(kp->labels);
 }

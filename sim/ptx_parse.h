@@ -36,6 +36,11 @@ typedef struct kparse {
     ptx_kernel *k;
     reg_name *regs;
     size_t reg_count, reg_cap;
+    /* name -> regs[] position + 1 (0 = empty), open addressing: a probe's
+     * `.reg .f32 %f<4096>` and every operand look names up here, where a scan
+     * of regs[] made parsing quadratic (issue 18) */
+    uint32_t *reg_slots;
+    size_t reg_slot_mask;
     sym *syms;
     size_t sym_count, sym_cap;
     label *labels;

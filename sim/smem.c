@@ -29,6 +29,7 @@ static uint32_t smem_passes(const gd_arch_level *smem, const sim_mem_access *acc
     if (lane_words > MAX_WORDS_PER_LANE)
         lane_words = MAX_WORDS_PER_LANE;
     uint64_t words[SIM_WARP_LANES * MAX_WORDS_PER_LANE];
+    uint32_t word_bank[SIM_WARP_LANES * MAX_WORDS_PER_LANE]; /* words[i] % banks, once */
     uint32_t n = 0, worst = 1;
     for (uint32_t m = acc->mask; m; m &= m - 1) {
         unsigned lane = (unsigned)__builtin_ctz(m);
@@ -40,11 +41,12 @@ static uint32_t smem_passes(const gd_arch_level *smem, const sim_mem_access *acc
             for (i = 0; i < n; i++) {
                 if (words[i] == word)
                     break; /* the same word: broadcast */
-                same_bank += (uint32_t)(words[i] % banks) == bank;
+                same_bank += word_bank[i] == bank;
             }
             if (i < n)
                 continue;
-            words[n++] = word;
+            words[n] = word;
+            word_bank[n++] = bank;
             if (same_bank > worst)
                 worst = same_bank;
         }
