@@ -1,0 +1,439 @@
+/* store_path.c -- the store path by timing alone (issue 12): does the L1
+ * allocate on a store, is it write-through or write-back, does the L2 allocate
+ * on a store and at what granularity, and what it does with a store of part
+ * of a sector.  The same PTX runs on a card and on the simulator.
+ *
+ * The sweep value is a *case*: one experiment, repeated on `--samples` fresh
+ * lines (1 KiB apart, default 8), each sample one timed load (clock, load,
+ * a shared store that consumes it, clock; the clock pair's own cost measured
+ * and subtracted).  A point is two or three launches of one kernel, told
+ * apart by a `phase` parameter: phase 0 evicts the L2 (kernels/l2_flush.h:
+ * the host's fill went through a card's L2), phase 1 acts, phase 2 (where a
+ * case has one) observes in a *new kernel* -- after the L1s were invalidated
+ * and a write-back L1 had to hand its dirty lines to the L2.
+ *
+ *   case  name               phase 1 (and 2)                       the timed load
+ *   1     ref_l1             ld.ca x; ld.ca x                      an L1 hit
+ *   2     ref_l2             ld.cg x; ld.cg x                      an L2 hit
+ *   3     ref_dram           ld.cg x (fresh)                       a DRAM access
+ *   4     store_load         warp stores x's 128 B; ld.ca x        L1: the L1 allocates on stores
+ *   5     store_other_sm     CTA 0 stores; CTA 1 (another SM),     L2: the store went through;
+ *                            after GD_STORE_WAIT_CYCLES, ld.cg x    DRAM: it stayed in an L1
+ *   6     store_next_kernel  stores; next kernel ld.cg x           L2: the L2 allocates on stores
+ *   7-10  neighbour_N        8 lanes store x's first 32 B; next    L2: the store allocated more
+ *                            kernel ld.cg x+N (N = 32..256)         than N bytes of the L2
+ *   11    partial_next       lane 0 stores 4 B at x; next kernel   DRAM: the L2 keeps a byte
+ *                            ld.cg x+4 (same sector, not written)   mask (the sector not valid)
+ *   12    partial_now        lane 0 stores 4 B at x; ld.cg x+4     DRAM: the L2 fetches the
+ *                                                                   sector to merge the store
+ *
+ * analysis/infer_store.c reads the medians against the three references.
+ * The loaded values of cases 4 and 6 are checked (the store's own), so a
+ * device that did not store what it was asked fails loudly.  Case 5 records
+ * whether its two CTAs ran on different SMs (series "other_sm").
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/l2_flush.h"
+#include "kernels/probe.h"
+#include "kernels/ptx_emit.h"
+#include "kernels/timer.h"
+
+#define STORE_CASES 12
+#define DEFAULT_SAMPLES 8
+#define MAX_SAMPLES 64
+#define SAMPLE_STRIDE_BYTES 1024     /* a fresh line per sample, past any line size */
+#define STORE_CALIB 16
+/* Case 5's observer waits this long before its loads: far longer than a store
+ * takes to reach the L2 (a few hundred cycles on every card measured). */
+#define GD_STORE_WAIT_CYCLES 20000
+#define STORE_VALUE 0x5a5a0001u      /* what lane 0 stores; lane i stores + i */
+/* ptxas: the flush, the calibration and one case's loops, padding included */
+#define STORE_MIN_SASS 40
+#define STORE_MAX_SASS 400
+
+#define OUT_CALIB 0
+#define OUT_T (OUT_CALIB + 4 * STORE_CALIB)
+#define OUT_V (OUT_T + 4 * MAX_SAMPLES)
+#define OUT_SMID (OUT_V + 4 * MAX_SAMPLES)
+#define OUT_BYTES (OUT_SMID + 8)
+
+enum {
+    CASE_REF_L1 = 1, CASE_REF_L2, CASE_REF_DRAM, CASE_STORE_LOAD, CASE_OTHER_SM,
+    CASE_NEXT_KERNEL, CASE_NEIGHBOUR_32, CASE_NEIGHBOUR_64, CASE_NEIGHBOUR_128,
+    CASE_NEIGHBOUR_256, CASE_PARTIAL_NEXT, CASE_PARTIAL_NOW
+};
+
+typedef struct store_state {
+    uint32_t c, samples;
+    uint64_t flush_bytes;
+} store_state;
+
+/* What lane 0 of the timing warp reads back, where the case checks it. */
+static int checks_value(uint32_t c)
+{
+    return c == CASE_STORE_LOAD || c == CASE_NEXT_KERNEL;
+}
+
+static int has_phase2(uint32_t c)
+{
+    return c >= CASE_NEXT_KERNEL && c <= CASE_PARTIAL_NEXT;
+}
+
+/* Sample loop: %r10 counts, %rd8 = data + 1 KiB x sample. */
+static void loop_open(gd_ptx *p, const char *label)
+{
+    gd_ptx_printf(p,
+        "    mov.u32 %%r10, 0;\n"
+        "%s:\n"
+        "    .pragma \"nounroll\";\n"
+        "    mul.wide.u32 %%rd8, %%r10, %d;\n"
+        "    add.s64 %%rd8, %%rd2, %%rd8;\n",
+        label, SAMPLE_STRIDE_BYTES);
+}
+
+static void loop_close(gd_ptx *p, const char *label, uint32_t samples)
+{
+    gd_ptx_printf(p,
+        "    add.u32 %%r10, %%r10, 1;\n"
+        "    setp.lt.u32 %%p3, %%r10, %u;\n"
+        "    @%%p3 bra %s;\n",
+        samples, label);
+}
+
+/* The warp stores `lanes` consecutive words at %rd8 (lane i: STORE_VALUE + i). */
+static void emit_store(gd_ptx *p, unsigned lanes)
+{
+    gd_ptx_printf(p,
+        "    setp.lt.u32 %%p2, %%r2, %u;\n"
+        "    add.s64 %%rd9, %%rd8, %%rd4;\n"
+        "    @%%p2 st.global.u32 [%%rd9], %%r6;\n",
+        lanes);
+}
+
+/* One timed load of [%rd8 + off] with cache operator `op`, into the shared
+ * tables at sample %r10 (the whole warp loads the same word: one request). */
+static void emit_timed(gd_ptx *p, const char *op, unsigned off)
+{
+    gd_ptx_printf(p,
+        "    mov.u64 %%rd10, %%clock64;\n"
+        "    ld.global.%s.u32 %%r12, [%%rd8+%u];\n"
+        "    st.shared.u32 [%%r5], %%r12;\n"
+        "    mov.u64 %%rd11, %%clock64;\n"
+        "    sub.s64 %%rd12, %%rd11, %%rd10;\n"
+        "    cvt.u32.u64 %%r13, %%rd12;\n"
+        "    shl.b32 %%r14, %%r10, 2;\n"
+        "    add.u32 %%r18, %%r7, %%r14;\n"
+        "    add.u32 %%r19, %%r8, %%r14;\n"
+        "    @%%p0 st.shared.u32 [%%r18], %%r13;\n"
+        "    @%%p0 st.shared.u32 [%%r19], %%r12;\n",
+        op, off);
+}
+
+/* An untimed load whose value is consumed (it has arrived before the next). */
+static void emit_touch(gd_ptx *p, const char *op)
+{
+    gd_ptx_printf(p,
+        "    ld.global.%s.u32 %%r11, [%%rd8];\n"
+        "    st.shared.u32 [%%r5], %%r11;\n",
+        op);
+}
+
+/* The clock pair's own cost, then (after the caller's timed loop) the tables
+ * to global memory: lane 0 only. */
+static void emit_calibration(gd_ptx *p)
+{
+    gd_ptx_printf(p,
+        "    mov.u32 %%r10, 0;\n"
+        "$L_calib:\n"
+        "    .pragma \"nounroll\";\n"
+        "    mov.u64 %%rd10, %%clock64;\n"
+        "    st.shared.u32 [%%r5], %%r10;\n"
+        "    mov.u64 %%rd11, %%clock64;\n"
+        "    sub.s64 %%rd12, %%rd11, %%rd10;\n"
+        "    cvt.u32.u64 %%r13, %%rd12;\n"
+        "    mul.wide.u32 %%rd13, %%r10, 4;\n"
+        "    add.s64 %%rd13, %%rd1, %%rd13;\n"
+        "    @%%p0 st.global.u32 [%%rd13+%d], %%r13;\n"
+        "    add.u32 %%r10, %%r10, 1;\n"
+        "    setp.lt.u32 %%p3, %%r10, %d;\n"
+        "    @%%p3 bra $L_calib;\n",
+        OUT_CALIB, STORE_CALIB);
+}
+
+static void emit_copy_out(gd_ptx *p, uint32_t samples)
+{
+    gd_ptx_printf(p,
+        "    mov.u32 %%r10, 0;\n"
+        "$L_copy:\n"
+        "    shl.b32 %%r14, %%r10, 2;\n"
+        "    add.u32 %%r18, %%r7, %%r14;\n"
+        "    add.u32 %%r19, %%r8, %%r14;\n"
+        "    ld.shared.u32 %%r15, [%%r18];\n"
+        "    ld.shared.u32 %%r16, [%%r19];\n"
+        "    mul.wide.u32 %%rd13, %%r10, 4;\n"
+        "    add.s64 %%rd13, %%rd1, %%rd13;\n"
+        "    @%%p0 st.global.u32 [%%rd13+%d], %%r15;\n"
+        "    @%%p0 st.global.u32 [%%rd13+%d], %%r16;\n"
+        "    add.u32 %%r10, %%r10, 1;\n"
+        "    setp.lt.u32 %%p3, %%r10, %u;\n"
+        "    @%%p3 bra $L_copy;\n"
+        "    mov.u32 %%r17, %%smid;\n"
+        "    @%%p0 st.global.u32 [%%rd1+%d], %%r17;\n",
+        OUT_T, OUT_V, samples, OUT_SMID);
+}
+
+/* The act phase (1) of case c, run by CTA 0 (case 5: CTA 1 observes). */
+static void emit_act(gd_ptx *p, uint32_t c, uint32_t samples)
+{
+    if (c == CASE_OTHER_SM) {
+        gd_ptx_printf(p, "    setp.ne.u32 %%p1, %%r3, 0;\n    @%%p1 bra $L_observer;\n");
+        loop_open(p, "$L_store");
+        emit_store(p, 32);
+        loop_close(p, "$L_store", samples);
+        gd_ptx_printf(p,
+            "    mov.u32 %%r17, %%smid;\n"
+            "    @%%p0 st.global.u32 [%%rd1+%d], %%r17;\n"
+            "    bra $L_end;\n"
+            "$L_observer:\n"
+            "    mov.u64 %%rd14, %%clock64;\n"
+            "$L_wait:\n"
+            "    mov.u64 %%rd15, %%clock64;\n"
+            "    sub.s64 %%rd15, %%rd15, %%rd14;\n"
+            "    setp.lt.s64 %%p3, %%rd15, %d;\n"
+            "    @%%p3 bra $L_wait;\n",
+            OUT_SMID + 4, GD_STORE_WAIT_CYCLES);
+        emit_calibration(p);
+        loop_open(p, "$L_timed");
+        emit_timed(p, "cg", 0);
+        loop_close(p, "$L_timed", samples);
+        emit_copy_out(p, samples);
+        return;
+    }
+    gd_ptx_printf(p, "    setp.ne.u32 %%p1, %%r3, 0;\n    @%%p1 bra $L_end;\n");
+    if (has_phase2(c)) {
+        loop_open(p, "$L_store");
+        if (c == CASE_NEXT_KERNEL)
+            emit_store(p, 32);
+        else if (c == CASE_PARTIAL_NEXT)
+            emit_store(p, 1);
+        else
+            emit_store(p, 8);
+        loop_close(p, "$L_store", samples);
+        return;
+    }
+    emit_calibration(p);
+    loop_open(p, "$L_timed");
+    switch (c) {
+    case CASE_REF_L1:
+        emit_touch(p, "ca");
+        emit_timed(p, "ca", 0);
+        break;
+    case CASE_REF_L2:
+        emit_touch(p, "cg");
+        emit_timed(p, "cg", 0);
+        break;
+    case CASE_REF_DRAM:
+        emit_timed(p, "cg", 0);
+        break;
+    case CASE_STORE_LOAD:
+        emit_store(p, 32);
+        emit_timed(p, "ca", 0);
+        break;
+    default: /* CASE_PARTIAL_NOW */
+        emit_store(p, 1);
+        emit_timed(p, "cg", 4);
+        break;
+    }
+    loop_close(p, "$L_timed", samples);
+    emit_copy_out(p, samples);
+}
+
+/* The observe phase (2): a new kernel reads what phase 1 stored. */
+static void emit_observe(gd_ptx *p, uint32_t c, uint32_t samples)
+{
+    unsigned off = 0;
+    if (c >= CASE_NEIGHBOUR_32 && c <= CASE_NEIGHBOUR_256)
+        off = 32u << (c - CASE_NEIGHBOUR_32);
+    else if (c == CASE_PARTIAL_NEXT)
+        off = 4;
+    gd_ptx_printf(p, "    setp.ne.u32 %%p1, %%r3, 0;\n    @%%p1 bra $L_end;\n");
+    emit_calibration(p);
+    loop_open(p, "$L_timed");
+    emit_timed(p, "cg", off);
+    loop_close(p, "$L_timed", samples);
+    emit_copy_out(p, samples);
+}
+
+static char *store_ptx(const gd_device_info *dev, const store_state *st)
+{
+    gd_ptx p;
+    gd_ptx_init(&p);
+    gd_ptx_header(&p, dev->cc_major, dev->cc_minor, 63);
+    gd_ptx_printf(&p,
+        ".visible .entry gd_store_path(\n"
+        "    .param .u64 gd_sp_out,\n"
+        "    .param .u64 gd_sp_data,\n"
+        "    .param .u32 gd_sp_phase,\n"
+        "    .param .u64 gd_sp_flush\n"
+        ")\n"
+        ".maxntid 32, 1, 1\n"
+        "{\n"
+        "    .reg .pred %%p<4>;\n"
+        "    .reg .b32 %%r<24>;\n"
+        "    .reg .b64 %%rd<16>;\n"
+        "    .shared .align 4 .b8 gd_sp_sink[128];\n"
+        "    .shared .align 4 .b8 gd_sp_t[%d];\n"
+        "    .shared .align 4 .b8 gd_sp_v[%d];\n",
+        4 * MAX_SAMPLES, 4 * MAX_SAMPLES);
+    gd_l2_flush_decls(&p);
+    gd_ptx_printf(&p,
+        "\n"
+        "    ld.param.u64 %%rd1, [gd_sp_out];\n"
+        "    ld.param.u64 %%rd2, [gd_sp_data];\n"
+        "    ld.param.u32 %%r1, [gd_sp_phase];\n"
+        "    ld.param.u64 %%rd3, [gd_sp_flush];\n"
+        "    mov.u32 %%r2, %%tid.x;\n"
+        "    mov.u32 %%r3, %%ctaid.x;\n"
+        "    shl.b32 %%r4, %%r2, 2;\n"
+        "    mul.wide.u32 %%rd4, %%r4, 1;         // this lane's word\n"
+        "    mov.u32 %%r5, gd_sp_sink;\n"
+        "    add.u32 %%r5, %%r5, %%r4;            // this lane's sink\n"
+        "    add.u32 %%r6, %%r2, %u;              // what this lane stores\n"
+        "    mov.u32 %%r7, gd_sp_t;               // the tables of times and values\n"
+        "    mov.u32 %%r8, gd_sp_v;\n"
+        "    setp.eq.u32 %%p0, %%r2, 0;\n"
+        "    setp.ne.u32 %%p1, %%r1, 0;\n"
+        "    @%%p1 bra $L_act;\n"
+        "    // phase 0: CTA 0 evicts the L2\n"
+        "    setp.ne.u32 %%p1, %%r3, 0;\n"
+        "    @%%p1 bra $L_end;\n",
+        STORE_VALUE);
+    gd_l2_flush_emit(&p, "%rd3", st->flush_bytes, "[%r5]");
+    gd_ptx_printf(&p,
+        "    bra $L_end;\n"
+        "$L_act:\n"
+        "    setp.ne.u32 %%p1, %%r1, 1;\n"
+        "    @%%p1 bra $L_observe;\n");
+    emit_act(&p, st->c, st->samples);
+    gd_ptx_printf(&p, "    bra $L_end;\n$L_observe:\n");
+    if (has_phase2(st->c))
+        emit_observe(&p, st->c, st->samples);
+    gd_ptx_printf(&p, "$L_end:\n    ret;\n}\n");
+    return gd_ptx_finish(&p);
+}
+
+static int store_plan(const gd_probe_opts *opts, const gd_device_info *dev, uint64_t point,
+                      gd_probe_plan *out, gd_err *err)
+{
+    memset(out, 0, sizeof *out);
+    out->opts = *opts;
+    gd_probe_opts *o = &out->opts;
+    if (o->variant[0] && strcmp(o->variant, "store"))
+        return gd_fail(err, "store_path: unknown variant '%s' (it has none)", o->variant);
+    if (point < 1 || point > STORE_CASES)
+        return gd_fail(err, "store_path: case %llu is outside 1..%d", (unsigned long long)point,
+                       STORE_CASES);
+    if (!o->samples)
+        o->samples = DEFAULT_SAMPLES;
+    if (o->samples > MAX_SAMPLES)
+        return gd_fail(err, "store_path: at most %d samples, got %u", MAX_SAMPLES, o->samples);
+    o->stride_bytes = 1;
+    store_state *st = calloc(1, sizeof *st);
+    if (!st)
+        return gd_fail(err, "store_path: out of memory");
+    st->c = (uint32_t)point;
+    st->samples = o->samples;
+    st->flush_bytes = gd_l2_flush_bytes(dev);
+    out->state = st;
+    out->point = point;
+    out->ptx = store_ptx(dev, st);
+    if (!out->ptx) {
+        free(st);
+        out->state = NULL;
+        return gd_fail(err, "store_path: out of memory");
+    }
+    snprintf(out->entry, sizeof out->entry, "gd_store_path");
+    out->grid[0] = 2; /* CTA 1: case 5's observer on another SM */
+    out->grid[1] = out->grid[2] = 1;
+    out->block[0] = 32;
+    out->block[1] = out->block[2] = 1;
+    out->buffers[0] = (gd_probe_buffer){.name = "out", .bytes = OUT_BYTES, .copy_out = 1};
+    out->buffers[1] = (gd_probe_buffer){
+        .name = "data", .bytes = (size_t)st->samples * SAMPLE_STRIDE_BYTES + SAMPLE_STRIDE_BYTES};
+    out->buffer_count = 2;
+    out->params[0] = (gd_probe_param){.kind = GD_PARAM_BUFFER, .buffer = 0};
+    out->params[1] = (gd_probe_param){.kind = GD_PARAM_BUFFER, .buffer = 1};
+    out->params[2] = (gd_probe_param){.kind = GD_PARAM_U32, .value = 1};
+    out->param_count = 3;
+    gd_l2_flush_attach(out, st->flush_bytes);
+    out->launches = has_phase2(st->c) ? 3 : 2;
+    out->dependent_accesses = st->flush_bytes / 1024 + 4ull * st->samples;
+    out->code_min_instructions = STORE_MIN_SASS;
+    out->code_max_instructions = STORE_MAX_SASS;
+    return 0;
+}
+
+/* Launch k runs phase k on the same buffers. */
+static int store_split(const gd_probe_plan *plan, unsigned launch, gd_probe_param *params,
+                       gd_err *err)
+{
+    if (launch >= plan->launches)
+        return gd_fail(err, "store_path: launch %u of %u", launch, plan->launches);
+    memcpy(params, plan->params, plan->param_count * sizeof *params);
+    params[2].value = launch;
+    return 0;
+}
+
+static int store_decode(const gd_probe_plan *plan, const gd_devptr *addresses, void *const *host,
+                        gd_probe_result *out, gd_err *err)
+{
+    (void)addresses;
+    const store_state *st = plan->state;
+    const uint8_t *buf = host[0];
+    double overhead = gd_timer_median_u32(buf + OUT_CALIB, STORE_CALIB);
+    gd_series *cycles = gd_probe_result_add(out, "cycles", st->samples);
+    gd_series *ov = gd_probe_result_add(out, "timer_overhead", 1);
+    if (!cycles || !ov)
+        return gd_fail(err, "store_path: out of memory");
+    for (uint32_t i = 0; i < st->samples; i++) {
+        uint32_t t, v;
+        memcpy(&t, buf + OUT_T + 4 * i, 4);
+        memcpy(&v, buf + OUT_V + 4 * i, 4);
+        if (checks_value(st->c) && v != STORE_VALUE)
+            return gd_fail(err, "store_path: case %u sample %u read 0x%x, not the 0x%x it stored: "
+                                "the device did not store or load what it was asked",
+                           st->c, i, v, STORE_VALUE);
+        cycles->samples[i] = (double)t - overhead;
+    }
+    ov->samples[0] = overhead;
+    if (st->c == CASE_OTHER_SM) {
+        uint32_t sm0, sm1;
+        memcpy(&sm0, buf + OUT_SMID, 4);
+        memcpy(&sm1, buf + OUT_SMID + 4, 4);
+        gd_series *other = gd_probe_result_add(out, "other_sm", 1);
+        if (!other)
+            return gd_fail(err, "store_path: out of memory");
+        other->samples[0] = sm0 != sm1;
+    }
+    return 0;
+}
+
+static const char *const store_variants[] = {"store", NULL};
+
+const gd_probe gd_probe_store_path = {
+    .name = "store_path",
+    .summary = "the store path: L1/L2 write allocation, write-through vs write-back, partial sectors",
+    .sweep_name = "case",
+    .value_unit = "cycles",
+    .default_stride_bytes = 1,
+    .sweep_granularity = 1,
+    .variants = store_variants,
+    .example_point = CASE_PARTIAL_NOW,
+    .plan = store_plan,
+    .decode = store_decode,
+    .release = gd_probe_free_state,
+    .split = store_split,
+};
