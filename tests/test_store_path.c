@@ -102,6 +102,39 @@ static void test_write_allocate_tells(void **state)
     assert_true(c <= l1 + 5);
 }
 
+/* The reader takes the store keys' words and refuses others, naming them. */
+static void test_keys_read(void **state)
+{
+    (void)state;
+    gd_arch a;
+    gd_err err;
+    char path[1024];
+    assert_int_equal(gd_arch_resolve("t4", path, sizeof path, &err), 0);
+    const char *good[] = {"L1D.write_back=true", "L2.write_allocate=line", "L2.partial_write=mask"};
+    assert_int_equal(gd_arch_load(path, good, 3, &a, &err), 0);
+    assert_true(a.level[GD_L1D].write_back);
+    assert_int_equal(a.level[GD_L2].l2_write_alloc, GD_L2_WRITE_LINE);
+    assert_int_equal(a.level[GD_L2].partial_write, GD_L2_PARTIAL_MASK);
+    assert_int_equal(gd_arch_load(path, NULL, 0, &a, &err), 0); /* the defaults: as before */
+    assert_false(a.level[GD_L1D].write_back);
+    assert_int_equal(a.level[GD_L2].l2_write_alloc, GD_L2_WRITE_SECTOR);
+    assert_int_equal(a.level[GD_L2].partial_write, GD_L2_PARTIAL_VALIDATE);
+    static const struct {
+        const char *set, *says;
+    } bad[] = {
+        {"L2.write_allocate=true", "sector, line or none"},
+        {"L2.partial_write=bytes", "validate, fetch or mask"},
+        {"L1D.write_back=maybe", "true or false"},
+        {"L1D.partial_write=mask", "unknown key"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        const char *ov[] = {bad[i].set};
+        assert_int_not_equal(gd_arch_load(path, ov, 1, &a, &err), 0);
+        if (!strstr(err.msg, bad[i].says))
+            fail_msg("%s: '%s' does not say '%s'", bad[i].set, err.msg, bad[i].says);
+    }
+}
+
 /* ------------------------------------------------------------------------- */
 /* A write-back L1 evicts dirty lines                                        */
 
@@ -321,6 +354,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_write_allocate_tells),
+        cmocka_unit_test(test_keys_read),
         cmocka_unit_test(test_write_back_evicts),
         cmocka_unit_test(test_verdicts_both_ways),
         cmocka_unit_test(test_other_archs),
