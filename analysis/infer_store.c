@@ -1,7 +1,7 @@
 /* infer_store.c -- what the store_path probe's cases say about the store path.
  *
- * Every case of kernels/store_path.c times one load (median over its
- * samples); cases 1-3 time an L1 hit, an L2 hit and a DRAM access on the same
+ * Every case of kernels/store_path.c times one load (series "caseN" of its
+ * one point; the median over its samples); cases 1-3 time an L1 hit, an L2 hit and a DRAM access on the same
  * lines, so each other case is read as the level its median lies nearest
  * (no threshold of our own: the midpoints between the references).  Then:
  *
@@ -72,10 +72,16 @@ int gd_infer_store(gd_store_inference *s, const gd_curve *curve, gd_err *err)
 {
     memset(s, 0, sizeof *s);
     snprintf(s->from, sizeof s->from, "%s", curve->label);
-    for (size_t i = 0; i < curve->count; i++) {
-        uint64_t c = curve->points[i].x;
-        const gd_summary *sum = gd_point_summary(&curve->points[i], "cycles");
-        if (c >= 1 && c <= GD_STORE_CASES && sum && sum->count) {
+    /* the point with the most samples per case (a run has one) */
+    const gd_point *pt = NULL;
+    for (size_t i = 0; i < curve->count; i++)
+        if (!pt || curve->points[i].x > pt->x)
+            pt = &curve->points[i];
+    for (int c = 1; pt && c <= GD_STORE_CASES; c++) {
+        char name[16];
+        snprintf(name, sizeof name, "case%d", c);
+        const gd_summary *sum = gd_point_summary(pt, name);
+        if (sum && sum->count) {
             s->has_case[c] = 1;
             s->case_cycles[c] = sum->median;
         }
