@@ -16,22 +16,14 @@
  *
  * A large footprint at a small stride is many dependent accesses: 60 MiB at
  * 16 bytes is 3.9 million a lap, and the chase walks a warm-up lap and a timed
- * one.  A point of more than STRIDE_MAX_ACCESSES_PER_LAUNCH is spread over
- * launches of the resumable chase (kernels/chase.c, the display watchdog's
- * mechanism) whatever the device, so that no launch runs into a watchdog --
- * a display's few seconds, or the simulator's 2^32 cycles (issue 12: the
- * stride-l2 step on a 40 MiB L2) -- unless the runner already asked for a
- * split of its own.
+ * one; kernels/chase.c spreads such a point over launches, so that none runs
+ * into a watchdog (issue 12: the stride-l2 step on a 40 MiB L2).
  */
 #include <string.h>
 
 #include "kernels/chase.h"
 
 #define STRIDE_DEFAULT_FOOTPRINT (256 * 1024)
-/* 2^22 accesses at 1000 cycles each (more than a DRAM access with both TLBs
- * missing on any arch modelled) stay under 2^32 cycles, the simulator's
- * watchdog; on a card that is about 3 s at 1.5 GHz */
-#define STRIDE_MAX_ACCESSES_PER_LAUNCH (1ull << 22)
 
 static int stride_plan(const gd_probe_opts *opts, const gd_device_info *dev, uint64_t point,
                        gd_probe_plan *out, gd_err *err)
@@ -46,12 +38,6 @@ static int stride_plan(const gd_probe_opts *opts, const gd_device_info *dev, uin
                        (unsigned long long)footprint, (unsigned long long)point);
     o.stride_bytes = point;
     o.footprint_bytes = footprint;
-    uint64_t elements = footprint / point;
-    uint64_t accesses = elements * ((GD_CHASE_MIN_WARM_ACCESSES + elements - 1) / elements +
-                                    (GD_CHASE_MIN_TIMED_ACCESSES + elements - 1) / elements);
-    if (o.launch_split < 2 && accesses > STRIDE_MAX_ACCESSES_PER_LAUNCH)
-        o.launch_split = (uint32_t)((accesses + STRIDE_MAX_ACCESSES_PER_LAUNCH - 1) /
-                                    STRIDE_MAX_ACCESSES_PER_LAUNCH);
     if (gd_chase_plan(GD_CHASE_GLOBAL, "pchase_stride", &o, dev, footprint - footprint % point, out, err) != 0)
         return -1;
     out->point = point;
