@@ -83,6 +83,22 @@ typedef struct gd_arch_dram {
 
 enum { GD_MEM_DRAM = 0, GD_MEM_PCM = 1 };
 
+/* The store path's arch choices (issue 12; sim/l1d_store.c, sim/l2_store.c).
+ * Every default (0) is the path as it was before they existed. */
+typedef enum gd_l2_write_alloc {
+    GD_L2_WRITE_SECTOR = 0,     /* a store allocates the line, validating the sectors it
+                                 * writes, no fetch (default) */
+    GD_L2_WRITE_LINE,           /* a store allocates the line and fetches its other sectors */
+    GD_L2_WRITE_NONE            /* write-no-allocate: a store that misses goes on to memory */
+} gd_l2_write_alloc;
+typedef enum gd_l2_partial_write {
+    GD_L2_PARTIAL_VALIDATE = 0, /* a store of part of a sector validates it whole (default:
+                                 * optimistic, the simulator's model before the choice) */
+    GD_L2_PARTIAL_FETCH,        /* the sector is fetched from memory and merged (a read) */
+    GD_L2_PARTIAL_MASK          /* a byte mask: the sector is dirty, not valid; a read of
+                                 * it misses and merges memory's bytes */
+} gd_l2_partial_write;
+
 /* The dedicated write buffer between the L2 and main memory (issue 13, seed 003
  * section 4.1; section [WB]; sim/pcm.c).  size_bytes 0: no buffer. */
 typedef struct gd_arch_wb {
@@ -136,6 +152,11 @@ typedef struct gd_arch_level {
     int write_allocate;         /* L1D stores: 0 write-through, no allocate (default); 1
                                  * write-through, allocating the sectors they cover
                                  * (write-validate, no fetch: sim/l1d_store.c) */
+    int write_back;             /* L1D stores: 1 write-back -- stores allocate as with
+                                 * write_allocate and only dirty the L1; dirty sectors go to
+                                 * the L2 on eviction and at the kernel's end (sim/l1d_store.c) */
+    gd_l2_write_alloc l2_write_alloc;   /* L2 [write_allocate] (sim/l2_store.c) */
+    gd_l2_partial_write partial_write;  /* L2 stores of part of a sector */
     /* L2 */
     uint32_t requests_per_cycle;/* L2 / DRAM: requests accepted per cycle (L2: the crossbar's) */
     /* Below the L1 (issue 12; analysis/arch_mem.c).  An arch without these keys

@@ -51,6 +51,8 @@ typedef enum key_type {
     K_L2HASH,   /* modulo | xor */
     K_BITRANGES,/* "13-15 20-22": address bit ranges of the XOR fold */
     K_MEMKIND,  /* dram | pcm */
+    K_L2WRITE,  /* sector | line | none */
+    K_PARTIAL,  /* validate | fetch | mask */
 } key_type;
 
 typedef enum key_home { HOME_GPU, HOME_LEVEL, HOME_NOISE, HOME_WB } key_home;
@@ -111,6 +113,10 @@ static const arch_key arch_keys[] = {
     {HOME_LEVEL, "tag_lookups", K_U32, LVL(tag_lookups), LV(GD_L1D)},
     {HOME_LEVEL, "queued_instructions", K_U32, LVL(queued_instructions), LV(GD_L1D)},
     {HOME_LEVEL, "write_allocate", K_BOOL, LVL(write_allocate), LV(GD_L1D)},
+    /* the store path (issue 12): a write-back L1; the L2's allocation and partial sectors */
+    {HOME_LEVEL, "write_back", K_BOOL, LVL(write_back), LV(GD_L1D)},
+    {HOME_LEVEL, "write_allocate", K_L2WRITE, LVL(l2_write_alloc), LV(GD_L2)},
+    {HOME_LEVEL, "partial_write", K_PARTIAL, LVL(partial_write), LV(GD_L2)},
     {HOME_LEVEL, "requests_per_cycle", K_U32, LVL(requests_per_cycle), LV(GD_L2) | LV(GD_DRAM)},
     /* below the L1 (issue 12): L2 slices and partitions, DRAM organisation */
     {HOME_LEVEL, "slices", K_U32, LVL(l2map.slices), LV(GD_L2)},
@@ -340,6 +346,28 @@ static int store_value(parse_ctx *ctx, const arch_key *k, char *base, const char
             *(int *)(base + k->offset) = GD_MEM_PCM;
         else
             return arch_ctx_error(ctx, "'%s' must be dram or pcm, got '%s'", k->name, value);
+        return 1;
+    case K_L2WRITE:
+        if (!strcasecmp(value, "sector"))
+            *(gd_l2_write_alloc *)(base + k->offset) = GD_L2_WRITE_SECTOR;
+        else if (!strcasecmp(value, "line"))
+            *(gd_l2_write_alloc *)(base + k->offset) = GD_L2_WRITE_LINE;
+        else if (!strcasecmp(value, "none"))
+            *(gd_l2_write_alloc *)(base + k->offset) = GD_L2_WRITE_NONE;
+        else
+            return arch_ctx_error(ctx, "'%s' must be sector, line or none, got '%s'", k->name,
+                                  value);
+        return 1;
+    case K_PARTIAL:
+        if (!strcasecmp(value, "validate"))
+            *(gd_l2_partial_write *)(base + k->offset) = GD_L2_PARTIAL_VALIDATE;
+        else if (!strcasecmp(value, "fetch"))
+            *(gd_l2_partial_write *)(base + k->offset) = GD_L2_PARTIAL_FETCH;
+        else if (!strcasecmp(value, "mask"))
+            *(gd_l2_partial_write *)(base + k->offset) = GD_L2_PARTIAL_MASK;
+        else
+            return arch_ctx_error(ctx, "'%s' must be validate, fetch or mask, got '%s'", k->name,
+                                  value);
         return 1;
     case K_LEVEL: {
         int id = gd_level_from_name(value);

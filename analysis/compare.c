@@ -32,6 +32,7 @@
 
 #include "analysis/compare_l1.h"
 #include "analysis/compare_below_l1.h"
+#include "analysis/compare_store.h"
 #include "analysis/compare_rows.h"
 #include "analysis/compare_carveout.h"
 #include "analysis/model.h"
@@ -495,6 +496,7 @@ int gd_compare_run(const gd_run *run, const gd_arch *arch, json_t **out, gd_err 
                       (double)l->size_bytes, gd_arch_source_of(arch, name, "size"));
     }
     gd_compare_below_l1(params, &c, arch, run);
+    gd_compare_store(params, &c, arch, run);
     json_object_set_new(doc, "parameters", params);
     json_t *residuals = json_array();
     gd_compare_counts rv = {0};

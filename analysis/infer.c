@@ -410,6 +410,8 @@ json_t *gd_inference_to_json(const gd_inference *inf)
         json_array_append_new(levels, o);
     }
     json_object_set_new(doc, "levels", levels);
+    if (inf->store.measured)
+        json_object_set_new(doc, "store", gd_store_to_json(&inf->store));
     return doc;
 }
 
@@ -605,6 +607,8 @@ int gd_inference_from_json(const json_t *doc, gd_inference *inf, const char *pat
                 snprintf((char *)l + froms[f].offset, 64, "%s", v);
         }
     }
+    if (gd_store_from_json(json_object_get(doc, "store"), &inf->store, err) != 0)
+        return gd_fail_prefix(err, "%s", path);
     return 0;
 }
 

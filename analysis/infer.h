@@ -21,6 +21,7 @@
 
 #include "analysis/arch.h"
 #include "analysis/curve.h"
+#include "analysis/infer_store.h"
 #include "analysis/plateau.h"
 
 /* The levels of the results schema, in its order; L2FAR is the far half of a
@@ -134,6 +135,7 @@ typedef struct gd_interference {
 typedef struct gd_inference {
     gd_inferred_level level[GD_INF_COUNT];
     gd_interference av[GD_INF_COUNT][GD_PLACE_COUNT];
+    gd_store_inference store;      /* the store path (infer_store.c): inferred.json "store" */
 } gd_inference;
 
 const char *gd_inferred_level_name(gd_inferred_name n);

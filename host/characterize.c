@@ -221,6 +221,8 @@ int gd_infer_curve(gd_inference *run_inf, const gd_curve *curve, const gd_segmen
                                   (gd_inferred_name)gd_inferred_level_from_name(level), err);
     } else if (!strcmp(pn, "pchase_page")) {
         return gd_infer_tlb_page(run_inf, curve, seg, err);
+    } else if (!strcmp(pn, "store_path")) {
+        return gd_infer_store(&run_inf->store, curve, err); /* issue 12: the store path */
     } else if (!strcmp(pn, "pchase")) {
         rc = gd_infer_pchase(&step_inf, curve, seg, bypass, l2_bytes_hint, err);
         /* the L2 alone (ld.cg): its replacement, and its size where that is random;

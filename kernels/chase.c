@@ -69,6 +69,10 @@
  * has had this many, so that a randomly replacing cache has pushed out the lines
  * earlier kernels left (each miss evicts a random way, so it takes many). */
 #define CHASE_MIN_WARM GD_CHASE_MIN_WARM_ACCESSES
+/* 2^22 dependent accesses at 1000 cycles each (more than a DRAM access with
+ * an L1 TLB miss on any arch modelled) stay under 2^32 cycles, the
+ * simulator's watchdog; on a card about 3 s at 1.5 GHz */
+#define CHASE_MAX_ACCESSES_PER_LAUNCH (1ull << 22)
 /* final position, checksum, timed-lap cycles and ns, timed steps done (a point
  * spread over launches), padding */
 #define CHASE_HEADER_BYTES 40
@@ -521,6 +525,17 @@ static int chase_plan(gd_chase_space space, const char *probe, const gd_probe_op
         return gd_fail(err, "%s: %llu elements are too many for one lap counter", probe,
                        (unsigned long long)elements);
     }
+    /* A point of more dependent accesses than CHASE_MAX_ACCESSES_PER_LAUNCH
+     * is spread over launches of the resumable chase (the display watchdog's
+     * mechanism, below) on any device, unless the runner asked for a split of
+     * its own: a 4 x L2 chase at a 32-byte stride on a 40 MiB L2 is 8 million
+     * accesses, past the simulator's 2^32-cycle watchdog in one launch (issue
+     * 12).  The L1 is invalidated between launches: nothing for a chain that
+     * long. */
+    uint64_t dependent = elements * (st->laps + st->warm_laps);
+    if (o->launch_split < 2 && dependent > CHASE_MAX_ACCESSES_PER_LAUNCH)
+        o->launch_split = (uint32_t)((dependent + CHASE_MAX_ACCESSES_PER_LAUNCH - 1) /
+                                     CHASE_MAX_ACCESSES_PER_LAUNCH);
     st->ring = o->samples;
     uint64_t chain_bytes = elements * o->stride_bytes;
     if (order) {

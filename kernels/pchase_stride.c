@@ -13,6 +13,11 @@
  * (kernels/chase.c); only the sweep variable differs.  --footprint sets the
  * footprint (default 256 KiB: beyond the L1 of every GPU we know, within the
  * L2); --variant cg skips the L1 to measure the L2 from a footprint beyond it.
+ *
+ * A large footprint at a small stride is many dependent accesses: 60 MiB at
+ * 16 bytes is 3.9 million a lap, and the chase walks a warm-up lap and a timed
+ * one; kernels/chase.c spreads such a point over launches, so that none runs
+ * into a watchdog (issue 12: the stride-l2 step on a 40 MiB L2).
  */
 #include <string.h>
 

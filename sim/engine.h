@@ -140,6 +140,13 @@ typedef struct sim_stats {
     uint64_t mem_writes_in;            /* writes reaching main memory (before the buffer) */
     uint64_t mem_write_bytes_in;       /* their bytes (dirty sectors) */
     uint64_t mem_write_bytes_out;      /* bytes written to the memory array (after the buffer) */
+    /* the store path (issue 12; l1d_store.c, l2_store.c) */
+    uint64_t l1d_writebacks;           /* [L1D] write_back: dirty lines written to the L2 */
+    uint64_t l1d_writeback_sectors;    /* their dirty L1 sectors */
+    uint64_t l1d_end_writebacks;       /* of those lines, written at a kernel's end */
+    uint64_t l2_partial_writes;        /* L2 sectors a store wrote only part of */
+    uint64_t l2_write_fetches;         /* L2 sectors read from memory for stores */
+    uint64_t l2_write_bypasses;        /* [L2] write_allocate = none: stores that missed */
     uint64_t smem_accesses, smem_replays;
     uint64_t global_loads, global_stores;
     uint64_t ifetch_misses[GD_LEVEL_COUNT]; /* instruction lines not found at a level */
@@ -318,6 +325,7 @@ int sim_l2_lookup_fill(sim_engine *e, uint64_t addr, uint32_t bytes, uint64_t cy
 int sim_memsys_create(sim_engine *e, gd_err *err);
 void sim_memsys_destroy(sim_engine *e);
 void sim_memsys_launch_begin(sim_engine *e);       /* flush L1s at a kernel boundary */
+void sim_memsys_launch_end(sim_engine *e);         /* a write-back L1's dirty lines to the L2 */
 /* lsu.c: gives the SM's L1D `ways` ways (the launch's carve-out; the sets
  * stay): rebuilt empty when the count changes, as every launch starts empty. */
 int sim_lsu_set_l1d_ways(sim_engine *e, sim_sm *sm, uint32_t ways, gd_err *err);

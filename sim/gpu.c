@@ -788,6 +788,8 @@ int sim_engine_run(sim_engine *e, const sim_launch_config *l, gd_err *err)
         }
         cycle = next;
     }
+    if (!e->failed)
+        sim_memsys_launch_end(e); /* a write-back L1's dirty lines (l1d_store.c) */
     e->stats.cycles += cycle - start;
     for (uint32_t s = 0; s < e->sm_count; s++)
         e->stats.sm_cycles += e->sms[s].ran_ctas ? cycle - start : 0;

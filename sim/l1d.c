@@ -18,7 +18,8 @@
  *
  * The checks run in GPGPU-Sim's order (tag array, then MSHRs, then the miss
  * queue), so a refusal names the first resource missing.  Stores write through
- * without allocating (a present line stays valid) and L1-bypassing loads
+ * without allocating (a present line stays valid; the arch's other store
+ * policies, write-validate and write-back, are l1d_store.c) and L1-bypassing loads
  * (ld.cg, ld.cv, volatile) go straight to the miss queue, both in the L2's
  * sector granules.  Fills come back one line per cycle (sim_lsu_returns), make
  * their sectors valid, release the MSHR and the reservation once nothing is
@@ -121,6 +122,7 @@ static uint32_t l1_line_messages(sim_engine *e, sim_sm *sm, uint64_t line_addr, 
                 msg->bytes = (uint32_t)(piece_end - start);
                 msg->sectors = 0;
                 msg->is_store = (uint8_t)is_store;
+                msg->partial = 0;
                 msg->sm = (uint16_t)sm->id;
                 msg->bypass_req = bypass_req;
                 msg->ready = 0;
@@ -134,6 +136,19 @@ static uint32_t l1_line_messages(sim_engine *e, sim_sm *sm, uint64_t line_addr, 
     return n;
 }
 
+uint32_t sim_l1d_store_messages(sim_engine *e, sim_sm *sm, uint64_t line_addr, uint32_t sectors,
+                                uint32_t sb, int partial, int emit)
+{
+    if (!sectors)
+        return 0;
+    ring *q = &sm->lsu->miss_queue;
+    uint32_t n = l1_line_messages(e, sm, line_addr, sectors, sb, 1, -1, emit);
+    if (emit && partial)
+        for (uint32_t i = 0; i < n && i < q->count; i++)
+            e->memsys->msg[ring_at(q, q->count - 1 - i)].partial = 1;
+    return n;
+}
+
 /* ------------------------------------------------------------------------- */
 /* The tag probe of the FIFO head                                            */
 
@@ -144,24 +159,37 @@ sim_resv_reason sim_l1d_probe(sim_engine *e, sim_sm *sm, int32_t rid, uint64_t c
     sim_request *r = &ms->req[rid];
     sim_cache *c = &lsu->l1;
 
-    if (r->is_store || r->bypass) {
-        /* a store writes through without allocating (a present line is updated
-         * in place: its valid sectors stay valid); an L1-bypassing load asks the
-         * L2 directly.  Both need miss-queue slots for their L2 granules. */
-        int32_t waiter = r->is_store ? -1 : rid;
-        uint32_t need = l1_line_messages(e, sm, r->line_addr, r->sectors, lsu->fine_bytes,
-                                         r->is_store, waiter, 0);
+    if (r->is_store) {
+        /* a store writes through (a present line is updated in place: its
+         * valid sectors stay valid), or with [L1D] write_back stays in the L1;
+         * what goes on needs miss-queue slots for its L2 granules.  Partial
+         * granules travel apart only where the L2 tells them apart. */
+        uint32_t through = sim_l1d_store_through(e, sm, r);
+        uint32_t partial =
+            e->arch->level[GD_L2].partial_write != GD_L2_PARTIAL_VALIDATE ? r->partial & through : 0;
+        uint32_t fb = lsu->fine_bytes;
+        uint32_t need = through ? sim_l1d_store_messages(e, sm, r->line_addr, through & ~partial, fb, 0, 0) +
+                                      sim_l1d_store_messages(e, sm, r->line_addr, partial, fb, 1, 0)
+                                : 0;
         if (ring_space(&lsu->miss_queue) < need)
             return SIM_RESV_MISS_QUEUE;
         SIM_LSU_TRACE(e, sm, r, SIM_LSU_SEND, SIM_RESV_NONE, cycle);
-        if (r->is_store) {
-            sim_l1d_store_update(e, sm, r); /* the arch's store policy (l1d_store.c) */
-            l1_line_messages(e, sm, r->line_addr, r->sectors, lsu->fine_bytes, 1, -1, 1);
-            sim_request_complete(e, rid, cycle);
-        } else {
-            r->pending_msgs = (uint16_t)need;
-            l1_line_messages(e, sm, r->line_addr, r->sectors, lsu->fine_bytes, 0, rid, 1);
+        sim_l1d_store_update(e, sm, r); /* the arch's store policy (l1d_store.c) */
+        if (through) {
+            sim_l1d_store_messages(e, sm, r->line_addr, through & ~partial, fb, 0, 1);
+            sim_l1d_store_messages(e, sm, r->line_addr, partial, fb, 1, 1);
         }
+        sim_request_complete(e, rid, cycle);
+        return SIM_RESV_NONE;
+    }
+    if (r->bypass) {
+        /* an L1-bypassing load asks the L2 directly, in L2 granules */
+        uint32_t need = l1_line_messages(e, sm, r->line_addr, r->sectors, lsu->fine_bytes, 0, rid, 0);
+        if (ring_space(&lsu->miss_queue) < need)
+            return SIM_RESV_MISS_QUEUE;
+        SIM_LSU_TRACE(e, sm, r, SIM_LSU_SEND, SIM_RESV_NONE, cycle);
+        r->pending_msgs = (uint16_t)need;
+        l1_line_messages(e, sm, r->line_addr, r->sectors, lsu->fine_bytes, 0, rid, 1);
         return SIM_RESV_NONE;
     }
 
@@ -194,6 +222,8 @@ sim_resv_reason sim_l1d_probe(sim_engine *e, sim_sm *sm, int32_t rid, uint64_t c
             return SIM_RESV_MISS_QUEUE;
         if (!l) {
             l = sim_cache_victim(c, lineno);
+            if (l->present && l->dirty_sectors) /* [L1D] write_back: its dirty sectors */
+                sim_l1d_writeback_line(e, sm, l);
             sim_cache_install(c, l, lineno);
             e->stats.l1d_misses++;
         } else {

@@ -114,7 +114,7 @@ void sim_l2_slices_destroy(sim_engine *e)
 /* ------------------------------------------------------------------------- */
 /* Messages to DRAM and back to the SMs                                      */
 
-static void dram_message(sim_engine *e, uint32_t slice, uint64_t line, uint32_t sectors,
+void sim_l2_dram_message(sim_engine *e, uint32_t slice, uint64_t line, uint32_t sectors,
                          int is_store, uint64_t cycle)
 {
     sim_memsys *ms = e->memsys;
@@ -157,7 +157,7 @@ void sim_l2_respond(sim_engine *e, int32_t mid, uint64_t cycle)
 static void drop_line(sim_engine *e, uint32_t slice, const sim_cache_line *l, uint64_t cycle)
 {
     if (l->present && l->dirty_sectors)
-        dram_message(e, slice, gd_arch_l2_line_of(e->arch, slice, l->tag), l->dirty_sectors, 1,
+        sim_l2_dram_message(e, slice, gd_arch_l2_line_of(e->arch, slice, l->tag), l->dirty_sectors, 1,
                      cycle);
 }
 
@@ -171,7 +171,7 @@ static uint32_t far_slice_of(const sim_memsys *ms, const gd_arch *a, uint32_t sl
 /* Victim `v` of the near slice `slice` (about to be replaced): with partitions,
  * it moves to the far slice (merging into a copy already there), whose own
  * victim leaves the L2; without, it leaves the L2. */
-static void evict_near(sim_engine *e, uint32_t slice, sim_cache_line *v, uint64_t cycle)
+void sim_l2_evict_near(sim_engine *e, uint32_t slice, sim_cache_line *v, uint64_t cycle)
 {
     sim_memsys *ms = e->memsys;
     if (!v->present)
@@ -218,21 +218,8 @@ static int slice_access(sim_engine *e, uint32_t slice, int32_t mid, uint64_t cyc
     uint32_t sectors = sim_cache_sector_mask(c, msg->addr, msg->bytes);
     sim_cache_line *l = sim_cache_find(c, key);
 
-    if (msg->is_store) {
-        /* write-back, write-allocate at sector granularity without a fetch */
-        if (!l) {
-            l = sim_cache_victim(c, key);
-            if (!l)
-                return PROBE_FAIL;
-            evict_near(e, slice, l, cycle);
-            sim_cache_install(c, l, key);
-        }
-        l->valid_sectors |= sectors;
-        l->dirty_sectors |= sectors;
-        sim_cache_touch(c, l);
-        sim_msg_free(ms, mid);
-        return PROBE_DONE;
-    }
+    if (msg->is_store) /* write-back; allocation and partial sectors: l2_store.c */
+        return sim_l2_store(e, slice, mid, line, key, cycle);
     if (l && (l->valid_sectors & sectors) == sectors) {
         sim_cache_touch(c, l);
         e->stats.l2_hits++;
@@ -281,7 +268,7 @@ static int slice_access(sim_engine *e, uint32_t slice, int32_t mid, uint64_t cyc
             l = sim_cache_victim(c, key);
             if (!l)
                 return PROBE_FAIL;
-            evict_near(e, slice, l, cycle);
+            sim_l2_evict_near(e, slice, l, cycle);
             sim_cache_install(c, l, key);
         }
         m = mshr_alloc(mt, key);
@@ -290,7 +277,7 @@ static int slice_access(sim_engine *e, uint32_t slice, int32_t mid, uint64_t cyc
     e->stats.l2_misses++;
     if (missing) {
         m->pending_sectors |= missing;
-        dram_message(e, slice, line, missing, 0, cycle);
+        sim_l2_dram_message(e, slice, line, missing, 0, cycle);
     }
     m->merged++;
     /* not `msg`: the write-back and fetch messages above may have grown (moved)
@@ -481,7 +468,7 @@ int sim_l2_lookup_fill(sim_engine *e, uint64_t addr, uint32_t bytes, uint64_t cy
             l = sim_cache_victim(c, key);
             if (!l)
                 continue; /* every way reserved by data misses: not cached this time */
-            evict_near(e, slice, l, cycle);
+            sim_l2_evict_near(e, slice, l, cycle);
             sim_cache_install(c, l, key);
         }
         l->valid_sectors = full;

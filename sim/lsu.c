@@ -321,6 +321,7 @@ void sim_lsu_issue(sim_engine *e, sim_sm *sm, sim_warp *w, const sim_mem_access 
         r->sm = (uint16_t)sm->id;
         r->pending_msgs = 0;
         r->refusal = SIM_RESV_NONE;
+        r->partial = 0;
         r->index = (uint16_t)lsu->coalesce_count;
         r->load = load_id;
         r->instr_seq = lsu->instr_seq;
@@ -328,6 +329,12 @@ void sim_lsu_issue(sim_engine *e, sim_sm *sm, sim_warp *w, const sim_mem_access 
         lsu->coalesce[lsu->coalesce_count++] = rid;
         lsu->inflight++;
     }
+    if (acc->is_store) /* the granules a store writes only part of (l1d_store.c) */
+        for (uint32_t i = 0; i < lsu->coalesce_count; i++) {
+            sim_request *r = &ms->req[lsu->coalesce[i]];
+            r->partial = sim_store_partial_granules(acc, r->line_addr, lsu->l1.line_bytes,
+                                                    lsu->fine_bytes, r->sectors);
+        }
     e->stats.coalesced_requests += lsu->coalesce_count;
     for (uint32_t i = 0; i < lsu->coalesce_count; i++)
         for (uint32_t g = granules[i]; g; g &= g - 1) /* a few bits: cheaper than popcount() */

@@ -64,6 +64,7 @@ int32_t sim_msg_new(sim_engine *e)
         ms->msg[id].translated = 0;
         ms->msg[id].wb_internal = 0;
         ms->msg[id].wb_waiter = -1;
+        ms->msg[id].partial = 0;
     }
     return id;
 }
@@ -133,6 +134,16 @@ void sim_memsys_launch_begin(sim_engine *e)
      * on a GPU. */
     for (uint32_t s = 0; s < e->sm_count; s++)
         sim_lsu_launch_begin(e, &e->sms[s]);
+}
+
+void sim_memsys_launch_end(sim_engine *e)
+{
+    /* a write-back L1 ([L1D] write_back, l1d_store.c) hands its dirty lines to
+     * the L2 before the next kernel or the host can read them */
+    if (!e->arch->level[GD_L1D].write_back)
+        return;
+    for (uint32_t s = 0; s < e->sm_count; s++)
+        sim_l1d_writeback_all(e, &e->sms[s]);
 }
 
 /* ------------------------------------------------------------------------- */

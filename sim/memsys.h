@@ -39,6 +39,8 @@ typedef struct sim_request {   /* one coalesced access: an L1 line and its secto
     uint8_t fine;              /* stores and L1-bypassing reads: `sectors` counts fine
                                 * granules (the L2's sectors), not L1 sectors */
     uint8_t refusal;           /* sim_resv_reason of its last refused probe */
+    uint32_t partial;          /* stores: the granules of `sectors` its lanes write only
+                                * part of (l1d_store.c) */
     uint16_t index;            /* its place in its instruction's coalescer order */
     int32_t load;              /* sim_load index, -1 for stores */
     int32_t next;              /* free list / MSHR waiter chain */
@@ -58,6 +60,7 @@ typedef struct sim_msg {       /* traffic between L1, L2 and DRAM */
     uint32_t bytes;
     uint32_t sectors;          /* L2 <-> DRAM: L2 sector mask */
     uint8_t is_store;
+    uint8_t partial;           /* a store that writes only part of its bytes (l2_store.c) */
     uint16_t sm;
     int32_t bypass_req;        /* read that skips L1: its request; else -1 */
     uint32_t extra_cycles;     /* added to its response: TLB misses, a far-partition hit */
@@ -430,9 +433,46 @@ const struct sim_row_writes *sim_pcm_row_writes(const sim_engine *e);
 /* ------------------------------------------------------------------------- */
 /* The L1's store policy (l1d_store.c)                                       */
 
-/* What a store does to the L1 line it writes (it writes through to the L2
- * either way): touch a present line; with [L1D] write_allocate, also make the
- * L1 sectors it covers valid, installing the line if absent (no fetch). */
+/* The granules (fine_bytes each) of a store request's `granules` that its
+ * lanes write only part of; the coalescer (lsu.c) records them in `partial`. */
+uint32_t sim_store_partial_granules(const sim_mem_access *acc, uint64_t line_addr,
+                                    uint32_t line_bytes, uint32_t fine_bytes, uint32_t granules);
+/* The granules of store `r` that go on to the L2 now: all of them, unless
+ * [L1D] write_back holds them (the L1 sectors they cover, where a way can be
+ * had).  Changes nothing. */
+uint32_t sim_l1d_store_through(sim_engine *e, sim_sm *sm, const sim_request *r);
+/* What a store does to the L1 line it writes: touch a present line; with
+ * [L1D] write_allocate or write_back, also make the L1 sectors it covers valid
+ * (write_back: and dirty), installing the line if absent (no fetch; a dirty
+ * victim is written back). */
 void sim_l1d_store_update(sim_engine *e, sim_sm *sm, const sim_request *r);
+/* A dirty L1 line leaves (eviction): its dirty sectors go to the miss queue as
+ * stores, past its limit (the eviction's own buffer), one message a cycle. */
+void sim_l1d_writeback_line(sim_engine *e, sim_sm *sm, const sim_cache_line *l);
+/* Kernel end: every dirty line of the SM's L1 goes to the L2 at once. */
+void sim_l1d_writeback_all(sim_engine *e, sim_sm *sm);
+/* l1d.c: emits the store messages for `sectors` (granules of `sb` bytes) of
+ * the L1 line at line_addr into the miss queue (past its limit); returns how
+ * many, or would emit when !emit. */
+uint32_t sim_l1d_store_messages(sim_engine *e, sim_sm *sm, uint64_t line_addr, uint32_t sectors,
+                                uint32_t sb, int partial, int emit);
+
+/* ------------------------------------------------------------------------- */
+/* The L2's store policy (l2_store.c)                                        */
+
+/* Store message `mid` at slice `slice` (line number `line`, slice key `key`):
+ * write-back, with [L2] write_allocate (sector | line | none) and
+ * partial_write (validate | fetch | mask).  PROBE_FAIL when it must wait (no
+ * way or no MSHR); else the message is consumed. */
+int sim_l2_store(sim_engine *e, uint32_t slice, int32_t mid, uint64_t line, uint64_t key,
+                 uint64_t cycle);
+/* A store of [addr, addr + bytes) from SM `sm` reaches the L2 at once (a
+ * write-back L1's kernel-end flush). */
+void sim_l2_store_now(sim_engine *e, uint32_t sm, uint64_t addr, uint32_t bytes, uint64_t cycle);
+/* l2_slice.c: a read (fill) or write-back between slice `slice` and memory;
+ * a victim of the near slice leaving (to the far partition or memory). */
+void sim_l2_dram_message(sim_engine *e, uint32_t slice, uint64_t line, uint32_t sectors,
+                         int is_store, uint64_t cycle);
+void sim_l2_evict_near(sim_engine *e, uint32_t slice, sim_cache_line *v, uint64_t cycle);
 
 #endif

@@ -272,6 +272,10 @@ static int simdev_synchronize(gd_device *dev, gd_err *err)
 
 /* The arch has PCM's side of the controllers (sim/pcm.c): writes counted per row. */
 #define PCM_SIDE(ar) ((ar)->wb.size_bytes > 0 || (ar)->level[GD_DRAM].dram.kind == GD_MEM_PCM)
+/* the L2 store path differs from the default: its counters are reported */
+#define STORE_L2_CHOSEN(ar)                                                                    \
+    ((ar)->level[GD_L2].l2_write_alloc != GD_L2_WRITE_SECTOR ||                               \
+     (ar)->level[GD_L2].partial_write != GD_L2_PARTIAL_VALIDATE)
 
 static int simdev_counters(gd_device *dev, gd_counter_list *out, gd_err *err)
 {
@@ -323,6 +327,14 @@ static int simdev_counters(gd_device *dev, gd_counter_list *out, gd_err *err)
         double value;
     } below[] = {
         {ar->level[GD_L2].l2map.partitions > 1, "l2.far_hits", (double)s->l2_far_hits},
+        /* the store path (issue 12), where the arch chose other than the defaults */
+        {ar->level[GD_L1D].write_back, "l1d.writebacks", (double)s->l1d_writebacks},
+        {ar->level[GD_L1D].write_back, "l1d.writeback_sectors", (double)s->l1d_writeback_sectors},
+        {ar->level[GD_L1D].write_back, "l1d.end_writebacks", (double)s->l1d_end_writebacks},
+        {STORE_L2_CHOSEN(ar), "l2.partial_writes", (double)s->l2_partial_writes},
+        {STORE_L2_CHOSEN(ar), "l2.write_fetches", (double)s->l2_write_fetches},
+        {ar->level[GD_L2].l2_write_alloc == GD_L2_WRITE_NONE, "l2.write_bypasses",
+         (double)s->l2_write_bypasses},
         {ar->level[GD_TLB1].present, "tlb1.misses", (double)s->tlb1_misses},
         {ar->level[GD_TLB2].present, "tlb2.misses", (double)s->tlb2_misses},
         {ar->level[GD_DRAM].dram.channels > 0, "dram.row_hits", (double)s->dram_row_hits},

@@ -45,6 +45,8 @@ static const order_points extra_points[] = {
     {"mshr", "merge", {1, 2, 33, 128}},
     {"resv_stall", "ca", {1, 31, 40, 300}},
     {"resv_stall", "hol", {1, 4, 32, 33, 128, 256}},
+    /* the store path: every case in one kernel, at the most samples too */
+    {"store_path", "store", {64}},
 };
 
 #define ORDER_MAX_CASES 128

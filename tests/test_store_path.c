@@ -1,13 +1,25 @@
-/* test_store_path.c -- the L1's store policy as an arch choice (issue 12,
- * sim/l1d_store.c): a load right after a store to the same sector hits the L1
- * under [L1D] write_allocate and goes to the L2 without it; the value loaded
- * is the one stored either way.
+/* test_store_path.c -- the store path as arch choices (issue 12,
+ * sim/l1d_store.c, sim/l2_store.c) and the store_path probe that tells them
+ * apart (kernels/store_path.c, analysis/infer_store.c, compare_store.c):
+ *   - a load right after a store to the same sector hits the L1 under [L1D]
+ *     write_allocate and goes to the L2 without it; the value loaded is the
+ *     one stored either way;
+ *   - a write-back L1 writes dirty lines back when they are evicted (counted
+ *     apart from the kernel-end write-back) and the values survive;
+ *   - `characterize` with the store step alone, on sim:t4 with every policy
+ *     set both ways (--set), on other bundled archs (one with noise) and on
+ *     generated ones: each verdict in inferred.json is the one the arch
+ *     implies and every store row of compare.json matches.
  */
 #include "tests/testing.h"
+
+#include <jansson.h>
 
 #include "analysis/arch.h"
 #include "host/device.h"
 #include "host/device_registry.h"
+#include "tests/arch_gen.h"
+#include "tests/results_json.h"
 
 #define HEADER ".version 6.3\n.target sm_75\n.address_size 64\n"
 
@@ -90,10 +102,262 @@ static void test_write_allocate_tells(void **state)
     assert_true(c <= l1 + 5);
 }
 
+/* The reader takes the store keys' words and refuses others, naming them. */
+static void test_keys_read(void **state)
+{
+    (void)state;
+    gd_arch a;
+    gd_err err;
+    char path[1024];
+    assert_int_equal(gd_arch_resolve("t4", path, sizeof path, &err), 0);
+    const char *good[] = {"L1D.write_back=true", "L2.write_allocate=line", "L2.partial_write=mask"};
+    assert_int_equal(gd_arch_load(path, good, 3, &a, &err), 0);
+    assert_true(a.level[GD_L1D].write_back);
+    assert_int_equal(a.level[GD_L2].l2_write_alloc, GD_L2_WRITE_LINE);
+    assert_int_equal(a.level[GD_L2].partial_write, GD_L2_PARTIAL_MASK);
+    assert_int_equal(gd_arch_load(path, NULL, 0, &a, &err), 0); /* the defaults: as before */
+    assert_false(a.level[GD_L1D].write_back);
+    assert_int_equal(a.level[GD_L2].l2_write_alloc, GD_L2_WRITE_SECTOR);
+    assert_int_equal(a.level[GD_L2].partial_write, GD_L2_PARTIAL_VALIDATE);
+    static const struct {
+        const char *set, *says;
+    } bad[] = {
+        {"L2.write_allocate=true", "sector, line or none"},
+        {"L2.partial_write=bytes", "validate, fetch or mask"},
+        {"L1D.write_back=maybe", "true or false"},
+        {"L1D.partial_write=mask", "unknown key"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        const char *ov[] = {bad[i].set};
+        assert_int_not_equal(gd_arch_load(path, ov, 1, &a, &err), 0);
+        if (!strstr(err.msg, bad[i].says))
+            fail_msg("%s: '%s' does not say '%s'", bad[i].set, err.msg, bad[i].says);
+    }
+}
+
+/* ------------------------------------------------------------------------- */
+/* A write-back L1 evicts dirty lines                                        */
+
+/* 64 warp stores of 128 B into lines `set_stride` apart (one L1 set), then
+ * each line read back: the L1's ways overflow, so dirty lines leave by
+ * eviction before the kernel ends. */
+static const char *evict_kernel =
+    HEADER
+    ".visible .entry k(.param .u64 out, .param .u64 stride)\n{\n"
+    ".reg .pred %p<2>;\n.reg .b32 %r<8>;\n.reg .b64 %rd<12>;\n"
+    "ld.param.u64 %rd1, [out];\nld.param.u64 %rd2, [stride];\n"
+    "mov.u32 %r1, %tid.x;\nmul.wide.u32 %rd3, %r1, 4;\nadd.s64 %rd4, %rd1, %rd3;\n"
+    "mov.u32 %r2, 0;\n"
+    "$L_st:\n"
+    "cvt.u64.u32 %rd5, %r2;\nmul.lo.u64 %rd6, %rd5, %rd2;\nadd.s64 %rd7, %rd4, %rd6;\n"
+    "add.u32 %r3, %r2, %r1;\nst.global.u32 [%rd7], %r3;\n"
+    "add.u32 %r2, %r2, 1;\nsetp.lt.u32 %p1, %r2, 64;\n@%p1 bra $L_st;\n"
+    "ret;\n}\n";
+
+static void test_write_back_evicts(void **state)
+{
+    (void)state;
+    const char *ov[] = {"L1D.write_back=true"};
+    gd_device_opts o = {ov, 1};
+    gd_device *dev;
+    gd_err err;
+    if (gd_device_open("sim:tiny", &o, &dev, &err) != 0)
+        fail_msg("%s", err.msg);
+    gd_arch a;
+    char path[1024];
+    assert_int_equal(gd_arch_resolve("tiny", path, sizeof path, &err), 0);
+    assert_int_equal(gd_arch_load(path, NULL, 0, &a, &err), 0);
+    uint64_t stride = a.level[GD_L1D].size_bytes / a.level[GD_L1D].ways; /* one set apart */
+    gd_kernel *k = NULL;
+    gd_devptr buf;
+    size_t bytes = (size_t)(64 * stride + 256);
+    if (gd_kernel_load(dev, evict_kernel, "k", NULL, &k, &err) != 0 ||
+        gd_mem_alloc(dev, bytes, &buf, &err) != 0 || gd_mem_fill(dev, buf, 0, bytes, &err) != 0)
+        fail_msg("%s", err.msg);
+    const void *values[2] = {&buf, &stride};
+    size_t sizes[2] = {8, 8};
+    gd_launch l = {.grid = {1, 1, 1}, .block = {32, 1, 1}, .param_count = 2,
+                   .param_values = values, .param_sizes = sizes};
+    if (gd_kernel_launch(dev, k, &l, &err) != 0 || gd_device_synchronize(dev, &err) != 0)
+        fail_msg("%s", err.msg);
+    gd_counter_list counters = {0};
+    if (gd_device_counters(dev, &counters, &err) != 0)
+        fail_msg("%s", err.msg);
+    double wb = gd_counter_list_get(&counters, "l1d.writebacks", -1);
+    double end = gd_counter_list_get(&counters, "l1d.end_writebacks", -1);
+    double sectors = gd_counter_list_get(&counters, "l1d.writeback_sectors", -1);
+    gd_counter_list_free(&counters);
+    /* every line is written back once: by eviction while the set overflows,
+     * the ways' worth that remain at the kernel's end */
+    assert_true(wb == 64);
+    if (end != a.level[GD_L1D].ways)
+        fail_msg("write-backs %.0f, at the end %.0f (ways %u), sectors %.0f", wb, end,
+                 a.level[GD_L1D].ways, sectors);
+    assert_true(sectors == 64 * 128 / a.level[GD_L1D].sector_bytes);
+    for (uint32_t i = 0; i < 64; i++) {
+        uint32_t v[32];
+        if (gd_mem_copy_out(dev, v, buf + i * stride, sizeof v, &err) != 0)
+            fail_msg("%s", err.msg);
+        for (uint32_t lane = 0; lane < 32; lane++)
+            assert_int_equal(v[lane], i + lane);
+    }
+    gd_mem_release(dev, buf, &err);
+    gd_kernel_unload(dev, k);
+    gd_device_close(dev);
+}
+
+/* ------------------------------------------------------------------------- */
+/* The probe's verdicts, both ways                                           */
+
+typedef struct store_expect {
+    const char *l1_alloc, *l1_policy, *l2_alloc; /* NULL: no verdict (null in JSON) */
+    long granule;                                 /* 0: null */
+    const char *partial;
+} store_expect;
+
+static void check_string(const json_t *store, const char *key, const char *want, const char *what)
+{
+    const json_t *v = json_object_get(store, key);
+    if (!want) {
+        if (!json_is_null(v))
+            fail_msg("%s: %s is %s, expected no verdict", what, key, json_string_value(v));
+        return;
+    }
+    if (!json_is_string(v) || strcmp(json_string_value(v), want))
+        fail_msg("%s: %s is %s, expected %s", what, key, json_is_string(v) ? json_string_value(v) : "null",
+                 want);
+}
+
+/* characterize with the store step alone; expect (may be NULL: rows only) */
+static void check_store_run(const char *device, const char *const *sets, size_t nsets,
+                            const store_expect *want, const char *what)
+{
+    char *dir = gd_test_tmpdir();
+    char suite[1200], run[1200], cmd[4096], out[8192];
+    snprintf(suite, sizeof suite, "%s/store.suite", dir);
+    FILE *f = fopen(suite, "w");
+    assert_non_null(f);
+    fprintf(f, "store-path    store_path     --sweep 8:8\n");
+    fclose(f);
+    snprintf(run, sizeof run, "%s/run", dir);
+    int n = snprintf(cmd, sizeof cmd, "%s characterize --device %s --suite %s --out %s --quiet --no-plots",
+                     gd_test_binary(), device, suite, run);
+    for (size_t i = 0; i < nsets; i++)
+        n += snprintf(cmd + n, sizeof cmd - (size_t)n, " --set %s", sets[i]);
+    if (gd_test_run(cmd, out, sizeof out) != 0)
+        fail_msg("%s: %s failed:\n%s", what, cmd, out);
+    json_t *inf = gd_test_load_json(run, "inferred.json");
+    const json_t *store = json_object_get(inf, "store");
+    if (!json_is_object(store))
+        fail_msg("%s: inferred.json has no store verdict", what);
+    if (want) {
+        check_string(store, "l1_write_allocate", want->l1_alloc, what);
+        check_string(store, "l1_write_policy", want->l1_policy, what);
+        check_string(store, "l2_write_allocate", want->l2_alloc, what);
+        check_string(store, "l2_partial_write", want->partial, what);
+        const json_t *g = json_object_get(store, "l2_write_granule_bytes");
+        if (want->granule ? !json_is_integer(g) || json_integer_value(g) != want->granule
+                          : !json_is_null(g))
+            fail_msg("%s: l2_write_granule_bytes %lld, expected %ld", what,
+                     json_is_integer(g) ? (long long)json_integer_value(g) : -1LL, want->granule);
+    }
+    json_t *cmp = gd_test_load_json(run, "compare.json");
+    size_t i;
+    const json_t *p;
+    int rows = 0;
+    json_array_foreach(json_object_get(cmp, "parameters"), i, p) {
+        const char *name = json_string_value(json_object_get(p, "parameter"));
+        if (!strstr(name, "write_") && !strstr(name, "partial_write"))
+            continue;
+        rows++;
+        const char *verdict = json_string_value(json_object_get(p, "verdict"));
+        if (strcmp(verdict, "match"))
+            fail_msg("%s: %s is %s (measured %s, expected %s)", what, name, verdict,
+                     json_dumps(json_object_get(p, "measured"), JSON_ENCODE_ANY),
+                     json_dumps(json_object_get(p, "expected"), JSON_ENCODE_ANY));
+    }
+    assert_true(rows >= 2); /* at least the two allocation rows */
+    json_decref(inf);
+    json_decref(cmp);
+    gd_test_rmrf(dir);
+    free(dir);
+}
+
+static void test_verdicts_both_ways(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *set[2];
+        store_expect want;
+    } cases[] = {
+        {{NULL, NULL}, {"no-allocate", "write-through", "allocate", 32, "validate"}},
+        {{"L1D.write_allocate=true", NULL}, {"allocate", "write-through", "allocate", 32, "validate"}},
+        {{"L1D.write_back=true", NULL}, {"allocate", "write-back", "allocate", 32, NULL}},
+        {{"L2.write_allocate=line", NULL}, {"no-allocate", "write-through", "allocate", 64, "validate"}},
+        {{"L2.write_allocate=line", "L2.line=128"},
+         {"no-allocate", "write-through", "allocate", 128, "validate"}},
+        {{"L2.write_allocate=none", NULL}, {"no-allocate", NULL, "no-allocate", 0, NULL}},
+        {{"L2.partial_write=fetch", NULL}, {"no-allocate", "write-through", "allocate", 32, "fetch"}},
+        {{"L2.partial_write=mask", NULL}, {"no-allocate", "write-through", "allocate", 32, "mask"}},
+        {{"L2.sector=64", NULL}, {"no-allocate", "write-through", "allocate", 64, "validate"}},
+        {{"L2.sector=64", "L2.partial_write=mask"},
+         {"no-allocate", "write-through", "allocate", 32, "mask"}},
+        {{"L1D.write_back=true", "L2.write_allocate=line"},
+         {"allocate", "write-back", "allocate", 64, NULL}},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const char *sets[2];
+        size_t n = 0;
+        char what[160];
+        snprintf(what, sizeof what, "sim:t4");
+        for (int s = 0; s < 2 && cases[c].set[s]; s++) {
+            sets[n++] = cases[c].set[s];
+            snprintf(what + strlen(what), sizeof what - strlen(what), " %s", cases[c].set[s]);
+        }
+        check_store_run("sim:t4", sets, n, &cases[c].want, what);
+    }
+}
+
+/* Other bundled hierarchies (one with timer noise) and generated ones: the
+ * rows match whatever their store policy, set both ways. */
+static void test_other_archs(void **state)
+{
+    (void)state;
+    const char *noisy[] = {"noise.jitter=3", "noise.outlier_rate=0.01", "L1D.write_back=true"};
+    check_store_run("sim:v100", noisy, 3, NULL, "sim:v100 write-back, noise");
+    const char *k80ish[] = {"L2.partial_write=fetch"};
+    check_store_run("sim:gtx480", k80ish, 1, NULL, "sim:gtx480 fetch");
+    char *dir = gd_test_tmpdir();
+    for (uint64_t seed = 1; seed <= 3; seed++) {
+        gd_arch_gen_opts go = {.max_l2_bytes = 4u << 20, .noise = -1};
+        static char text[16384];
+        assert_int_equal(gd_arch_generate(seed, &go, text, sizeof text), 0);
+        char path[1200], dev[1300], what[64];
+        snprintf(path, sizeof path, "%s/gen%llu.arch", dir, (unsigned long long)seed);
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fputs(text, f);
+        fclose(f);
+        snprintf(dev, sizeof dev, "sim:%s", path);
+        const char *sets_a[] = {seed % 2 ? "L1D.write_back=true" : "L2.write_allocate=line"};
+        const char *sets_b[] = {seed % 2 ? "L2.partial_write=mask" : "L1D.write_allocate=true"};
+        snprintf(what, sizeof what, "generated seed %llu (a)", (unsigned long long)seed);
+        check_store_run(dev, sets_a, 1, NULL, what);
+        snprintf(what, sizeof what, "generated seed %llu (b)", (unsigned long long)seed);
+        check_store_run(dev, sets_b, 1, NULL, what);
+    }
+    gd_test_rmrf(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_write_allocate_tells),
+        cmocka_unit_test(test_keys_read),
+        cmocka_unit_test(test_write_back_evicts),
+        cmocka_unit_test(test_verdicts_both_ways),
+        cmocka_unit_test(test_other_archs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
