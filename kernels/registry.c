@@ -24,6 +24,7 @@ extern const gd_probe gd_probe_coalesce;
 extern const gd_probe gd_probe_pchase_fine;
 extern const gd_probe gd_probe_mshr;
 extern const gd_probe gd_probe_resv_stall;
+extern const gd_probe gd_probe_dram_row;
 
 static const gd_probe *const probes[] = {
     &gd_probe_pchase,
@@ -40,6 +41,7 @@ static const gd_probe *const probes[] = {
     &gd_probe_pchase_fine,
     &gd_probe_mshr,
     &gd_probe_resv_stall,
+    &gd_probe_dram_row,
 };
 
 const gd_probe *const *gd_probe_list(size_t *count)
