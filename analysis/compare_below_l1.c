@@ -21,7 +21,35 @@
 #include "analysis/compare_below_l1.h"
 
 #include "analysis/model.h"
+#include "analysis/model_bandwidth.h"
 #include "analysis/model_below_l1.h"
+
+/* Bandwidth: the model is a peak (analysis/model_bandwidth.c); a streaming
+ * measurement within this share of it matches.  Cards reach 70-95% of their
+ * peak, the simulator 65-105%: 35% keeps both and still tells DRAM from the
+ * L2 (8x apart on A100) or a count off by a factor of two. */
+#define GD_BW_TOLERANCE_SHARE 0.35
+
+static void compare_bandwidth(json_t *params, gd_compare_counts *c, const gd_arch *arch,
+                              const gd_inferred_below *b)
+{
+    for (int l = 0; l < GD_BW_LEVEL_COUNT; l++)
+        for (int k = 0; k < GD_BW_KIND_COUNT; k++) {
+            const gd_inferred_bandwidth *x = &b->bw[l][k];
+            if (!x->has)
+                continue;
+            char why[200], what[64];
+            double peak = gd_model_bandwidth(arch, (gd_bw_level)l, (gd_bw_kind)k, why, sizeof why);
+            if (peak <= 0)
+                continue; /* no figure (an L1 write, a DRAM write): inferred.json only */
+            snprintf(what, sizeof what, "%s_bytes_per_cycle", gd_bw_kind_name((gd_bw_kind)k));
+            gd_compare_add_parameter(params, c, gd_bw_level_name((gd_bw_level)l), what, 1,
+                                     x->bytes_per_cycle, peak, GD_BW_TOLERANCE_SHARE * peak, peak,
+                                     NULL);
+            gd_compare_note(params, "peak: %s; match within %.0f%%", why,
+                            100 * GD_BW_TOLERANCE_SHARE);
+        }
+}
 
 /* kernels/l2_flush.c reads twice the L2 (at least 1 MiB) before the pairs */
 #define ROW_FLUSH_L2_FACTOR 2
@@ -59,6 +87,7 @@ void gd_compare_below_l1(json_t *params, gd_compare_counts *c, const gd_arch *ar
     const gd_inference *inf = &run->inferred;
     if (inf->below.rows.has)
         compare_rows(params, c, arch, &inf->below.rows);
+    compare_bandwidth(params, c, arch, &inf->below);
     const gd_arch_l2_map *m = &arch->level[GD_L2].l2map;
     if (m->partitions > 1) {
         const gd_inferred_level *far = &inf->level[GD_INF_L2FAR];

@@ -1,7 +1,8 @@
 /* bandwidth.c -- streaming read, write and copy bandwidth with many warps and
  * vector accesses: what gpu-benches users look at first.
  *
- * The whole chip streams: BW_CTAS_PER_SM CTAs of BW_THREADS threads per SM,
+ * The whole chip streams: BW_CTAS_PER_SM CTAs of BW_THREADS threads per SM
+ * (fewer where a private footprint has not 8 KiB for each of them),
  * each thread moving 16 bytes per access (ld/st.global .v4.u32), BW_UNROLL
  * independent accesses per iteration, the warp's 32 lanes on 512 contiguous
  * bytes.  The sweep value is the footprint; which level serves it is the
@@ -85,8 +86,15 @@ static int bw_variant_of(const char *name)
     return -1;
 }
 
-/* One pass over the CTA's region: %rd4 source base, %rd5 destination base,
- * %rd6 the thread's first offset, %rd7 the region's end. */
+/* One pass: %rd4 source base, %rd5 destination base, %rd6 the thread's
+ * first offset, %rd7 the end, the step a grid-stride loop's (every CTA one
+ * BW_CHUNK in turn: what STREAM and gpu-benches do, and what keeps a DRAM
+ * channel's open rows shared by the CTAs instead of one row per CTA). */
+static uint64_t bw_step(const bw_state *st)
+{
+    return st->variant == BW_READ_L1 ? BW_CHUNK : (uint64_t)BW_CHUNK * st->ctas;
+}
+
 static void bw_pass(gd_ptx *p, const bw_state *st, const char *label)
 {
     const char *ld = st->variant == BW_READ_L1 ? "ld.global.ca.v4.u32" : "ld.global.cg.v4.u32";
@@ -122,10 +130,10 @@ static void bw_pass(gd_ptx *p, const bw_state *st, const char *label)
             for (int k = 0; k < 4; k++)
                 gd_ptx_printf(p, "    add.u32 %%r2, %%r2, %%r%d;\n", 8 * u + 4 + k);
     gd_ptx_printf(p,
-        "    add.s64 %%rd8, %%rd8, %d;\n"
+        "    add.s64 %%rd8, %%rd8, %llu;\n"
         "    setp.lt.u64 %%p1, %%rd8, %%rd7;\n"
         "    @%%p1 bra %s;\n",
-        BW_CHUNK, label);
+        (unsigned long long)bw_step(st), label);
 }
 
 static char *bw_ptx(const gd_device_info *dev, const bw_state *st)
@@ -160,14 +168,19 @@ static char *bw_ptx(const gd_device_info *dev, const bw_state *st)
         "    mov.u32 %%r2, 0;                    // the sum of what is read\n"
         "    mul.wide.u32 %%rd6, %%r20, %d;      // the thread's first offset\n",
         BW_THREADS, BW_THREADS * 4, BW_VEC_BYTES);
-    /* the CTA's offset, ctaid x region, in 64 bits */
+    /* grid-stride: the CTA's first chunk, ctaid x BW_CHUNK (read_l1: every
+     * CTA the same footprint from its start); the end, the whole footprint */
     gd_ptx_printf(&p,
-        "    cvt.u64.u32 %%rd11, %%r21;\n"
-        "    mul.lo.u64 %%rd11, %%rd11, %%rd7;   // this CTA's region\n"
-        "    add.s64 %%rd4, %%rd1, %%rd11;\n"
-        "    add.s64 %%rd5, %%rd2, %%rd11;\n");
-    if (st->variant == BW_READ_L1)
-        gd_ptx_printf(&p, "    mov.u64 %%rd4, %%rd1;                // every CTA: the same footprint\n");
+        "    mov.u64 %%rd4, %%rd1;\n"
+        "    mov.u64 %%rd5, %%rd2;\n");
+    if (st->variant != BW_READ_L1)
+        gd_ptx_printf(&p,
+            "    mul.wide.u32 %%rd11, %%r21, %d;\n"
+            "    add.s64 %%rd6, %%rd6, %%rd11;\n"
+            "    ld.param.u64 %%rd12, [gd_bw_region];\n"
+            "    cvt.u64.u32 %%rd13, %%nctaid.x;\n"
+            "    mul.lo.u64 %%rd7, %%rd12, %%rd13;   // the footprint: region x CTAs\n",
+            BW_CHUNK);
     if (st->warm)
         bw_pass(&p, st, "$L_warm");
     gd_ptx_printf(&p,
@@ -225,6 +238,10 @@ static int bw_plan(const gd_probe_opts *opts, const gd_device_info *dev, uint64_
         return gd_fail(err, "bandwidth: out of memory");
     st->variant = (bw_variant)v;
     st->ctas = (uint32_t)dev->sm_count * BW_CTAS_PER_SM;
+    /* a small footprint (the L2 of a small GPU) over fewer CTAs, each at
+     * least one iteration's bytes: as many SMs as it can still keep busy */
+    if (v != BW_READ_L1 && point / BW_CHUNK < st->ctas && point >= BW_CHUNK)
+        st->ctas = (uint32_t)(point / BW_CHUNK);
     uint64_t region = v == BW_READ_L1 ? point : point / st->ctas;
     region -= region % BW_CHUNK;
     if (point > BW_MAX_FOOTPRINT || region < BW_CHUNK) {
