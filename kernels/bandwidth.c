@@ -32,9 +32,10 @@
  * over the span from the first CTA's start to the last CTA's end on
  * %globaltimer (a card's SM clocks are not synchronised, its global timer
  * is), converted to SM cycles at the clock CTA 0 measured (its %clock64
- * against %globaltimer: kernels/timer.h).  Stores still in flight at a CTA's
- * end are not waited for: over a timed region of many passes they are a
- * small share (the simulator's LSU and L2 queues hold a few hundred).
+ * against %globaltimer: kernels/timer.h).  A store CTA reads each thread's
+ * last stored word back with ld.cg before it stops its clock: the load
+ * queues behind that thread's stores to the line, so the last stores count;
+ * stores to other L2 slices may still be queued (no fence in the subset).
  * Series: "bytes_per_cycle" (primary), "gb_per_s", the clock.
  */
 #include <math.h>
@@ -194,7 +195,16 @@ static char *bw_ptx(const gd_device_info *dev, const bw_state *st)
     gd_ptx_printf(&p,
         "    add.u32 %%r22, %%r22, 1;\n"
         "    setp.lt.u32 %%p2, %%r22, %%r3;\n"
-        "    @%%p2 bra $L_pass;\n"
+        "    @%%p2 bra $L_pass;\n");
+    /* stores: read the thread's last stored word back through the L2 (.cg)
+     * -- it queues behind this thread's stores to that line, so the region
+     * ends once they reached the L2, not when they left the SM */
+    if (st->variant == BW_WRITE || st->variant == BW_COPY)
+        gd_ptx_printf(&p,
+            "    ld.global.cg.u32 %%r25, [%%rd10+%d];\n"
+            "    add.u32 %%r2, %%r2, %%r25;\n",
+            (BW_UNROLL - 1) * BW_THREADS * BW_VEC_BYTES);
+    gd_ptx_printf(&p,
         "    mov.u32 %%r23, gd_bw_sink;\n"
         "    shl.b32 %%r24, %%r20, 2;\n"
         "    add.u32 %%r23, %%r23, %%r24;\n"

@@ -15,6 +15,9 @@
  *     and far L2 latency, DRAM latency, both TLBs' coverage and latency and
  *     the page, the DRAM row-hit and row-switch latency and the row-hit span
  *     (dram_row), each matching compare.json;
+ *   - the same run's streaming bandwidth (bandwidth probe): L1 read, L2 read,
+ *     write and copy, DRAM read within compare.json's tolerance of the
+ *     model's peak, and GB/s = bytes/cycle x the measured clock;
  *   - dram_row on an arch without DRAM rows (sim:t4): "no row effect", one
  *     latency, matching, never an error; on sim:a100 the two latencies differ
  *     by tRP + tRCD exactly.
@@ -323,7 +326,10 @@ static void check_characterize(const char *name)
                                          "TLB1.latency_cycles", "TLB1.sector_bytes",
                                          "TLB2.size_bytes", "TLB2.latency_cycles",
                                          "DRAM.row_hit_cycles", "DRAM.row_switch_cycles",
-                                         "DRAM.row_effect", "DRAM.row_hit_span_bytes"};
+                                         "DRAM.row_effect", "DRAM.row_hit_span_bytes",
+                                         "L1D.read_bytes_per_cycle", "L2.read_bytes_per_cycle",
+                                         "L2.write_bytes_per_cycle", "L2.copy_bytes_per_cycle",
+                                         "DRAM.read_bytes_per_cycle"};
     for (size_t w = 0; w < sizeof wanted / sizeof wanted[0]; w++) {
         size_t i;
         const json_t *p;
