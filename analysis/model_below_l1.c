@@ -203,6 +203,9 @@ void gd_model_dram_row(const gd_arch *arch, uint64_t flush_bytes, int *row_effec
     double all_banks = (double)d->channels * d->banks * d->row_bytes;
     double open_share = flush_bytes >= all_banks ? 1.0 : (double)flush_bytes / all_banks;
     *switch_cycles = lat + activate + open_share * d->t_rp;
-    *span = d->interleave_bytes < d->row_bytes ? d->interleave_bytes : d->row_bytes;
+    /* past the interleave chunk B is on another channel -- unless there is
+     * one channel, whose local addresses are the addresses: then the row */
+    *span = d->channels > 1 && d->interleave_bytes < d->row_bytes ? d->interleave_bytes
+                                                                  : d->row_bytes;
     *row_effect = 1;
 }

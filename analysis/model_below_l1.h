@@ -28,7 +28,7 @@ int gd_model_below_l1(const gd_arch *arch, uint64_t n, const uint32_t *order, ui
  * (it opens every bank when it reads channels x banks x row bytes; else the
  * closed share is weighed in); PCM adds its activation's extra cycles;
  * *span: the distance from which B leaves A's row (A interleave-aligned):
- * the interleave or the row, the smaller.  An arch without [DRAM] channels:
+ * the interleave or the row, the smaller (one channel: the row).  An arch without [DRAM] channels:
  * *row_effect 0, both the [DRAM] latency, span 0. */
 void gd_model_dram_row(const gd_arch *arch, uint64_t flush_bytes, int *row_effect, double *hit,
                        double *switch_cycles, uint64_t *span);

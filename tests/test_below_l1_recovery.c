@@ -24,7 +24,10 @@
 
 #include "tests/arch_gen.h"
 
-#define SEEDS 4
+/* four draws, two with noise (odd seeds); 1, 5 and 6 have DRAM channels (1,
+ * 2 and 8 of them), 2 has none */
+static const uint64_t seeds[] = {1, 2, 5, 6};
+#define SEEDS (sizeof seeds / sizeof seeds[0])
 
 static void test_generated(void **state)
 {
@@ -42,7 +45,8 @@ static void test_generated(void **state)
                                          "L2.read_bytes_per_cycle", "L2.write_bytes_per_cycle",
                                          "L2.copy_bytes_per_cycle", "DRAM.read_bytes_per_cycle"};
     unsigned failures = 0;
-    for (uint64_t seed = 1; seed <= SEEDS; seed++) {
+    for (size_t k = 0; k < SEEDS; k++) {
+        uint64_t seed = seeds[k];
         char ov[40][64];
         int channels = 0;
         size_t n = gd_arch_gen_below_l1(seed, ov, 40, &channels);
