@@ -52,7 +52,7 @@
 #define BW_VEC_BYTES 16
 #define BW_UNROLL 2
 #define BW_CHUNK (BW_THREADS * BW_VEC_BYTES * BW_UNROLL) /* one iteration of a CTA: 8 KiB */
-#define BW_OUT_PER_CTA 32                                  /* start/end cycles, start/end ns */
+#define BW_OUT_PER_CTA 32                                  /* cycles (x2), start/end ns */
 #define BW_MAX_FOOTPRINT (64ull << 30)
 /* Timed passes: at least BW_MIN_TIMED_PER_CTA bytes per CTA, so that the
  * CTAs' start skew (they are dispatched one after another and warm up at
@@ -212,11 +212,12 @@ static char *bw_ptx(const gd_device_info *dev, const bw_state *st)
         "    bar.sync 0;\n"
         "    mov.u64 %%rd22, %%clock64;\n"
         "    mov.u64 %%rd23, %%globaltimer;\n"
+        "    sub.s64 %%rd24, %%rd22, %%rd20;      // the timed region's cycles\n"
         "    @!%%p3 bra $L_done;\n"
         "    mul.wide.u32 %%rd12, %%r21, %d;\n"
         "    add.s64 %%rd12, %%rd3, %%rd12;\n"
-        "    st.global.u64 [%%rd12], %%rd20;\n"
-        "    st.global.u64 [%%rd12+8], %%rd22;\n"
+        "    st.global.u64 [%%rd12], %%rd24;\n"
+        "    st.global.u64 [%%rd12+8], %%rd24;\n"
         "    st.global.u64 [%%rd12+16], %%rd21;\n"
         "    st.global.u64 [%%rd12+24], %%rd23;\n"
         "$L_done:\n"
@@ -306,8 +307,9 @@ static int bw_decode(const gd_probe_plan *plan, const gd_devptr *addresses, void
     for (uint32_t c = 0; c < st->ctas; c++) {
         uint64_t v[4];
         memcpy(v, buf + (size_t)c * BW_OUT_PER_CTA, sizeof v);
-        if (v[1] < v[0] || v[3] < v[2] || (v[3] == 0 && v[1] == 0))
-            return gd_fail(err, "bandwidth: CTA %u recorded no timed region (cycles %llu..%llu, "
+        /* v: the region's cycles (twice), its start and end on %globaltimer */
+        if (v[0] != v[1] || v[0] == 0 || v[3] < v[2] || v[3] == 0)
+            return gd_fail(err, "bandwidth: CTA %u recorded no timed region (cycles %llu/%llu, "
                                 "ns %llu..%llu)",
                            c, (unsigned long long)v[0], (unsigned long long)v[1],
                            (unsigned long long)v[2], (unsigned long long)v[3]);
@@ -316,7 +318,7 @@ static int bw_decode(const gd_probe_plan *plan, const gd_devptr *addresses, void
         if (v[3] > last_ns)
             last_ns = v[3];
         if (c == 0) {
-            c0_cycles = v[1] - v[0];
+            c0_cycles = v[0];
             c0_ns = v[3] - v[2];
         }
     }
