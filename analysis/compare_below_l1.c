@@ -9,15 +9,85 @@
  * as the stride sweep sees it.  Rows appear only where the arch has the level.
  * Tolerances: compare_rows.c's latency rule (a floor and 2%, no noise figure:
  * a TLB latency is a sum of two plateaus), the page exact.
+ *
+ * DRAM rows (the dram_row probe, where the run measured it): the row-hit and
+ * row-switch latency against analysis/model_below_l1.c's (the [DRAM] latency;
+ * + tRP + tRCD), with the latency rule -- 2% of 540 cycles is 11, a quarter of
+ * A100's 40-cycle step, so a hit read as a switch or the reverse cannot
+ * match -- and the row-hit span exact (the sweep doubles, so it lands on the
+ * power of two the model names).  Without rows in the arch the model expects
+ * "no row effect": both latencies the [DRAM] one, and row_effect 0.
  */
 #include "analysis/compare_below_l1.h"
 
 #include "analysis/model.h"
+#include "analysis/model_bandwidth.h"
+#include "analysis/model_below_l1.h"
+
+/* Bandwidth: the model is a peak (analysis/model_bandwidth.c); a streaming
+ * measurement within this share of it matches.  Cards reach 70-95% of their
+ * peak, the simulator 65-105%: 35% keeps both and still tells DRAM from the
+ * L2 (8x apart on A100) or a count off by a factor of two. */
+#define GD_BW_TOLERANCE_SHARE 0.35
+
+static void compare_bandwidth(json_t *params, gd_compare_counts *c, const gd_arch *arch,
+                              const gd_inferred_below *b)
+{
+    for (int l = 0; l < GD_BW_LEVEL_COUNT; l++)
+        for (int k = 0; k < GD_BW_KIND_COUNT; k++) {
+            const gd_inferred_bandwidth *x = &b->bw[l][k];
+            if (!x->has)
+                continue;
+            char why[200], what[64];
+            double peak = gd_model_bandwidth(arch, (gd_bw_level)l, (gd_bw_kind)k, why, sizeof why);
+            if (peak <= 0)
+                continue; /* no figure (an L1 write, a DRAM write): inferred.json only */
+            snprintf(what, sizeof what, "%s_bytes_per_cycle", gd_bw_kind_name((gd_bw_kind)k));
+            gd_compare_add_parameter(params, c, gd_bw_level_name((gd_bw_level)l), what, 1,
+                                     x->bytes_per_cycle, peak, GD_BW_TOLERANCE_SHARE * peak, peak,
+                                     NULL);
+            gd_compare_note(params, "peak: %s; match within %.0f%%", why,
+                            100 * GD_BW_TOLERANCE_SHARE);
+        }
+}
+
+/* kernels/l2_flush.c reads twice the L2 (at least 1 MiB) before the pairs */
+#define ROW_FLUSH_L2_FACTOR 2
+#define ROW_FLUSH_MIN_BYTES (1u << 20)
+
+static void compare_rows(json_t *params, gd_compare_counts *c, const gd_arch *arch,
+                         const gd_inferred_rows *r)
+{
+    uint64_t flush = ROW_FLUSH_L2_FACTOR * arch->level[GD_L2].size_bytes;
+    if (flush < ROW_FLUSH_MIN_BYTES)
+        flush = ROW_FLUSH_MIN_BYTES;
+    int effect;
+    double hit, sw;
+    uint64_t span;
+    gd_model_dram_row(arch, flush, &effect, &hit, &sw, &span);
+    const char *src_lat = gd_arch_source_of(arch, "DRAM", "latency");
+    gd_compare_add_parameter(params, c, "DRAM", "row_hit_cycles", 1, r->row_hit_cycles, hit,
+                             gd_compare_latency_tolerance(hit), hit, src_lat);
+    gd_compare_add_parameter(params, c, "DRAM", "row_switch_cycles", 1, r->row_switch_cycles, sw,
+                             gd_compare_latency_tolerance(sw), sw,
+                             effect ? gd_arch_source_of(arch, "DRAM", "tRP") : src_lat);
+    gd_compare_note(params, effect ? "[DRAM] latency + tRP + tRCD (a bank with another row open)"
+                                   : "no [DRAM] channels: no row effect, one latency");
+    gd_compare_add_parameter(params, c, "DRAM", "row_effect", 1, r->row_effect, effect, 0, effect,
+                             gd_arch_source_of(arch, "DRAM", "channels"));
+    if (effect)
+        gd_compare_add_parameter(params, c, "DRAM", "row_hit_span_bytes", r->row_effect,
+                                 (double)r->row_hit_span_bytes, (double)span, 0, (double)span,
+                                 gd_arch_source_of(arch, "DRAM", "interleave"));
+}
 
 void gd_compare_below_l1(json_t *params, gd_compare_counts *c, const gd_arch *arch,
                          const gd_run *run)
 {
     const gd_inference *inf = &run->inferred;
+    if (inf->below.rows.has)
+        compare_rows(params, c, arch, &inf->below.rows);
+    compare_bandwidth(params, c, arch, &inf->below);
     const gd_arch_l2_map *m = &arch->level[GD_L2].l2map;
     if (m->partitions > 1) {
         const gd_inferred_level *far = &inf->level[GD_INF_L2FAR];

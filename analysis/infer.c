@@ -407,6 +407,7 @@ json_t *gd_inference_to_json(const gd_inference *inf)
         if (l->has_next_blocked)
             json_object_set_new(from, "next_blocked", json_string(l->next_blocked_from));
         json_object_set_new(o, "from", from);
+        gd_inferred_below_to_json(&inf->below, inferred_names[i], o);
         json_array_append_new(levels, o);
     }
     json_object_set_new(doc, "levels", levels);
@@ -483,6 +484,7 @@ int gd_inference_from_json(const json_t *doc, gd_inference *inf, const char *pat
                            name ? name : "(none)");
         gd_inferred_level *l = &inf->level[id];
         l->present = 1;
+        gd_inferred_below_from_json(&inf->below, name, o);
         WHOLE(o, "size_bytes", 0x1p62, l->size_bytes, l->has_size = h_);
         WHOLE(o, "sector_bytes", 0x1p62, l->sector_bytes, l->has_sector = h_);
         l->has_latency = get_number(o, "latency_cycles", &l->latency_cycles);

@@ -22,6 +22,7 @@
 #include "analysis/arch.h"
 #include "analysis/curve.h"
 #include "analysis/infer_store.h"
+#include "analysis/inferred_below_l1.h"
 #include "analysis/plateau.h"
 
 /* The levels of the results schema, in its order; L2FAR is the far half of a
@@ -136,6 +137,7 @@ typedef struct gd_inference {
     gd_inferred_level level[GD_INF_COUNT];
     gd_interference av[GD_INF_COUNT][GD_PLACE_COUNT];
     gd_store_inference store;      /* the store path (infer_store.c): inferred.json "store" */
+    gd_inferred_below below;   /* DRAM rows, bandwidth per level (issue 12) */
 } gd_inference;
 
 const char *gd_inferred_level_name(gd_inferred_name n);

@@ -186,3 +186,26 @@ int gd_model_below_l1(const gd_arch *arch, uint64_t n, const uint32_t *order, ui
         return -1;
     return 0;
 }
+
+void gd_model_dram_row(const gd_arch *arch, uint64_t flush_bytes, int *row_effect, double *hit,
+                       double *switch_cycles, uint64_t *span)
+{
+    const gd_arch_dram *d = &arch->level[GD_DRAM].dram;
+    double lat = arch->level[GD_DRAM].latency_cycles;
+    *hit = *switch_cycles = lat;
+    *span = 0;
+    *row_effect = 0;
+    if (!d->channels || !d->banks || !d->row_bytes)
+        return;
+    double activate = d->t_rcd + (d->kind == GD_MEM_PCM ? d->pcm_read_cycles : 0);
+    /* the share of banks the eviction pass left open: it walks every bank of
+     * every channel once per channels x banks x row bytes */
+    double all_banks = (double)d->channels * d->banks * d->row_bytes;
+    double open_share = flush_bytes >= all_banks ? 1.0 : (double)flush_bytes / all_banks;
+    *switch_cycles = lat + activate + open_share * d->t_rp;
+    /* past the interleave chunk B is on another channel -- unless there is
+     * one channel, whose local addresses are the addresses: then the row */
+    *span = d->channels > 1 && d->interleave_bytes < d->row_bytes ? d->interleave_bytes
+                                                                  : d->row_bytes;
+    *row_effect = 1;
+}

@@ -20,4 +20,17 @@ int gd_model_below_l1(const gd_arch *arch, uint64_t n, const uint32_t *order, ui
                       uint64_t stride, const double *below_l1, const double *to_dram,
                       gd_random_hit_rate_fn random_hit_rate, double *extra_sum, gd_err *err);
 
+/* The dram_row probe (kernels/dram_row.c): what a load right after another
+ * one d bytes before it costs, both L2 misses, after an eviction pass of
+ * `flush_bytes` read in order.  *hit: B in A's row, the [DRAM] latency (a row
+ * hit on an idle channel); *switch_cycles: B in a bank with another row open,
+ * + tRP + tRCD -- or only tRCD where the eviction pass left banks closed
+ * (it opens every bank when it reads channels x banks x row bytes; else the
+ * closed share is weighed in); PCM adds its activation's extra cycles;
+ * *span: the distance from which B leaves A's row (A interleave-aligned):
+ * the interleave or the row, the smaller (one channel: the row).  An arch without [DRAM] channels:
+ * *row_effect 0, both the [DRAM] latency, span 0. */
+void gd_model_dram_row(const gd_arch *arch, uint64_t flush_bytes, int *row_effect, double *hit,
+                       double *switch_cycles, uint64_t *span);
+
 #endif

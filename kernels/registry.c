@@ -25,6 +25,8 @@ extern const gd_probe gd_probe_pchase_fine;
 extern const gd_probe gd_probe_mshr;
 extern const gd_probe gd_probe_resv_stall;
 extern const gd_probe gd_probe_store_path;
+extern const gd_probe gd_probe_dram_row;
+extern const gd_probe gd_probe_bandwidth;
 
 static const gd_probe *const probes[] = {
     &gd_probe_pchase,
@@ -42,6 +44,8 @@ static const gd_probe *const probes[] = {
     &gd_probe_mshr,
     &gd_probe_resv_stall,
     &gd_probe_store_path,
+    &gd_probe_dram_row,
+    &gd_probe_bandwidth,
 };
 
 const gd_probe *const *gd_probe_list(size_t *count)

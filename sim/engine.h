@@ -74,6 +74,8 @@ typedef struct sim_mem_access {
     uint8_t is_store;
     uint8_t bypass_l1;        /* ld.cg / ld.cv / volatile: cached in L2 only */
     uint8_t size;             /* bytes per lane */
+    uint8_t dst_more;         /* ld .v2/.v4: destination registers besides the first */
+    uint16_t dst_regs[3];     /* ... which they are */
     uint64_t addr[SIM_WARP_LANES];
 } sim_mem_access;
 

@@ -508,6 +508,43 @@ static uint8_t *resolve(sim_engine *e, sim_warp *w, const ptx_insn *in, uint64_t
     return p;
 }
 
+/* ld/st.global .v2/.v4: one access of the whole vector per lane (aligned to
+ * it, as PTX requires), its elements to or from the vector's registers; a
+ * load's further registers go to the access, for the scoreboard. */
+static int exec_vector(sim_engine *e, sim_warp *w, const ptx_insn *in, uint32_t mask,
+                       sim_mem_access *acc)
+{
+    uint64_t *regs = w->regs;
+    const ptx_operand *a = &in->src[0];
+    unsigned esize = in->size / in->vec, ebits = esize * 8;
+    int is_store = in->op == OP_ST, is_signed = ptx_type_is_signed((ptx_type)in->type);
+    if (!is_store) {
+        acc->dst_more = (uint8_t)(in->vec - 1);
+        for (unsigned v = 1; v < in->vec; v++)
+            acc->dst_regs[v - 1] = in->vregs[v];
+    }
+    FOR_LANES(mask, lane)
+    {
+        uint64_t addr = (a->reg != PTX_NO_REG ? regs[(size_t)a->reg * SIM_WARP_LANES + lane] : 0) +
+                        (uint64_t)a->imm;
+        acc->addr[lane] = addr;
+        uint8_t *p = resolve(e, w, in, addr);
+        if (!p)
+            return -1;
+        for (unsigned v = 0; v < in->vec; v++) {
+            uint64_t *r = &regs[(size_t)in->vregs[v] * SIM_WARP_LANES + lane];
+            if (is_store) {
+                memcpy(p + v * esize, r, esize); /* little-endian host, as the GPU */
+            } else {
+                uint64_t x = 0;
+                memcpy(&x, p + v * esize, esize);
+                *r = is_signed ? (uint64_t)sext_bits(x, ebits) : x;
+            }
+        }
+    }
+    return 0;
+}
+
 int sim_exec(sim_engine *e, sim_sm *sm, sim_warp *w, const ptx_insn *in, uint32_t mask,
              sim_mem_access *acc)
 {
@@ -604,6 +641,9 @@ int sim_exec(sim_engine *e, sim_sm *sm, sim_warp *w, const ptx_insn *in, uint32_
         acc->space = in->space;
         acc->is_store = (uint8_t)is_store;
         acc->size = in->size;
+        acc->dst_more = 0;
+        if (in->vec) /* ld/st.global .v2/.v4 (issue 12): element by element */
+            return exec_vector(e, w, in, mask, acc);
         FOR_LANES(mask, lane)
         {
             uint64_t addr = (a->reg != PTX_NO_REG ? regs[(size_t)a->reg * SIM_WARP_LANES + lane] : 0) +

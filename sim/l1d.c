@@ -69,6 +69,8 @@ static void load_complete_one(sim_engine *e, int32_t load_id, uint64_t cycle)
         sim_warp *w = ld->warp;
         if (ld->dst != PTX_NO_REG)
             w->reg_ready[ld->dst] = ld->done_cycle;
+        for (unsigned v = 0; v < ld->dst_more; v++)
+            w->reg_ready[ld->dst_regs[v]] = ld->done_cycle;
         w->pending_loads--;
         sim_engine_wake_at(e, ld->done_cycle);
         ld->next = ms->load_free;

@@ -268,6 +268,11 @@ void sim_lsu_issue(sim_engine *e, sim_sm *sm, sim_warp *w, const sim_mem_access 
         w->pending_loads++;
         if (dst != PTX_NO_REG)
             w->reg_ready[dst] = SIM_NEVER;
+        ld->dst_more = acc->dst_more;
+        for (unsigned v = 0; v < acc->dst_more; v++) {
+            ld->dst_regs[v] = acc->dst_regs[v];
+            w->reg_ready[acc->dst_regs[v]] = SIM_NEVER;
+        }
         e->stats.global_loads++;
     } else {
         e->stats.global_stores++;

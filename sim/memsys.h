@@ -50,6 +50,8 @@ typedef struct sim_request {   /* one coalesced access: an L1 line and its secto
 typedef struct sim_load {      /* one warp load instruction in flight */
     sim_warp *warp;
     uint16_t dst;
+    uint8_t dst_more;          /* a vector load's further registers (ld.v2/.v4) */
+    uint16_t dst_regs[3];
     uint32_t outstanding;
     uint64_t done_cycle;
     int32_t next;

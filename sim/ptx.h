@@ -78,7 +78,10 @@ typedef struct ptx_insn {
     uint16_t guard;    /* predicate register or PTX_NO_REG */
     uint8_t bits;      /* width of `type` */
     uint8_t sb_count;  /* registers the scoreboard checks before issue */
+    uint8_t vec;       /* ld/st.global .v2/.v4: elements (0: scalar); size is the whole vector */
     uint16_t sb_regs[6];
+    uint16_t vregs[4]; /* .v2/.v4: the vector's registers, in element order (dst.reg /
+                        * src[1].reg hold the first) */
     ptx_operand dst;
     ptx_operand src[3];
     uint32_t target;   /* bra: instruction index */

@@ -191,6 +191,8 @@ static int apply_modifiers(lexer *lx, int line, const char *full, const opcode_p
         else if (!strcmp(m, ".nc")) in->cache_op = CO_NC;
         else if (!strcmp(m, ".wb") || !strcmp(m, ".wt")) in->cache_op = CO_DEFAULT;
         else if (!strcmp(m, ".volatile")) in->volatile_ = 1;
+        else if ((in->op == OP_LD || in->op == OP_ST) && !strcmp(m, ".v2")) in->vec = 2;
+        else if ((in->op == OP_LD || in->op == OP_ST) && !strcmp(m, ".v4")) in->vec = 4;
         else if ((in->op == OP_MUL || in->op == OP_MAD) && !strcmp(m, ".lo")) in->mulmode = MM_LO;
         else if ((in->op == OP_MUL || in->op == OP_MAD) && !strcmp(m, ".hi")) in->mulmode = MM_HI;
         else if (!strcmp(m, ".eq")) in->cmp = CMP_EQ;
@@ -210,6 +212,32 @@ static int apply_modifiers(lexer *lx, int line, const char *full, const opcode_p
             return lex_fail(lx, line, "unsupported modifier '%s' in '%s'", m, full);
     }
     return types_seen;
+}
+
+/* A vector operand of ld/st .v2/.v4: {%a, %b[, %c, %d]}, registers only
+ * (issue 12: the bandwidth probe's vector loads and stores). */
+static int parse_vector(lexer *lx, kparse *kp, int line, const char *full, ptx_insn *in,
+                        ptx_operand *op)
+{
+    if (expect(lx, "{"))
+        return -1;
+    for (int e = 0; e < in->vec; e++) {
+        int r = lx->cur.kind == T_IDENT ? kparse_find_reg(kp, lx->cur.text) : -1;
+        if (r < 0)
+            return lex_fail(lx, line, "'%s': a vector element must be a declared register, "
+                                      "found '%s'",
+                            full, lx->cur.text);
+        in->vregs[e] = (uint16_t)r;
+        lex_next(lx);
+        if (e + 1 < in->vec && expect(lx, ","))
+            return -1;
+    }
+    if (expect(lx, "}"))
+        return -1;
+    memset(op, 0, sizeof *op);
+    op->kind = OK_REG;
+    op->reg = in->vregs[0];
+    return 0;
 }
 
 int ptx_parse_instruction(lexer *lx, kparse *kp)
@@ -300,7 +328,12 @@ int ptx_parse_instruction(lexer *lx, kparse *kp)
                             full);
         in->target = slot; /* label index; resolved at the end of the kernel */
     }
-    if (ndst) {
+    if (in->vec && in->space != SP_GLOBAL)
+        return lex_fail(lx, line, "'%s': vectors are in the subset for .global only", full);
+    if (ndst && in->vec) {
+        if (parse_vector(lx, kp, line, full, in, &in->dst) || expect(lx, ","))
+            return -1;
+    } else if (ndst) {
         ptx_type dt = op == OP_SETP ? PT_PRED : (ptx_type)in->type;
         if (parse_operand(lx, kp, dt, &in->dst, 0, NULL))
             return -1;
@@ -318,8 +351,12 @@ int ptx_parse_instruction(lexer *lx, kparse *kp)
             t = PT_PRED;
         if ((op == OP_SHL || op == OP_SHR) && i == 1)
             t = PT_U32;
-        if (parse_operand(lx, kp, t, &in->src[i], 0, NULL))
+        if (op == OP_ST && i == 1 && in->vec) {
+            if (parse_vector(lx, kp, line, full, in, &in->src[1]))
+                return -1;
+        } else if (parse_operand(lx, kp, t, &in->src[i], 0, NULL)) {
             return -1;
+        }
         if (i + 1 < nsrc && expect(lx, ","))
             return -1;
     }
@@ -331,15 +368,17 @@ int ptx_parse_instruction(lexer *lx, kparse *kp)
     if (op == OP_LD) {
         if (in->src[0].kind != OK_ADDR)
             return lex_fail(lx, line, "'%s': source must be an address [..]", full);
-        in->size = (uint8_t)(ptx_type_bits((ptx_type)in->type) / 8);
+        in->size = (uint8_t)(ptx_type_bits((ptx_type)in->type) / 8 * (in->vec ? in->vec : 1));
     }
     if (op == OP_ST) {
         if (in->src[0].kind != OK_ADDR)
             return lex_fail(lx, line, "'%s': destination must be an address [..]", full);
         if (in->space == SP_CONST || in->space == SP_PARAM)
             return lex_fail(lx, line, "'%s': cannot store to a read-only state space", full);
-        in->size = (uint8_t)(ptx_type_bits((ptx_type)in->type) / 8);
+        in->size = (uint8_t)(ptx_type_bits((ptx_type)in->type) / 8 * (in->vec ? in->vec : 1));
     }
+    if ((op == OP_LD || op == OP_ST) && in->size > 16)
+        return lex_fail(lx, line, "'%s': a vector of more than 16 bytes is not in the subset", full);
     if ((op == OP_LD || op == OP_ST) && in->size == 0)
         return lex_fail(lx, line, "'%s': bad access size", full);
     if (op == OP_LD && in->space == SP_LOCAL)
@@ -376,6 +415,9 @@ int ptx_parse_instruction(lexer *lx, kparse *kp)
             in->sb_regs[in->sb_count++] = in->src[i].reg;
     if (in->dst.kind == OK_REG)
         in->sb_regs[in->sb_count++] = in->dst.reg;
+    /* the other elements of a vector (guard + address + 4 registers fit) */
+    for (int e = 1; e < in->vec; e++)
+        in->sb_regs[in->sb_count++] = in->vregs[e];
 
     switch (op) {
     case OP_LD: case OP_ST: in->unit = UNIT_MEM; break;

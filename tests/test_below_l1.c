@@ -13,7 +13,14 @@
  *     counters say which, the model predicts both;
  *   - `characterize --suite below_l1` on sim:a100 and sim:h100 infers the near
  *     and far L2 latency, DRAM latency, both TLBs' coverage and latency and
- *     the page, each matching compare.json.
+ *     the page, the DRAM row-hit and row-switch latency and the row-hit span
+ *     (dram_row), each matching compare.json;
+ *   - the same run's streaming bandwidth (bandwidth probe): L1 read, L2 read,
+ *     write and copy, DRAM read within compare.json's tolerance of the
+ *     model's peak, and GB/s = bytes/cycle x the measured clock;
+ *   - dram_row on an arch without DRAM rows (sim:t4): "no row effect", one
+ *     latency, matching, never an error; on sim:a100 the two latencies differ
+ *     by tRP + tRCD exactly.
  */
 #include "tests/testing.h"
 #include "tests/results_json.h"
@@ -317,7 +324,12 @@ static void check_characterize(const char *name)
     static const char *const wanted[] = {"L2.latency_cycles", "L2FAR.latency_cycles",
                                          "DRAM.latency_cycles", "TLB1.size_bytes",
                                          "TLB1.latency_cycles", "TLB1.sector_bytes",
-                                         "TLB2.size_bytes", "TLB2.latency_cycles"};
+                                         "TLB2.size_bytes", "TLB2.latency_cycles",
+                                         "DRAM.row_hit_cycles", "DRAM.row_switch_cycles",
+                                         "DRAM.row_effect", "DRAM.row_hit_span_bytes",
+                                         "L1D.read_bytes_per_cycle", "L2.read_bytes_per_cycle",
+                                         "L2.write_bytes_per_cycle", "L2.copy_bytes_per_cycle",
+                                         "DRAM.read_bytes_per_cycle"};
     for (size_t w = 0; w < sizeof wanted / sizeof wanted[0]; w++) {
         size_t i;
         const json_t *p;
@@ -336,6 +348,85 @@ static void check_characterize(const char *name)
             fail_msg("%s: compare.json has no %s", name, wanted[w]);
     }
     json_decref(cmp);
+    gd_test_rmrf(dir);
+    free(dir);
+}
+
+/* One dram_row step on `name`: the DRAM object of inferred.json, and the
+ * verdict of each row in compare.json (which must all match). */
+static json_t *dram_row_run(const char *name, char **dir_out)
+{
+    char *dir = gd_test_tmpdir();
+    char suite[1200], run[1200], cmd[4096], out[8192];
+    snprintf(suite, sizeof suite, "%s/rows.suite", dir);
+    FILE *fp = fopen(suite, "w");
+    assert_non_null(fp);
+    fputs("dram-row dram_row --sweep 128:4KiB\n", fp);
+    fclose(fp);
+    snprintf(run, sizeof run, "%s/%s", dir, name);
+    snprintf(cmd, sizeof cmd, "%s characterize --device sim:%s --suite %s --out %s --quiet --no-plots",
+             gd_test_binary(), name, suite, run);
+    if (gd_test_run(cmd, out, sizeof out) != 0)
+        fail_msg("%s failed:\n%s", cmd, out);
+    json_t *cmp = gd_test_load_json(run, "compare.json");
+    size_t i, rows = 0;
+    const json_t *p;
+    json_array_foreach(json_object_get(cmp, "parameters"), i, p) {
+        const char *what = json_string_value(json_object_get(p, "parameter"));
+        if (strncmp(what, "DRAM.row", 8))
+            continue;
+        rows++;
+        if (strcmp(json_string_value(json_object_get(p, "verdict")), "match"))
+            fail_msg("%s: %s is not a match", name, what);
+    }
+    assert_true(rows >= 3);
+    json_decref(cmp);
+    json_t *inf = gd_test_load_json(run, "inferred.json");
+    json_t *row = NULL;
+    json_array_foreach(json_object_get(inf, "levels"), i, p)
+        if (!strcmp(json_string_value(json_object_get(p, "name")), "DRAM"))
+            row = json_incref(json_object_get(p, "row"));
+    json_decref(inf);
+    assert_non_null(row);
+    *dir_out = dir;
+    return row;
+}
+
+static void test_dram_row_flat(void **state)
+{
+    (void)state;
+    char *dir;
+    json_t *row = dram_row_run("t4", &dir);
+    gd_arch a;
+    gd_err err;
+    assert_int_equal(load_arch("t4", NULL, 0, &a, &err), 0);
+    assert_false(json_is_true(json_object_get(row, "row_effect")));
+    assert_true(json_is_null(json_object_get(row, "row_hit_span_bytes")));
+    double hit = json_number_value(json_object_get(row, "row_hit_cycles"));
+    double sw = json_number_value(json_object_get(row, "row_switch_cycles"));
+    assert_true(fabs(hit - a.level[GD_DRAM].latency_cycles) <= 1.0 && hit == sw);
+    json_decref(row);
+    gd_test_rmrf(dir);
+    free(dir);
+}
+
+static void test_dram_row_a100(void **state)
+{
+    (void)state;
+    char *dir;
+    json_t *row = dram_row_run("a100", &dir);
+    gd_arch a;
+    gd_err err;
+    assert_int_equal(load_arch("a100", NULL, 0, &a, &err), 0);
+    const gd_arch_dram *d = &a.level[GD_DRAM].dram;
+    assert_true(json_is_true(json_object_get(row, "row_effect")));
+    double hit = json_number_value(json_object_get(row, "row_hit_cycles"));
+    double sw = json_number_value(json_object_get(row, "row_switch_cycles"));
+    assert_true(fabs(hit - a.level[GD_DRAM].latency_cycles) <= 1.0);
+    assert_true(fabs(sw - hit - (d->t_rp + d->t_rcd)) <= 1.0);
+    assert_int_equal(json_integer_value(json_object_get(row, "row_hit_span_bytes")),
+                     d->interleave_bytes < d->row_bytes ? d->interleave_bytes : d->row_bytes);
+    json_decref(row);
     gd_test_rmrf(dir);
     free(dir);
 }
@@ -361,6 +452,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_a100_steps, setup_a100, teardown),
         cmocka_unit_test_setup_teardown(test_h100_steps, setup_h100, teardown),
         cmocka_unit_test_setup_teardown(test_dram_rows, setup_tiny_dram, teardown),
+        cmocka_unit_test(test_dram_row_flat),
+        cmocka_unit_test(test_dram_row_a100),
         cmocka_unit_test(test_characterize_a100),
         cmocka_unit_test(test_characterize_h100),
     };

@@ -1,0 +1,53 @@
+/* inferred_below_l1.h -- what the DRAM row and bandwidth probes infer (issue
+ * 12): the DRAM's row-hit and row-switch latency, and streaming bandwidth per
+ * level.  Held in gd_inference (analysis/infer.h) as `below`; written into the
+ * DRAM, L2 and L1D objects of inferred.json by inferred_below_l1_json.c:
+ *
+ *   "row": {"row_effect": true, "row_hit_cycles": 540, "row_switch_cycles": 580,
+ *           "row_hit_span_bytes": 256, "confidence": 1, "from": "dram-row"}
+ *   "bandwidth": {"read": {"bytes_per_cycle": 41.2, "clock_mhz": 1410,
+ *                          "gb_per_s": 58.1, "confidence": 1, "from": "bw-l2"}, ...}
+ */
+#ifndef GD_INFERRED_BELOW_L1_H
+#define GD_INFERRED_BELOW_L1_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+typedef enum gd_bw_kind { GD_BW_READ, GD_BW_WRITE, GD_BW_COPY, GD_BW_KIND_COUNT } gd_bw_kind;
+typedef enum gd_bw_level { GD_BW_L1D, GD_BW_L2, GD_BW_DRAM, GD_BW_LEVEL_COUNT } gd_bw_level;
+
+typedef struct gd_inferred_bandwidth {
+    int has;
+    double bytes_per_cycle;     /* whole chip, in SM cycles */
+    double clock_mhz;           /* the SM clock measured over the timed region (NAN: unknown) */
+    double gb_per_s;            /* bytes_per_cycle x clock_mhz / 1000 (NAN without a clock) */
+    double confidence;
+    char from[64];
+} gd_inferred_bandwidth;
+
+typedef struct gd_inferred_rows {
+    int has;
+    int row_effect;             /* 0: one latency at every distance (no rows seen) */
+    double row_hit_cycles;      /* a load whose bank has its row open */
+    double row_switch_cycles;   /* one whose bank holds another row */
+    uint64_t row_hit_span_bytes;/* the smallest distance past A's row (0: no step) */
+    double confidence;
+    char from[64];
+} gd_inferred_rows;
+
+typedef struct gd_inferred_below {
+    gd_inferred_rows rows;
+    gd_inferred_bandwidth bw[GD_BW_LEVEL_COUNT][GD_BW_KIND_COUNT];
+} gd_inferred_below;
+
+const char *gd_bw_kind_name(gd_bw_kind k);     /* "read", "write", "copy" */
+const char *gd_bw_level_name(gd_bw_level l);   /* "L1D", "L2", "DRAM" */
+
+/* Adds "row" (level DRAM) and "bandwidth" (L1D, L2, DRAM) to the level object
+ * `o` of inferred.json named `level`, where measured. */
+void gd_inferred_below_to_json(const gd_inferred_below *b, const char *level, json_t *o);
+/* Reads them back from the level object `o` named `level`. */
+void gd_inferred_below_from_json(gd_inferred_below *b, const char *level, const json_t *o);
+
+#endif

@@ -1,0 +1,115 @@
+/* inferred_below_l1_json.c -- the DRAM row and bandwidth figures of
+ * inferred.json (analysis/inferred_below_l1.h): written into the level
+ * objects infer.c builds, read back from them.  Absent where not measured. */
+#include "analysis/inferred_below_l1.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char *const kind_names[GD_BW_KIND_COUNT] = {"read", "write", "copy"};
+static const char *const level_names[GD_BW_LEVEL_COUNT] = {"L1D", "L2", "DRAM"};
+
+const char *gd_bw_kind_name(gd_bw_kind k)
+{
+    return k < GD_BW_KIND_COUNT ? kind_names[k] : "?";
+}
+
+const char *gd_bw_level_name(gd_bw_level l)
+{
+    return l < GD_BW_LEVEL_COUNT ? level_names[l] : "?";
+}
+
+static int level_index(const char *level)
+{
+    for (int i = 0; i < GD_BW_LEVEL_COUNT; i++)
+        if (!strcmp(level, level_names[i]))
+            return i;
+    return -1;
+}
+
+static json_t *num_or_null(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+static double get_num(const json_t *o, const char *key)
+{
+    const json_t *v = json_object_get(o, key);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static void get_from(const json_t *o, char *dst, size_t size)
+{
+    const char *s = json_string_value(json_object_get(o, "from"));
+    snprintf(dst, size, "%s", s ? s : "");
+}
+
+void gd_inferred_below_to_json(const gd_inferred_below *b, const char *level, json_t *o)
+{
+    if (!strcmp(level, "DRAM") && b->rows.has) {
+        const gd_inferred_rows *r = &b->rows;
+        json_t *j = json_object();
+        json_object_set_new(j, "row_effect", json_boolean(r->row_effect));
+        json_object_set_new(j, "row_hit_cycles", json_real(r->row_hit_cycles));
+        json_object_set_new(j, "row_switch_cycles", json_real(r->row_switch_cycles));
+        json_object_set_new(j, "row_hit_span_bytes",
+                            r->row_effect ? json_integer((json_int_t)r->row_hit_span_bytes)
+                                          : json_null());
+        json_object_set_new(j, "confidence", json_real(r->confidence));
+        json_object_set_new(j, "from", json_string(r->from));
+        json_object_set_new(o, "row", j);
+    }
+    int li = level_index(level);
+    if (li < 0)
+        return;
+    json_t *bw = NULL;
+    for (int k = 0; k < GD_BW_KIND_COUNT; k++) {
+        const gd_inferred_bandwidth *x = &b->bw[li][k];
+        if (!x->has)
+            continue;
+        if (!bw)
+            bw = json_object();
+        json_t *j = json_object();
+        json_object_set_new(j, "bytes_per_cycle", json_real(x->bytes_per_cycle));
+        json_object_set_new(j, "clock_mhz", num_or_null(x->clock_mhz));
+        json_object_set_new(j, "gb_per_s", num_or_null(x->gb_per_s));
+        json_object_set_new(j, "confidence", json_real(x->confidence));
+        json_object_set_new(j, "from", json_string(x->from));
+        json_object_set_new(bw, kind_names[k], j);
+    }
+    if (bw)
+        json_object_set_new(o, "bandwidth", bw);
+}
+
+void gd_inferred_below_from_json(gd_inferred_below *b, const char *level, const json_t *o)
+{
+    const json_t *row = json_object_get(o, "row");
+    if (!strcmp(level, "DRAM") && json_is_object(row)) {
+        gd_inferred_rows *r = &b->rows;
+        r->has = 1;
+        r->row_effect = json_is_true(json_object_get(row, "row_effect"));
+        r->row_hit_cycles = get_num(row, "row_hit_cycles");
+        r->row_switch_cycles = get_num(row, "row_switch_cycles");
+        double span = get_num(row, "row_hit_span_bytes");
+        r->row_hit_span_bytes = isfinite(span) && span > 0 && span < 0x1p62 ? (uint64_t)span : 0;
+        r->confidence = get_num(row, "confidence");
+        get_from(row, r->from, sizeof r->from);
+    }
+    int li = level_index(level);
+    const json_t *bw = json_object_get(o, "bandwidth");
+    if (li < 0 || !json_is_object(bw))
+        return;
+    for (int k = 0; k < GD_BW_KIND_COUNT; k++) {
+        const json_t *j = json_object_get(bw, kind_names[k]);
+        if (!json_is_object(j))
+            continue;
+        gd_inferred_bandwidth *x = &b->bw[li][k];
+        x->bytes_per_cycle = get_num(j, "bytes_per_cycle");
+        x->has = isfinite(x->bytes_per_cycle);
+        x->clock_mhz = get_num(j, "clock_mhz");
+        x->gb_per_s = get_num(j, "gb_per_s");
+        x->confidence = get_num(j, "confidence");
+        get_from(j, x->from, sizeof x->from);
+    }
+}

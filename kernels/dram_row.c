@@ -1,0 +1,301 @@
+/* dram_row.c -- a DRAM row hit against a row switch: the latency of a load
+ * whose bank already has its row open, and of one whose bank holds another.
+ *
+ * A DRAM bank keeps one row open in its row buffer; a read of that row is a
+ * column command alone (tCL), a read of another row first closes it and opens
+ * the new one (tRP + tRCD more: a "conflict" under the open-row policy GPUs
+ * use, a closed bank -- tRCD -- under a close-page policy).  The probe times
+ * pairs of loads that both miss the L2:
+ *
+ *   A   a line nobody has read since the L2 was evicted: it opens its row;
+ *   B   the line `d` bytes after A (the sweep value), read as soon as A is
+ *       back, timed alone (clock; ld B; B consumed; clock).
+ *
+ * While A and B share an interleave chunk of one channel (d below the
+ * interleave, A aligned to 4 KiB) B finds A's row open: a row hit.  Past it B
+ * lands in another channel or bank -- whose open row, after the eviction pass
+ * read twice the L2 through every bank, is some other one: a row switch.  So
+ * the curve is a low plateau up to the interleave (or the row, whichever is
+ * smaller) and a high one after, and the step is tRP + tRCD; a DRAM without
+ * rows is flat ("no row effect", analysis/infer_dram.c).  The address map is
+ * not needed -- nor known on a card, whose channel hash NVIDIA does not
+ * publish: the probe *infers* the row-hit span from where the step is.
+ *
+ * Every pair is on fresh lines (pair i at i x spacing, spacing at least twice
+ * d and 64 KiB), so that no B was brought into the L2 by anything before it;
+ * the kernel first reads the flush buffer (kernels/l2_flush.h) with ld.cg,
+ * which evicts what the host wrote and leaves every bank with a row open.
+ * Loads are ld.global.cg: the L1 is never in the way.  All 32 lanes of the one
+ * warp walk the same chain (their loads coalesce into one request); the warp
+ * is needed for the eviction pass, which reads a sector per lane.
+ *
+ * Pairs at most a page apart share the page of A, so B's translation hits the
+ * TLB; a pair that straddles a page boundary pays a TLB miss, which the median
+ * (the analysis reads it) ignores.  Samples: "cycles", one per pair, less the
+ * timer's calibration (the same bracket around the consuming store alone);
+ * the effective SM clock over the pairs.  Decode checks the walk: the chain
+ * ends where it began.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/l2_flush.h"
+#include "kernels/probe.h"
+#include "kernels/ptx_emit.h"
+#include "kernels/timer.h"
+
+#define DR_DEFAULT_PAIRS 256
+#define DR_MAX_PAIRS 1024
+#define DR_MIN_SPACING (64u << 10)
+#define DR_ALIGN 4096               /* A at a 4 KiB boundary: inside an interleave chunk */
+#define DR_CALIB 32
+#define DR_MAX_DISTANCE (64ull << 20)
+/* output: final position, region cycles, region ns, then calibration and samples */
+#define DR_OUT_HEADER 24
+#define DR_OUT_CALIB DR_OUT_HEADER
+#define DR_OUT_SAMPLES (DR_OUT_CALIB + DR_CALIB * 4)
+
+typedef struct dr_state {
+    uint32_t pairs;
+    uint64_t distance_bytes;
+    uint64_t spacing_bytes;
+    uint64_t flush_bytes;
+} dr_state;
+
+static char *dr_ptx(const gd_device_info *dev, const dr_state *st)
+{
+    gd_ptx p;
+    gd_ptx_init(&p);
+    gd_ptx_header(&p, dev->cc_major, dev->cc_minor, 63);
+    gd_ptx_printf(&p,
+        ".visible .entry gd_dram_row(\n"
+        "    .param .u64 gd_dr_chain,\n"
+        "    .param .u64 gd_dr_out,\n"
+        "    .param .u32 gd_dr_pairs,\n"
+        "    .param .u64 gd_dr_flush\n"
+        ")\n"
+        ".maxntid 32, 1, 1\n"
+        "{\n"
+        "    .reg .pred %%p<4>;\n"
+        "    .reg .b32 %%r<24>;\n"
+        "    .reg .b64 %%rd<24>;\n"
+        "    .shared .align 8 .b8 gd_sink[512];\n"
+        "    .shared .align 4 .b8 gd_dr_samples[%u];\n",
+        (DR_CALIB + st->pairs) * 4);
+    gd_l2_flush_decls(&p);
+    gd_ptx_printf(&p,
+        "\n"
+        "    ld.param.u64 %%rd1, [gd_dr_chain];\n"
+        "    ld.param.u64 %%rd2, [gd_dr_out];\n"
+        "    ld.param.u32 %%r1, [gd_dr_pairs];\n"
+        "    ld.param.u64 %%rd8, [gd_dr_flush];\n"
+        "    mov.u32 %%r3, %%tid.x;\n"
+        "    setp.eq.u32 %%p3, %%r3, 0;\n"
+        "    mov.u32 %%r12, gd_sink;\n"
+        "    shl.b32 %%r13, %%r3, 2;\n"
+        "    add.s32 %%r12, %%r12, %%r13;       // this lane's sink words\n"
+        "    mov.u32 %%r14, gd_dr_samples;\n");
+    gd_l2_flush_emit(&p, "%rd8", st->flush_bytes, "[%r12+256]");
+    /* the timer's calibration: the timed bracket without its load */
+    gd_ptx_printf(&p,
+        "    mov.u32 %%r5, 0;\n"
+        "$L_calib:\n"
+        "    .pragma \"nounroll\";\n"
+        "    mov.u64 %%rd10, %%clock64;\n"
+        "    st.shared.u32 [%%r12], %%r5;\n"
+        "    mov.u64 %%rd11, %%clock64;\n"
+        "    sub.s64 %%rd12, %%rd11, %%rd10;\n"
+        "    cvt.u32.u64 %%r6, %%rd12;\n"
+        "    shl.b32 %%r7, %%r5, 2;\n"
+        "    add.u32 %%r7, %%r14, %%r7;\n"
+        "    st.shared.u32 [%%r7], %%r6;\n"
+        "    add.u32 %%r5, %%r5, 1;\n"
+        "    setp.lt.u32 %%p1, %%r5, %d;\n"
+        "    @%%p1 bra $L_calib;\n",
+        DR_CALIB);
+    /* the pairs: A opens its row (untimed, consumed before the first clock
+     * read), B is timed; B's address is A's value, B's value the next A */
+    gd_ptx_printf(&p,
+        "    mov.u64 %%rd3, %%rd1;\n"
+        "    mov.u32 %%r5, 0;\n");
+    gd_timer_ptx_region_start(&p, "%rd20", "%rd21");
+    gd_ptx_printf(&p,
+        "$L_pair:\n"
+        "    .pragma \"nounroll\";\n"
+        "    ld.global.cg.u64 %%rd4, [%%rd3];    // A: opens its row\n"
+        "    st.shared.u32 [%%r12+128], %%rd4;   // A is back\n"
+        "    mov.u64 %%rd10, %%clock64;\n"
+        "    ld.global.cg.u64 %%rd5, [%%rd4];    // B, d bytes after A\n"
+        "    st.shared.u32 [%%r12], %%rd5;       // B consumed\n"
+        "    mov.u64 %%rd11, %%clock64;\n"
+        "    sub.s64 %%rd12, %%rd11, %%rd10;\n"
+        "    cvt.u32.u64 %%r6, %%rd12;\n"
+        "    add.u32 %%r7, %%r5, %d;\n"
+        "    shl.b32 %%r7, %%r7, 2;\n"
+        "    add.u32 %%r7, %%r14, %%r7;\n"
+        "    st.shared.u32 [%%r7], %%r6;\n"
+        "    mov.u64 %%rd3, %%rd5;\n"
+        "    add.u32 %%r5, %%r5, 1;\n"
+        "    setp.lt.u32 %%p1, %%r5, %%r1;\n"
+        "    @%%p1 bra $L_pair;\n",
+        DR_CALIB);
+    gd_timer_ptx_region_stop(&p, "%rd20", "%rd21", "%rd22");
+    /* lane 0 copies the header, the calibration and the samples out */
+    gd_ptx_printf(&p,
+        "    @!%%p3 bra $L_done;\n"
+        "    st.global.u64 [%%rd2], %%rd3;\n"
+        "    st.global.u64 [%%rd2+8], %%rd20;\n"
+        "    st.global.u64 [%%rd2+16], %%rd21;\n"
+        "    add.u32 %%r8, %%r1, %d;\n"
+        "    mov.u32 %%r5, 0;\n"
+        "$L_copy:\n"
+        "    .pragma \"nounroll\";\n"
+        "    shl.b32 %%r7, %%r5, 2;\n"
+        "    add.u32 %%r9, %%r14, %%r7;\n"
+        "    ld.shared.u32 %%r6, [%%r9];\n"
+        "    cvt.u64.u32 %%rd13, %%r7;\n"
+        "    add.s64 %%rd13, %%rd2, %%rd13;\n"
+        "    st.global.u32 [%%rd13+%d], %%r6;\n"
+        "    add.u32 %%r5, %%r5, 1;\n"
+        "    setp.lt.u32 %%p1, %%r5, %%r8;\n"
+        "    @%%p1 bra $L_copy;\n"
+        "$L_done:\n"
+        "    ret;\n"
+        "}\n",
+        DR_CALIB, DR_OUT_CALIB);
+    return gd_ptx_finish(&p);
+}
+
+static int dr_plan(const gd_probe_opts *opts, const gd_device_info *dev, uint64_t point,
+                   gd_probe_plan *out, gd_err *err)
+{
+    memset(out, 0, sizeof *out);
+    out->opts = *opts;
+    gd_probe_opts *o = &out->opts;
+    if (o->variant[0] && strcmp(o->variant, "cg"))
+        return gd_fail(err, "dram_row: unknown variant '%s' (it has only cg)", o->variant);
+    if (o->stride_bytes || o->footprint_bytes || o->random_order)
+        return gd_fail(err, "dram_row: --stride, --footprint and --pattern do not apply "
+                            "(the sweep value is the distance from A to B)");
+    snprintf(o->variant, sizeof o->variant, "cg");
+    if (!o->samples)
+        o->samples = DR_DEFAULT_PAIRS;
+    if (o->samples < 8 || o->samples > DR_MAX_PAIRS)
+        return gd_fail(err, "dram_row: --samples (pairs) must be 8..%d, got %u", DR_MAX_PAIRS,
+                       o->samples);
+    if (point < 32 || point % 32 || point > DR_MAX_DISTANCE)
+        return gd_fail(err, "dram_row: the distance must be a multiple of 32 bytes in "
+                            "32..%llu, got %llu",
+                       DR_MAX_DISTANCE, (unsigned long long)point);
+    dr_state *st = calloc(1, sizeof *st);
+    if (!st)
+        return gd_fail(err, "dram_row: out of memory");
+    st->pairs = o->samples;
+    st->distance_bytes = point;
+    uint64_t spacing = 2 * point;
+    if (spacing < DR_MIN_SPACING)
+        spacing = DR_MIN_SPACING;
+    st->spacing_bytes = (spacing + DR_ALIGN - 1) / DR_ALIGN * DR_ALIGN;
+    st->flush_bytes = gd_l2_flush_bytes(dev);
+    out->state = st;
+    out->point = point;
+    out->ptx = dr_ptx(dev, st);
+    if (!out->ptx) {
+        free(st);
+        out->state = NULL;
+        return gd_fail(err, "dram_row: out of memory");
+    }
+    snprintf(out->entry, sizeof out->entry, "gd_dram_row");
+    out->grid[0] = out->grid[1] = out->grid[2] = 1;
+    out->block[0] = 32;
+    out->block[1] = out->block[2] = 1;
+    out->buffers[0] = (gd_probe_buffer){.name = "chain",
+                                        .bytes = st->pairs * st->spacing_bytes + DR_ALIGN,
+                                        .host_fill = 1};
+    out->buffers[1] = (gd_probe_buffer){.name = "out",
+                                        .bytes = DR_OUT_SAMPLES + 4 * (size_t)st->pairs,
+                                        .copy_out = 1};
+    out->buffer_count = 2;
+    out->params[0] = (gd_probe_param){.kind = GD_PARAM_BUFFER, .buffer = 0};
+    out->params[1] = (gd_probe_param){.kind = GD_PARAM_BUFFER, .buffer = 1};
+    out->params[2] = (gd_probe_param){.kind = GD_PARAM_U32, .value = st->pairs};
+    out->param_count = 3;
+    gd_l2_flush_attach(out, st->flush_bytes);
+    out->dependent_accesses = 2 * (uint64_t)st->pairs;
+    return 0;
+}
+
+/* Offset of pair i's A in the chain buffer (absolute address 4 KiB-aligned). */
+static uint64_t dr_a_offset(const dr_state *st, gd_devptr base, uint32_t i)
+{
+    uint64_t pad = (DR_ALIGN - base % DR_ALIGN) % DR_ALIGN;
+    return pad + (uint64_t)i * st->spacing_bytes;
+}
+
+static int dr_fill(const gd_probe_plan *plan, unsigned index, const gd_devptr *addresses,
+                   void *host, gd_err *err)
+{
+    if (index != 0)
+        return gd_fail(err, "dram_row: no initial contents for buffer %u", index);
+    const dr_state *st = plan->state;
+    uint8_t *bytes = host;
+    gd_devptr base = addresses[0];
+    for (uint32_t i = 0; i < st->pairs; i++) {
+        uint64_t a = dr_a_offset(st, base, i);
+        uint64_t b = a + st->distance_bytes;
+        uint64_t next = dr_a_offset(st, base, (i + 1) % st->pairs);
+        uint64_t to_b = base + b, to_next = base + next;
+        memcpy(bytes + a, &to_b, 8);
+        memcpy(bytes + b, &to_next, 8);
+    }
+    return 0;
+}
+
+static int dr_decode(const gd_probe_plan *plan, const gd_devptr *addresses, void *const *host,
+                     gd_probe_result *out, gd_err *err)
+{
+    const dr_state *st = plan->state;
+    const uint8_t *buf = host[1];
+    uint64_t final_pos, cycles, ns;
+    memcpy(&final_pos, buf, 8);
+    memcpy(&cycles, buf + 8, 8);
+    memcpy(&ns, buf + 16, 8);
+    uint64_t start = addresses[0] + dr_a_offset(st, addresses[0], 0);
+    if (final_pos != start)
+        return gd_fail(err, "dram_row: the chain ended at 0x%llx, not at its start 0x%llx: "
+                            "the pairs were not all walked",
+                       (unsigned long long)final_pos, (unsigned long long)start);
+    double overhead = gd_timer_median_u32(buf + DR_OUT_CALIB, DR_CALIB);
+    gd_series *c = gd_probe_result_add(out, "cycles", st->pairs);
+    gd_series *t = gd_probe_result_add(out, "timer_overhead", 1);
+    if (!c || !t)
+        return gd_fail(err, "dram_row: out of memory");
+    for (uint32_t i = 0; i < st->pairs; i++) {
+        uint32_t d;
+        memcpy(&d, buf + DR_OUT_SAMPLES + 4 * (size_t)i, 4);
+        c->samples[i] = (double)d - overhead;
+    }
+    t->samples[0] = overhead;
+    if (gd_timer_add_clock_series(out, cycles, ns) != 0)
+        return gd_fail(err, "dram_row: out of memory");
+    return 0;
+}
+
+static const char *const dr_variants[] = {"cg", NULL};
+
+const gd_probe gd_probe_dram_row = {
+    .name = "dram_row",
+    .summary = "a load right after another d bytes before it, both L2 misses: DRAM row hit "
+               "(same row) vs row switch",
+    .sweep_name = "distance_bytes",
+    .value_unit = "cycles",
+    .default_stride_bytes = 0,
+    .sweep_granularity = 32,
+    .variants = dr_variants,
+    .example_point = 128,
+    .plan = dr_plan,
+    .fill = dr_fill,
+    .decode = dr_decode,
+    .release = gd_probe_free_state,
+};
