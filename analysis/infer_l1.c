@@ -9,10 +9,16 @@
  * kernels/pchase_fine.c).  LRU and FIFO are simulated on that sequence, lap
  * after lap from an empty set, and give a fixed hit/miss pattern per lap; the
  * measured trace ("recent_cycles", in order) is cut into laps, each access
- * called a hit when its latency is nearer the fastest accesses than the
- * slowest (two-means split).  Every lap equal to LRU's pattern -> LRU; to
- * FIFO's -> FIFO; laps that differ from each other, or from both -> random.
- * The confidence is the share of laps that agree with the verdict.
+ * called a hit below a two-means split of the latencies (made again without
+ * the upper group while that group is too small to be the misses: noise
+ * outliers of hundreds of cycles would otherwise be split from the rest).
+ * Noise flips single accesses, so the verdict is a vote: each access's
+ * majority over the laps gives the consensus lap; a consensus equal to LRU's
+ * pattern, with at least 90% of all (lap, access) cells agreeing -> LRU;
+ * likewise FIFO (the single re-reference of A0 before AW tells them apart:
+ * LRU renews A0 and evicts A1, FIFO evicts A0); otherwise random.  The
+ * confidence is the share of cells that follow the verdict's pattern (for
+ * random: the share that follows neither).
  *
  * mshr and resv_stall: completion times grow by a cycle or two per request
  * issued, and jump when a request must wait for a fill -- so these curves are
@@ -106,26 +112,14 @@ static void simulate_policy(int fifo, uint32_t ways, const uint32_t *seq, size_t
     free(stamp);
 }
 
-/* Two-means split of the samples: the threshold between the two groups. */
-static double two_means(const double *v, size_t n)
+/* Two-means split of the sorted samples s[0..n-1]: the index of the first
+ * sample of the upper group (n when all are equal). */
+static size_t two_means_split(const double *s, size_t n)
 {
-    double *s = malloc(n * sizeof *s);
-    if (!s)
-        return NAN;
-    memcpy(s, v, n * sizeof *s);
-    for (size_t i = 1; i < n; i++) {
-        double x = s[i];
-        size_t j = i;
-        while (j > 0 && s[j - 1] > x) {
-            s[j] = s[j - 1];
-            j--;
-        }
-        s[j] = x;
-    }
-    double best = -1, thr = (s[0] + s[n - 1]) / 2, total = 0;
+    double best = -1, total = 0, left = 0;
+    size_t at = n;
     for (size_t i = 0; i < n; i++)
         total += s[i];
-    double left = 0;
     for (size_t k = 1; k < n; k++) {
         left += s[k - 1];
         if (s[k] == s[k - 1])
@@ -134,12 +128,47 @@ static double two_means(const double *v, size_t n)
         double between = (double)k * (double)(n - k) * (ml - mr) * (ml - mr);
         if (between > best) {
             best = between;
-            thr = (s[k - 1] + s[k]) / 2;
+            at = k;
         }
     }
+    return at;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The latency that parts hits from misses.  A two-means split of the raw trace
+ * parts the rare outliers (hundreds of cycles of noise on 0.1-0.5% of the
+ * accesses) from everything else when the hits are a few percent of the trace
+ * (3 of 68 accesses a lap on a 64-way FIFO L1), so an upper group smaller than
+ * OUTLIER_SHARE of what is left is set aside as outliers and the split is
+ * made again: the lap's misses are never that rare (AW misses every lap). */
+#define OUTLIER_SHARE 0.02
+static double hit_threshold(const double *v, size_t n)
+{
+    double *s = malloc(n * sizeof *s);
+    if (!s)
+        return NAN;
+    memcpy(s, v, n * sizeof *s);
+    qsort(s, n, sizeof *s, cmp_double);
+    size_t m = n, at = n;
+    while (m > 1) {
+        at = two_means_split(s, m);
+        if (at >= m || (double)(m - at) >= OUTLIER_SHARE * (double)m)
+            break;
+        m = at; /* the upper group were outliers */
+    }
+    double thr = at < m ? (s[at - 1] + s[at]) / 2 : s[m - 1];
     free(s);
     return thr;
 }
+
+/* LRU or FIFO: the laps' consensus, access by access, is the policy's pattern
+ * and at least this share of all (lap, access) cells follow it */
+#define POLICY_AGREEMENT 0.9 /* cells that must follow LRU's or FIFO's pattern */
 
 int gd_infer_fine_policy(gd_inference *inf, const gd_curve *curve, gd_err *err)
 {
@@ -160,9 +189,9 @@ int gd_infer_fine_policy(gd_inference *inf, const gd_curve *curve, gd_err *err)
                        curve->label, r, n);
     uint32_t *seq = malloc(n * sizeof *seq);
     int *lru = malloc(n * sizeof *lru), *fifo = malloc(n * sizeof *fifo);
-    int *lap = malloc(n * sizeof *lap), *first = malloc(n * sizeof *first);
-    if (!seq || !lru || !fifo || !lap || !first) {
-        free(seq), free(lru), free(fifo), free(lap), free(first);
+    size_t *hits = calloc(n, sizeof *hits);
+    if (!seq || !lru || !fifo || !hits) {
+        free(seq), free(lru), free(fifo), free(hits);
         return gd_fail(err, "out of memory");
     }
     for (uint32_t i = 0; i < ways; i++)
@@ -173,40 +202,46 @@ int gd_infer_fine_policy(gd_inference *inf, const gd_curve *curve, gd_err *err)
     seq[ways + 3] = 1;
     simulate_policy(0, ways, seq, n, lru);
     simulate_policy(1, ways, seq, n, fifo);
-    double thr = two_means(trace, r);
+    double thr = hit_threshold(trace, r);
     /* trace[i] is the access at lap position (i + p0) mod n: the last access of
      * the timed laps is position n - 1 */
-    size_t p0 = (n - r % n) % n, laps = 0, as_lru = 0, as_fifo = 0, as_first = 0;
+    size_t p0 = (n - r % n) % n, laps = 0, cells_lru = 0, cells_fifo = 0;
     size_t i = (n - p0) % n; /* the first sample at position 0 */
-    for (; i + n <= r; i += n, laps++) {
-        for (size_t j = 0; j < n; j++)
-            lap[j] = trace[i + j] <= thr;
-        if (laps == 0)
-            memcpy(first, lap, n * sizeof *lap);
-        as_lru += !memcmp(lap, lru, n * sizeof *lap);
-        as_fifo += !memcmp(lap, fifo, n * sizeof *lap);
-        as_first += !memcmp(lap, first, n * sizeof *lap);
+    for (; i + n <= r; i += n, laps++)
+        for (size_t j = 0; j < n; j++) {
+            int hit = trace[i + j] <= thr;
+            hits[j] += (size_t)hit;
+            cells_lru += hit == lru[j];
+            cells_fifo += hit == fifo[j];
+        }
+    /* the consensus of the laps, access by access: noise (an outlier on a hit)
+     * flips single accesses, never the majority; a deterministic policy repeats
+     * its pattern lap after lap, random replacement does not */
+    int is_lru = 1, is_fifo = 1;
+    for (size_t j = 0; j < n; j++) {
+        int major = 2 * hits[j] > laps;
+        is_lru &= major == lru[j];
+        is_fifo &= major == fifo[j];
     }
+    double cells = (double)(laps * n), agree_lru = (double)cells_lru / cells,
+           agree_fifo = (double)cells_fifo / cells;
     gd_inferred_level *l = &inf->level[GD_INF_L1D];
     l->present = 1;
     l->has_replacement = 1;
     l->replacement_lru_or_fifo = 0;
-    if (as_lru == laps) {
+    if (is_lru && agree_lru >= POLICY_AGREEMENT) {
         l->replacement = GD_REPL_LRU;
-        l->replacement_confidence = 1.0;
-    } else if (as_fifo == laps) {
+        l->replacement_confidence = agree_lru;
+    } else if (is_fifo && agree_fifo >= POLICY_AGREEMENT) {
         l->replacement = GD_REPL_FIFO;
-        l->replacement_confidence = 1.0;
+        l->replacement_confidence = agree_fifo;
     } else {
-        /* random: the laps differ from each other (or follow neither policy) */
-        size_t best = as_lru > as_fifo ? as_lru : as_fifo;
+        /* random: the laps follow neither pattern, access by access */
         l->replacement = GD_REPL_RANDOM;
-        l->replacement_confidence = 1.0 - (double)(best > as_first ? best : as_first) / (double)laps;
-        if (as_first == laps)
-            l->replacement_confidence = 0.5; /* stable, yet neither LRU nor FIFO */
+        l->replacement_confidence = 1.0 - fmax(agree_lru, agree_fifo);
     }
     snprintf(l->replacement_from, sizeof l->replacement_from, "%s", curve->label);
-    free(seq), free(lru), free(fifo), free(lap), free(first);
+    free(seq), free(lru), free(fifo), free(hits);
     return 0;
 }
 
