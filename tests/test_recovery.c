@@ -21,7 +21,8 @@
  *     under noise (LRU and FIFO were called random), the one-set chase after
  *     an L1D size read a few lines late (it found no knee), the L1I knee where
  *     its lines are larger than the L0I's (the simulator's free prefetch), the
- *     L2 constant latency behind an 8 KiB L1C (the sharing victim stayed in it).
+ *     L2 constant latency behind an 8 KiB L1C (the sharing victim stayed in it),
+ *     constant levels whose latencies are close.
  */
 #include "tests/testing.h"
 #include "tests/results_json.h"
@@ -433,6 +434,40 @@ static void test_l2c_latency_behind_an_8k_l1c(void **state)
     }
 }
 
+/* Constant levels whose latencies are close: the stride sweep's levels were
+ * merged below 25% apart (an L1C at 32 cycles and an L1.5 at 40: seed 1000
+ * had no L1C line; an L1.5 at 98 and the L2 at 119: seed 2015 no L1.5 line,
+ * so no L1.5 scan and no L2C latency), and a scan whose L1.5 plateau held one
+ * point named the L2's plateau L1.5 (seed 2004: the L1.5 read 147 cycles, the
+ * L2C's, instead of 113). */
+static void test_close_constant_levels(void **state)
+{
+    (void)state;
+    static const char *const stride_only[] = {"const-stride", NULL};
+    gd_arch arch;
+    json_t *l = characterize_seed_steps(1000, stride_only, &arch, "L1C");
+    assert_int_equal(json_integer_value(json_object_get(l, "sector_bytes")), 64);
+    json_decref(l);
+    static const char *const scans[] = {"const-stride", "const-l1", "const-l15", NULL};
+    static const uint64_t seeds[] = {2015, 2004};
+    for (size_t k = 0; k < sizeof seeds / sizeof *seeds; k++) {
+        json_t *l2c = characterize_seed_steps(seeds[k], scans, &arch, "L2C");
+        double want = arch.level[GD_L2C].latency_cycles;
+        double got = json_number_value(json_object_get(l2c, "latency_cycles"));
+        if (fabs(got - want) > 2.0)
+            fail_msg("seed %llu: L2C latency %.1f, the arch's %.0f", (unsigned long long)seeds[k],
+                     got, want);
+        json_decref(l2c);
+        json_t *l15 = characterize_seed_steps(seeds[k], scans, &arch, "L15C");
+        want = arch.level[GD_L15C].latency_cycles;
+        got = json_number_value(json_object_get(l15, "latency_cycles"));
+        if (fabs(got - want) > 2.0)
+            fail_msg("seed %llu: L15C latency %.1f, the arch's %.0f", (unsigned long long)seeds[k],
+                     got, want);
+        json_decref(l15);
+    }
+}
+
 /* The parameters the fast subset asserts: every one on every generated GPU --
  * the README's list of what is inferred (recovered on every GPU of its sweep). */
 static const char *const GD_RECOVERY_ASSERTED[] = {
@@ -481,6 +516,7 @@ int main(void)
         cmocka_unit_test(test_l1_ways_after_a_late_size),
         cmocka_unit_test(test_l1i_knee_with_lines_larger_than_the_l0i),
         cmocka_unit_test(test_l2c_latency_behind_an_8k_l1c),
+        cmocka_unit_test(test_close_constant_levels),
         cmocka_unit_test(test_recovery),
     };
     /* GD_TEST_FILTER=test_l1* runs the quick known-miss tests alone */
