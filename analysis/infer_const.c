@@ -132,8 +132,12 @@ int gd_infer_const_seq(gd_inference *inf, const gd_curve *curve, const gd_segmen
         if (i < seg->knee_count) {
             if (line_ok && (!l->has_size || l->size_is_lower_bound))
                 gd_inferred_set_size(l, &seg->knees[i], curve->label);
-        } else if (line_ok && !l->has_size) {
-            /* still on this level at the largest footprint */
+        } else if (line_ok && !l->has_size && (!l->has_sector || stride >= l->sector_bytes)) {
+            /* still on this level at the largest footprint -- a bound only
+             * where every access would miss past it: a scan in steps smaller
+             * than the level's line misses once per line, and its median stays
+             * on the level (a 16 KiB L1.5 of 256-byte lines read ">= 32 KiB"
+             * from the 64-byte scan: seed 2004) */
             l->present = 1;
             l->has_size = 1;
             l->size_is_lower_bound = 1;

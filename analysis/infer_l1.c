@@ -3,15 +3,17 @@
  * it.
  *
  * pchase_fine ways: hits while the chain fits one set, misses from ways + 1 on:
- * the first knee is the associativity.
+ * the first knee is the associativity -- the last point before it whose mean is
+ * still on the hit plateau (random replacement misses only a few accesses a
+ * lap at ways + 1, which the median does not show).
  *
  * pchase_fine policy: the lap is A0..A(W-1), A0, AW, A0, A1 in one set (see
  * kernels/pchase_fine.c).  LRU and FIFO are simulated on that sequence, lap
  * after lap from an empty set, and give a fixed hit/miss pattern per lap; the
  * measured trace ("recent_cycles", in order) is cut into laps, each access
- * called a hit below a two-means split of the latencies (made again without
- * the upper group while that group is too small to be the misses: noise
- * outliers of hundreds of cycles would otherwise be split from the rest).
+ * called a hit when it is in the lowest cluster of latencies (below the first
+ * wide gap above the fastest access: misses may come from two levels, and
+ * noise outliers of hundreds of cycles are a cluster of their own).
  * Noise flips single accesses, so the verdict is a vote: each access's
  * majority over the laps gives the consensus lap; a consensus equal to LRU's
  * pattern, with at least 90% of all (lap, access) cells agreeing -> LRU;
@@ -55,6 +57,7 @@
 
 #define BLOCKED_SHARE 0.5     /* B's jump / A's jump that means "held up" */
 #define WINDOW_MARGIN_CYCLES 8.0 /* measured window minus a miss's MSHR hold, at most */
+#define MEAN_RISE_SE 4.0      /* l1-ways: a mean this many standard errors up has misses */
 
 int gd_infer_fine_ways(gd_inference *inf, const gd_curve *curve, const gd_segmentation *seg,
                        gd_err *err)
@@ -62,10 +65,35 @@ int gd_infer_fine_ways(gd_inference *inf, const gd_curve *curve, const gd_segmen
     if (seg->knee_count == 0)
         return gd_fail(err, "%s: no knee in the one-set chase: sweep past the associativity",
                        curve->label);
+    /* under random replacement a chain of ways + 1 lines misses only a few
+     * accesses a lap: the median stays on the hit plateau and the knee came a
+     * point late (128 ways read as 129: seeds 1006, 1010), while the mean has
+     * already risen.  Walk back from the knee while a point's mean lies
+     * significantly above the plateau's (its own standard error, noise
+     * outliers included, times MEAN_RISE_SE, and at least a cycle). */
+    const gd_plateau *p0 = &seg->plateaus[0];
+    size_t at = seg->knees[0].below;
+    double means[64];
+    size_t nm = 0;
+    for (size_t i = p0->first; i <= p0->last && i < at && nm < 64; i++) {
+        const gd_summary *m = gd_point_summary(&curve->points[i], "cycles");
+        if (m && m->count)
+            means[nm++] = m->mean;
+    }
+    double base = nm ? gd_median(means, nm) : NAN;
+    while (!isnan(base) && at > p0->first) {
+        const gd_summary *m = gd_point_summary(&curve->points[at], "cycles");
+        if (!m || m->count < 2)
+            break;
+        double se = m->stddev / sqrt((double)m->count);
+        if (m->mean - base <= fmax(MEAN_RISE_SE * se, 1.0))
+            break;
+        at--;
+    }
     gd_inferred_level *l = &inf->level[GD_INF_L1D];
     l->present = 1;
     l->has_ways = 1;
-    l->ways = (uint32_t)seg->knees[0].x_below;
+    l->ways = (uint32_t)curve->points[at].x;
     l->ways_confidence = seg->knees[0].confidence;
     snprintf(l->ways_from, sizeof l->ways_from, "%s", curve->label);
     return 0;
@@ -140,13 +168,17 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The latency that parts hits from misses.  A two-means split of the raw trace
- * parts the rare outliers (hundreds of cycles of noise on 0.1-0.5% of the
- * accesses) from everything else when the hits are a few percent of the trace
- * (3 of 68 accesses a lap on a 64-way FIFO L1), so an upper group smaller than
- * OUTLIER_SHARE of what is left is set aside as outliers and the split is
- * made again: the lap's misses are never that rare (AW misses every lap). */
-#define OUTLIER_SHARE 0.02
+/* The latency that parts hits from misses: the top of the lowest cluster of
+ * the trace -- the first gap in the sorted latencies wider than HIT_GAP_CYCLES
+ * and HIT_GAP_SHARE of the fastest access.  Hits are the fastest accesses
+ * (every lap of LRU and FIFO has one; noise only adds), and the misses need
+ * not be one cluster: a chain whose lines come partly from the L2 and partly
+ * from DRAM has two miss levels, and a two-means split parted the L2 misses
+ * from the DRAM ones (a noiseless FIFO L1 called random: seed 1011); noise
+ * outliers of hundreds of cycles on 0.1-0.5% of the accesses are split from
+ * the rest the same way.  Without such a gap, the two-means split. */
+#define HIT_GAP_CYCLES 8.0
+#define HIT_GAP_SHARE 0.2
 static double hit_threshold(const double *v, size_t n)
 {
     double *s = malloc(n * sizeof *s);
@@ -154,14 +186,14 @@ static double hit_threshold(const double *v, size_t n)
         return NAN;
     memcpy(s, v, n * sizeof *s);
     qsort(s, n, sizeof *s, cmp_double);
-    size_t m = n, at = n;
-    while (m > 1) {
-        at = two_means_split(s, m);
-        if (at >= m || (double)(m - at) >= OUTLIER_SHARE * (double)m)
-            break;
-        m = at; /* the upper group were outliers */
+    double gap = fmax(HIT_GAP_CYCLES, HIT_GAP_SHARE * s[0]), thr = NAN;
+    for (size_t i = 1; i < n && isnan(thr); i++)
+        if (s[i] - s[i - 1] > gap)
+            thr = (s[i - 1] + s[i]) / 2;
+    if (isnan(thr)) {
+        size_t at = two_means_split(s, n);
+        thr = at < n ? (s[at - 1] + s[at]) / 2 : s[n - 1];
     }
-    double thr = at < m ? (s[at - 1] + s[at]) / 2 : s[m - 1];
     free(s);
     return thr;
 }

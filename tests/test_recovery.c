@@ -19,7 +19,8 @@
  *   - the known misses, one generated seed each, on the steps involved only
  *     (full.suite's own lines after a short L1 chase): the L1D replacement
  *     under noise (LRU and FIFO were called random), the one-set chase after
- *     an L1D size read a few lines late (it found no knee), the L1I knee where
+ *     an L1D size read a few lines late (it found no knee) and under random
+ *     replacement (the knee a point late), the L1I knee where
  *     its lines are larger than the L0I's (the simulator's free prefetch), the
  *     L2 constant latency behind an 8 KiB L1C (the sharing victim stayed in it),
  *     constant levels whose latencies are close.
@@ -345,16 +346,19 @@ static json_t *characterize_seed_steps(uint64_t seed, const char *const *labels,
  * LRU or FIFO L1D was called random: a two-means split of the trace parted the
  * outliers from the rest, and one flipped access spoilt a whole lap.  Seeds:
  * 1013 (FIFO, 8 ways), 2011 (FIFO, 64 ways: 3 hits in 68 a lap), 2014 (LRU, 6
- * ways); and random stays random under the same noise (1001: 4 ways; 2015: 256). */
+ * ways); and random stays random under the same noise (1001: 4 ways; 2015: 256).
+ * Without noise, misses from two levels (L2 and DRAM) were split from each
+ * other, not from the hits: seed 1011 (FIFO, 16 ways) was called random. */
 static void test_l1_policy_under_noise(void **state)
 {
     (void)state;
     static const char *const steps[] = {"l1-ways", "l1-policy", NULL};
-    static const uint64_t seeds[] = {1013, 2011, 2014, 1001, 2015};
+    static const uint64_t seeds[] = {1013, 2011, 2014, 1001, 2015, 1011};
     for (size_t k = 0; k < sizeof seeds / sizeof *seeds; k++) {
         gd_arch arch;
         json_t *l = characterize_seed_steps(seeds[k], steps, &arch, "L1D");
-        assert_true(arch.noise.jitter_cycles > 0); /* the seeds are the noisy ones */
+        /* the seeds are the noisy ones, and one noiseless */
+        assert_true((arch.noise.jitter_cycles > 0) == (seeds[k] != 1011));
         const char *got = json_string_value(json_object_get(l, "replacement"));
         const char *want = gd_replacement_name(arch.level[GD_L1D].replacement);
         if (!got || strcmp(got, want))
@@ -380,6 +384,27 @@ static void test_l1_ways_after_a_late_size(void **state)
         assert_true(json_is_number(size));
         /* the case this guards: the size read late, not on the line */
         assert_true(json_number_value(size) > (double)arch.level[GD_L1D].size_bytes);
+        const json_t *ways = json_object_get(l, "ways");
+        if (!json_is_integer(ways) || json_integer_value(ways) != arch.level[GD_L1D].ways)
+            fail_msg("seed %llu: L1D ways %lld, the arch's %u", (unsigned long long)seeds[k],
+                     json_is_integer(ways) ? (long long)json_integer_value(ways) : -1LL,
+                     arch.level[GD_L1D].ways);
+        json_decref(l);
+    }
+}
+
+/* A randomly replacing 128-way L1D: a chain of 129 lines misses a few accesses
+ * a lap, the median stays on the hit plateau and the knee came one point late
+ * (ways read as 129: seeds 1006, 1010); the mean shows the misses. */
+static void test_l1_ways_random_replacement(void **state)
+{
+    (void)state;
+    static const char *const steps[] = {"l1-ways", NULL};
+    static const uint64_t seeds[] = {1006, 1010};
+    for (size_t k = 0; k < sizeof seeds / sizeof *seeds; k++) {
+        gd_arch arch;
+        json_t *l = characterize_seed_steps(seeds[k], steps, &arch, "L1D");
+        assert_int_equal(arch.level[GD_L1D].replacement, GD_REPL_RANDOM);
         const json_t *ways = json_object_get(l, "ways");
         if (!json_is_integer(ways) || json_integer_value(ways) != arch.level[GD_L1D].ways)
             fail_msg("seed %llu: L1D ways %lld, the arch's %u", (unsigned long long)seeds[k],
@@ -439,7 +464,7 @@ static void test_l2c_latency_behind_an_8k_l1c(void **state)
  * had no L1C line; an L1.5 at 98 and the L2 at 119: seed 2015 no L1.5 line,
  * so no L1.5 scan and no L2C latency), and a scan whose L1.5 plateau held one
  * point named the L2's plateau L1.5 (seed 2004: the L1.5 read 147 cycles, the
- * L2C's, instead of 113). */
+ * L2C's, instead of 113, and ">= 32 KiB" for 16 KiB). */
 static void test_close_constant_levels(void **state)
 {
     (void)state;
@@ -464,6 +489,14 @@ static void test_close_constant_levels(void **state)
         if (fabs(got - want) > 2.0)
             fail_msg("seed %llu: L15C latency %.1f, the arch's %.0f", (unsigned long long)seeds[k],
                      got, want);
+        /* no lower bound above the truth: the 64-byte scan of 256-byte lines
+         * misses once per line, and its median never leaves the L1.5 */
+        if (json_is_true(json_object_get(l15, "size_is_lower_bound")) &&
+            json_number_value(json_object_get(l15, "size_bytes")) >
+                (double)arch.level[GD_L15C].size_bytes)
+            fail_msg("seed %llu: L15C size >= %.0f, the arch's is %llu", (unsigned long long)seeds[k],
+                     json_number_value(json_object_get(l15, "size_bytes")),
+                     (unsigned long long)arch.level[GD_L15C].size_bytes);
         json_decref(l15);
     }
 }
@@ -514,6 +547,7 @@ int main(void)
         cmocka_unit_test(test_generator_is_valid_and_covers_the_space),
         cmocka_unit_test(test_l1_policy_under_noise),
         cmocka_unit_test(test_l1_ways_after_a_late_size),
+        cmocka_unit_test(test_l1_ways_random_replacement),
         cmocka_unit_test(test_l1i_knee_with_lines_larger_than_the_l0i),
         cmocka_unit_test(test_l2c_latency_behind_an_8k_l1c),
         cmocka_unit_test(test_close_constant_levels),
