@@ -235,6 +235,10 @@ int gd_infer_fine_policy(gd_inference *inf, const gd_curve *curve, gd_err *err)
     simulate_policy(0, ways, seq, n, lru);
     simulate_policy(1, ways, seq, n, fifo);
     double thr = hit_threshold(trace, r);
+    if (isnan(thr)) {
+        free(seq), free(lru), free(fifo), free(hits);
+        return gd_fail(err, "out of memory");
+    }
     /* trace[i] is the access at lap position (i + p0) mod n: the last access of
      * the timed laps is position n - 1 */
     size_t p0 = (n - r % n) % n, laps = 0, cells_lru = 0, cells_fifo = 0;
