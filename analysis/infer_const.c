@@ -36,7 +36,11 @@
 #include "analysis/run_load.h"
 
 #define RANDOM_HIT_FRACTION 0.02   /* L1-level accesses past 2x capacity: not LRU/FIFO */
-#define LEVEL_GAP 0.25             /* p05 levels closer than this fraction are one level */
+/* p05 levels closer than this fraction, or than LEVEL_GAP_CYCLES, are one level
+ * (0.25 merged an L1C at 32 cycles with an L1.5 at 40, and an L1.5 at 98 with
+ * the L2 at 119: generated seeds 1000, 2015; the noise moves a p05 by 1-2) */
+#define LEVEL_GAP 0.1
+#define LEVEL_GAP_CYCLES 4.0
 #define SHARED_MISS 0.5            /* victim miss rate that means "evicted by code" */
 #define SEPARATE_MISS 0.1          /* ... that means "untouched" */
 #define EVICTED_MISS 0.9           /* ... that means (nearly) every victim access left the L1.5 */
@@ -103,19 +107,37 @@ int gd_infer_const_seq(gd_inference *inf, const gd_curve *curve, const gd_segmen
         fabs(seg->plateaus[0].level - l15->latency_cycles) <
             fabs(seg->plateaus[0].level - l1->latency_cycles))
         first = 1;
-    for (size_t i = 0; i < np && first + i < 3; i++) {
-        gd_inferred_level *l = &inf->level[order[first + i]];
+    /* a plateau far above a level an earlier scan measured is a deeper level:
+     * a 16 KiB L1.5 behind a randomly replacing 8 KiB L1C holds one point of
+     * the 256-byte scan, no plateau, and the L2's plateau was named L1.5 (its
+     * latency overwritten with the L2's: seed 2004) */
+    size_t skip = 0;
+    for (size_t i = 0; i < np && first + skip + i < 3; i++) {
+        while (first + skip + i < 2) {
+            const gd_inferred_level *k = &inf->level[order[first + skip + i]];
+            double v = seg->plateaus[i].level;
+            if (!k->has_latency || v <= k->latency_cycles * (1 + LEVEL_GAP) ||
+                v <= k->latency_cycles + LEVEL_GAP_CYCLES)
+                break;
+            skip++;
+        }
+        size_t at = first + skip + i;
+        gd_inferred_level *l = &inf->level[order[at]];
         /* a level seen by several scans keeps its longest, surest plateau */
         if (!l->has_latency || seg->plateaus[i].confidence > l->latency_confidence)
             gd_inferred_set_latency(l, &seg->plateaus[i], curve->label);
-        if (first + i == 2)
+        if (at == 2)
             continue; /* the L2's capacity is not a constant-cache figure */
         int line_ok = !l->has_sector || stride <= l->sector_bytes;
         if (i < seg->knee_count) {
             if (line_ok && (!l->has_size || l->size_is_lower_bound))
                 gd_inferred_set_size(l, &seg->knees[i], curve->label);
-        } else if (line_ok && !l->has_size) {
-            /* still on this level at the largest footprint */
+        } else if (line_ok && !l->has_size && (!l->has_sector || stride >= l->sector_bytes)) {
+            /* still on this level at the largest footprint -- a bound only
+             * where every access would miss past it: a scan in steps smaller
+             * than the level's line misses once per line, and its median stays
+             * on the level (a 16 KiB L1.5 of 256-byte lines read ">= 32 KiB"
+             * from the 64-byte scan: seed 2004) */
             l->present = 1;
             l->has_size = 1;
             l->size_is_lower_bound = 1;
@@ -142,7 +164,8 @@ int gd_infer_const_stride(gd_inference *inf, const gd_curve *curve, gd_err *err)
         if (!s || !s->count)
             continue;
         double v = s->p05;
-        if (nl == 0 || v > levels[nl - 1] * (1 + LEVEL_GAP)) {
+        if (nl == 0 ||
+            (v > levels[nl - 1] * (1 + LEVEL_GAP) && v > levels[nl - 1] + LEVEL_GAP_CYCLES)) {
             if (nl == 8)
                 break;
             levels[nl] = v;

@@ -3,16 +3,24 @@
  * it.
  *
  * pchase_fine ways: hits while the chain fits one set, misses from ways + 1 on:
- * the first knee is the associativity.
+ * the first knee is the associativity -- the last point before it whose mean is
+ * still on the hit plateau (random replacement misses only a few accesses a
+ * lap at ways + 1, which the median does not show).
  *
  * pchase_fine policy: the lap is A0..A(W-1), A0, AW, A0, A1 in one set (see
  * kernels/pchase_fine.c).  LRU and FIFO are simulated on that sequence, lap
  * after lap from an empty set, and give a fixed hit/miss pattern per lap; the
  * measured trace ("recent_cycles", in order) is cut into laps, each access
- * called a hit when its latency is nearer the fastest accesses than the
- * slowest (two-means split).  Every lap equal to LRU's pattern -> LRU; to
- * FIFO's -> FIFO; laps that differ from each other, or from both -> random.
- * The confidence is the share of laps that agree with the verdict.
+ * called a hit when it is in the lowest cluster of latencies (below the first
+ * wide gap above the fastest access: misses may come from two levels, and
+ * noise outliers of hundreds of cycles are a cluster of their own).
+ * Noise flips single accesses, so the verdict is a vote: each access's
+ * majority over the laps gives the consensus lap; a consensus equal to LRU's
+ * pattern, with at least 90% of all (lap, access) cells agreeing -> LRU;
+ * likewise FIFO (the single re-reference of A0 before AW tells them apart:
+ * LRU renews A0 and evicts A1, FIFO evicts A0); otherwise random.  The
+ * confidence is the share of cells that follow the verdict's pattern (for
+ * random: the share that follows neither).
  *
  * mshr and resv_stall: completion times grow by a cycle or two per request
  * issued, and jump when a request must wait for a fill -- so these curves are
@@ -66,6 +74,7 @@
  * this much for the jump to tell them apart: two medians' worth of the few
  * cycles a card's timer and issue jitter move one (sim: 0) */
 #define HOL_MIN_SEPARATION_CYCLES 16.0
+#define MEAN_RISE_SE 4.0      /* l1-ways: a mean this many standard errors up has misses */
 
 int gd_infer_fine_ways(gd_inference *inf, const gd_curve *curve, const gd_segmentation *seg,
                        gd_err *err)
@@ -73,10 +82,35 @@ int gd_infer_fine_ways(gd_inference *inf, const gd_curve *curve, const gd_segmen
     if (seg->knee_count == 0)
         return gd_fail(err, "%s: no knee in the one-set chase: sweep past the associativity",
                        curve->label);
+    /* under random replacement a chain of ways + 1 lines misses only a few
+     * accesses a lap: the median stays on the hit plateau and the knee came a
+     * point late (128 ways read as 129: seeds 1006, 1010), while the mean has
+     * already risen.  Walk back from the knee while a point's mean lies
+     * significantly above the plateau's (its own standard error, noise
+     * outliers included, times MEAN_RISE_SE, and at least a cycle). */
+    const gd_plateau *p0 = &seg->plateaus[0];
+    size_t at = seg->knees[0].below;
+    double means[64];
+    size_t nm = 0;
+    for (size_t i = p0->first; i <= p0->last && i < at && nm < 64; i++) {
+        const gd_summary *m = gd_point_summary(&curve->points[i], "cycles");
+        if (m && m->count)
+            means[nm++] = m->mean;
+    }
+    double base = nm ? gd_median(means, nm) : NAN;
+    while (!isnan(base) && at > p0->first) {
+        const gd_summary *m = gd_point_summary(&curve->points[at], "cycles");
+        if (!m || m->count < 2)
+            break;
+        double se = m->stddev / sqrt((double)m->count);
+        if (m->mean - base <= fmax(MEAN_RISE_SE * se, 1.0))
+            break;
+        at--;
+    }
     gd_inferred_level *l = &inf->level[GD_INF_L1D];
     l->present = 1;
     l->has_ways = 1;
-    l->ways = (uint32_t)seg->knees[0].x_below;
+    l->ways = (uint32_t)curve->points[at].x;
     l->ways_confidence = seg->knees[0].confidence;
     snprintf(l->ways_from, sizeof l->ways_from, "%s", curve->label);
     return 0;
@@ -123,26 +157,14 @@ static void simulate_policy(int fifo, uint32_t ways, const uint32_t *seq, size_t
     free(stamp);
 }
 
-/* Two-means split of the samples: the threshold between the two groups. */
-static double two_means(const double *v, size_t n)
+/* Two-means split of the sorted samples s[0..n-1]: the index of the first
+ * sample of the upper group (n when all are equal). */
+static size_t two_means_split(const double *s, size_t n)
 {
-    double *s = malloc(n * sizeof *s);
-    if (!s)
-        return NAN;
-    memcpy(s, v, n * sizeof *s);
-    for (size_t i = 1; i < n; i++) {
-        double x = s[i];
-        size_t j = i;
-        while (j > 0 && s[j - 1] > x) {
-            s[j] = s[j - 1];
-            j--;
-        }
-        s[j] = x;
-    }
-    double best = -1, thr = (s[0] + s[n - 1]) / 2, total = 0;
+    double best = -1, total = 0, left = 0;
+    size_t at = n;
     for (size_t i = 0; i < n; i++)
         total += s[i];
-    double left = 0;
     for (size_t k = 1; k < n; k++) {
         left += s[k - 1];
         if (s[k] == s[k - 1])
@@ -151,12 +173,51 @@ static double two_means(const double *v, size_t n)
         double between = (double)k * (double)(n - k) * (ml - mr) * (ml - mr);
         if (between > best) {
             best = between;
-            thr = (s[k - 1] + s[k]) / 2;
+            at = k;
         }
+    }
+    return at;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The latency that parts hits from misses: the top of the lowest cluster of
+ * the trace -- the first gap in the sorted latencies wider than HIT_GAP_CYCLES
+ * and HIT_GAP_SHARE of the fastest access.  Hits are the fastest accesses
+ * (every lap of LRU and FIFO has one; noise only adds), and the misses need
+ * not be one cluster: a chain whose lines come partly from the L2 and partly
+ * from DRAM has two miss levels, and a two-means split parted the L2 misses
+ * from the DRAM ones (a noiseless FIFO L1 called random: seed 1011); noise
+ * outliers of hundreds of cycles on 0.1-0.5% of the accesses are split from
+ * the rest the same way.  Without such a gap, the two-means split. */
+#define HIT_GAP_CYCLES 8.0
+#define HIT_GAP_SHARE 0.2
+static double hit_threshold(const double *v, size_t n)
+{
+    double *s = malloc(n * sizeof *s);
+    if (!s)
+        return NAN;
+    memcpy(s, v, n * sizeof *s);
+    qsort(s, n, sizeof *s, cmp_double);
+    double gap = fmax(HIT_GAP_CYCLES, HIT_GAP_SHARE * s[0]), thr = NAN;
+    for (size_t i = 1; i < n && isnan(thr); i++)
+        if (s[i] - s[i - 1] > gap)
+            thr = (s[i - 1] + s[i]) / 2;
+    if (isnan(thr)) {
+        size_t at = two_means_split(s, n);
+        thr = at < n ? (s[at - 1] + s[at]) / 2 : s[n - 1];
     }
     free(s);
     return thr;
 }
+
+/* LRU or FIFO: the laps' consensus, access by access, is the policy's pattern
+ * and at least this share of all (lap, access) cells follow it */
+#define POLICY_AGREEMENT 0.9 /* cells that must follow LRU's or FIFO's pattern */
 
 int gd_infer_fine_policy(gd_inference *inf, const gd_curve *curve, gd_err *err)
 {
@@ -177,9 +238,9 @@ int gd_infer_fine_policy(gd_inference *inf, const gd_curve *curve, gd_err *err)
                        curve->label, r, n);
     uint32_t *seq = malloc(n * sizeof *seq);
     int *lru = malloc(n * sizeof *lru), *fifo = malloc(n * sizeof *fifo);
-    int *lap = malloc(n * sizeof *lap), *first = malloc(n * sizeof *first);
-    if (!seq || !lru || !fifo || !lap || !first) {
-        free(seq), free(lru), free(fifo), free(lap), free(first);
+    size_t *hits = calloc(n, sizeof *hits);
+    if (!seq || !lru || !fifo || !hits) {
+        free(seq), free(lru), free(fifo), free(hits);
         return gd_fail(err, "out of memory");
     }
     for (uint32_t i = 0; i < ways; i++)
@@ -190,40 +251,50 @@ int gd_infer_fine_policy(gd_inference *inf, const gd_curve *curve, gd_err *err)
     seq[ways + 3] = 1;
     simulate_policy(0, ways, seq, n, lru);
     simulate_policy(1, ways, seq, n, fifo);
-    double thr = two_means(trace, r);
+    double thr = hit_threshold(trace, r);
+    if (isnan(thr)) {
+        free(seq), free(lru), free(fifo), free(hits);
+        return gd_fail(err, "out of memory");
+    }
     /* trace[i] is the access at lap position (i + p0) mod n: the last access of
      * the timed laps is position n - 1 */
-    size_t p0 = (n - r % n) % n, laps = 0, as_lru = 0, as_fifo = 0, as_first = 0;
+    size_t p0 = (n - r % n) % n, laps = 0, cells_lru = 0, cells_fifo = 0;
     size_t i = (n - p0) % n; /* the first sample at position 0 */
-    for (; i + n <= r; i += n, laps++) {
-        for (size_t j = 0; j < n; j++)
-            lap[j] = trace[i + j] <= thr;
-        if (laps == 0)
-            memcpy(first, lap, n * sizeof *lap);
-        as_lru += !memcmp(lap, lru, n * sizeof *lap);
-        as_fifo += !memcmp(lap, fifo, n * sizeof *lap);
-        as_first += !memcmp(lap, first, n * sizeof *lap);
+    for (; i + n <= r; i += n, laps++)
+        for (size_t j = 0; j < n; j++) {
+            int hit = trace[i + j] <= thr;
+            hits[j] += (size_t)hit;
+            cells_lru += hit == lru[j];
+            cells_fifo += hit == fifo[j];
+        }
+    /* the consensus of the laps, access by access: noise (an outlier on a hit)
+     * flips single accesses, never the majority; a deterministic policy repeats
+     * its pattern lap after lap, random replacement does not */
+    int is_lru = 1, is_fifo = 1;
+    for (size_t j = 0; j < n; j++) {
+        int major = 2 * hits[j] > laps;
+        is_lru &= major == lru[j];
+        is_fifo &= major == fifo[j];
     }
+    double cells = (double)(laps * n), agree_lru = (double)cells_lru / cells,
+           agree_fifo = (double)cells_fifo / cells;
     gd_inferred_level *l = &inf->level[GD_INF_L1D];
     l->present = 1;
     l->has_replacement = 1;
     l->replacement_lru_or_fifo = 0;
-    if (as_lru == laps) {
+    if (is_lru && agree_lru >= POLICY_AGREEMENT) {
         l->replacement = GD_REPL_LRU;
-        l->replacement_confidence = 1.0;
-    } else if (as_fifo == laps) {
+        l->replacement_confidence = agree_lru;
+    } else if (is_fifo && agree_fifo >= POLICY_AGREEMENT) {
         l->replacement = GD_REPL_FIFO;
-        l->replacement_confidence = 1.0;
+        l->replacement_confidence = agree_fifo;
     } else {
-        /* random: the laps differ from each other (or follow neither policy) */
-        size_t best = as_lru > as_fifo ? as_lru : as_fifo;
+        /* random: the laps follow neither pattern, access by access */
         l->replacement = GD_REPL_RANDOM;
-        l->replacement_confidence = 1.0 - (double)(best > as_first ? best : as_first) / (double)laps;
-        if (as_first == laps)
-            l->replacement_confidence = 0.5; /* stable, yet neither LRU nor FIFO */
+        l->replacement_confidence = 1.0 - fmax(agree_lru, agree_fifo);
     }
     snprintf(l->replacement_from, sizeof l->replacement_from, "%s", curve->label);
-    free(seq), free(lru), free(fifo), free(lap), free(first);
+    free(seq), free(lru), free(fifo), free(hits);
     return 0;
 }
 

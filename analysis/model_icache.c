@@ -12,7 +12,9 @@
  * below that holds the line -- one the loop fits, or one that the previous
  * demand's lookups (its line and the prefetched ones, installed at every level on
  * the way) just brought in, because the lines below can be larger (T4: 128-B L0I
- * lines, 256-B L1I lines) -- else the L2 ([L2C] latency).  The model walks one
+ * lines, 256-B L1I lines) -- else the L2 ([L2C] latency); the prefetched lines
+ * arrive with it, so the miss waits for the slowest of its lines' lookups (as
+ * sim/fetch.c: a prefetch is no free fill of the levels below).  The model walks one
  * steady-state pass of the loop's lines this way and adds the waits to one cycle
  * per instruction.
  *
@@ -95,14 +97,25 @@ static double icache_cpi(const gd_arch *arch, const gd_probe_opts *opts, uint64_
             uint64_t abs_line = (uint64_t)pass * lines + i; /* the order of the walk */
             if (have_group && abs_line <= prefetched_to && i != 0)
                 continue; /* brought in with the last miss */
-            double lat = l2;
+            /* the demand line and its prefetches arrive together: the wait is
+             * the slowest of their lookups (a prefetched line is in a level
+             * below if the level holds the loop, the last group brought it, or
+             * this group's earlier lines share its line there) */
+            double lat = 0;
             uint64_t addr = i * line0;
-            for (size_t j = 1; j < n; j++) {
-                uint64_t lj = addr / lv[j]->line_bytes;
-                if (fits[j] || (have_group && lj >= lo[j] && lj <= hi[j])) {
-                    lat = lv[j]->latency_cycles;
-                    break;
+            for (uint32_t k = 0; k <= prefetch; k++) {
+                uint64_t a_k = addr + (uint64_t)k * line0;
+                double lat_k = l2;
+                for (size_t j = 1; j < n; j++) {
+                    uint64_t lj = a_k / lv[j]->line_bytes;
+                    if (fits[j] || (have_group && lj >= lo[j] && lj <= hi[j]) ||
+                        (k > 0 && lj <= (a_k - line0) / lv[j]->line_bytes)) {
+                        lat_k = lv[j]->latency_cycles;
+                        break;
+                    }
                 }
+                if (lat_k > lat)
+                    lat = lat_k;
             }
             if (pass == 1)
                 wait += lat;

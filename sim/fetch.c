@@ -13,7 +13,9 @@
  *     that had it ([L2C] latency for the L2, the constant/instruction path's
  *     view of it; DRAM latency plus the same extra beyond the L2 on a miss);
  *     the line is installed on the way up, together with the next `prefetch`
- *     lines (a sequential prefetcher: they arrive with the demand line), so
+ *     lines (a sequential prefetcher: they arrive with the demand line, and
+ *     the warp waits for the slowest of them -- a prefetch is no free fill of
+ *     a level whose lines are larger than the first level's), so
  *     straight-line code misses once per (prefetch + 1) lines.
  *
  * Cache instances follow each level's `scope`: one per sub-partition, per SM or
@@ -204,12 +206,21 @@ uint64_t sim_fetch(sim_engine *e, sim_sm *sm, sim_warp *w, uint32_t pc, uint64_t
     uint64_t latency = sim_path_lookup(e, icache_levels, ICACHE_LEVELS, start, sm->id,
                                        w->subpartition, addr, c0->line_bytes, cycle,
                                        e->stats.ifetch_hits, e->stats.ifetch_misses);
-    /* the sequential prefetcher: the next lines arrive with this one */
+    /* the sequential prefetcher: the next lines arrive with this one, so the
+     * fetch completes when the slowest of them has arrived.  (A prefetch that
+     * cost nothing was a free fill of every level below: with 256-byte L1I
+     * lines under 128-byte L0I lines, the prefetch of line k + 1 brought the
+     * L1I line holding the next demand line k + 2 at no cost, and the L1I
+     * never missed however large the code -- no L1I knee up to 512 KiB.) */
     for (uint32_t k = 1; k <= first->prefetch; k++) {
         uint64_t next = addr + (uint64_t)k * c0->line_bytes;
-        if (!sim_cache_find(c0, sim_cache_line_of(c0, next)))
-            sim_path_lookup(e, icache_levels, ICACHE_LEVELS, start, sm->id, w->subpartition, next,
-                            c0->line_bytes, cycle, e->stats.ifetch_hits, e->stats.ifetch_misses);
+        if (!sim_cache_find(c0, sim_cache_line_of(c0, next))) {
+            uint64_t t = sim_path_lookup(e, icache_levels, ICACHE_LEVELS, start, sm->id,
+                                         w->subpartition, next, c0->line_bytes, cycle,
+                                         e->stats.ifetch_hits, e->stats.ifetch_misses);
+            if (t > latency)
+                latency = t;
+        }
     }
     return cycle + latency;
 }
