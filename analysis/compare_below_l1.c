@@ -26,9 +26,10 @@
 
 /* Bandwidth: the model is a peak (analysis/model_bandwidth.c); a streaming
  * measurement within this share of it matches.  Cards reach 70-95% of their
- * peak, the simulator 65-105%: 35% keeps both and still tells DRAM from the
- * L2 (8x apart on A100) or a count off by a factor of two. */
-#define GD_BW_TOLERANCE_SHARE 0.35
+ * peak, the simulator 60-105% (sim:v100's L2 copy: 60%, its reads and writes
+ * sharing each SM's miss queue, which the peak leaves out): 45% keeps both and
+ * still tells a count off by a factor of two. */
+#define GD_BW_TOLERANCE_SHARE 0.45
 
 static void compare_bandwidth(json_t *params, gd_compare_counts *c, const gd_arch *arch,
                               const gd_inferred_below *b)
