@@ -259,7 +259,8 @@ static void free_store(gd_checkpoint *cp)
  * from a point measured twice, and both are that point). */
 static int finish_store(gd_checkpoint *cp)
 {
-    qsort(cp->stored, cp->stored_count, sizeof *cp->stored, cmp_point_x);
+    if (cp->stored_count) /* qsort of a NULL array is undefined, even of 0 elements */
+        qsort(cp->stored, cp->stored_count, sizeof *cp->stored, cmp_point_x);
     size_t kept = 0;
     for (size_t i = 0; i < cp->stored_count; i++) {
         if (kept && cp->stored[i].x == cp->stored[kept - 1].x)

@@ -5,7 +5,8 @@
  * per distinct PTX text), launches, copies back, hands the buffers to the
  * probe's decoder and summarizes the samples.  Each finished point is written
  * to results/RUN/<label>.csv at once (atomically), so an interrupted sweep keeps
- * every point it finished.
+ * every point it finished -- and, in `characterize`, appended whole to the
+ * step's checkpoint (host/checkpoint.h), from which --resume takes it back.
  */
 #ifndef GD_RUNNER_H
 #define GD_RUNNER_H

@@ -20,6 +20,14 @@
  * device with an LSU trace hook (the trace lives in the device), and on demand,
  * to reproduce runs made before points were independent.
  *
+ * Checkpoints (host/checkpoint.h): a worker's point is appended to the step's
+ * checkpoint as soon as the worker is reaped, not when its turn to enter the
+ * curve comes, so an interruption keeps every point that finished, in
+ * whatever order.  On --resume a point the checkpoint has is not forked at
+ * all: it enters the curve at its turn from the checkpoint; a point that runs
+ * on the parent's device is simulated again (gd_runner_measure_rebuilding) so
+ * the workers after it fork from the state they forked from before.
+ *
  * What a child sends: its exit status and error, the point (x, the clock
  * column, each series' name and samples -- the summaries are recomputed from
  * them, as gd_summarize is deterministic -- and the counter deltas), the
