@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define RECORD_MAGIC 0x50434447u /* "GDCP" */
@@ -282,6 +283,11 @@ static int load_records(gd_checkpoint *cp, gd_err *err)
     size_t cap = 0, whole_bytes = 0, file_bytes = 0;
     unsigned char *payload = NULL;
     int rc = 0;
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0) {
+        fclose(f);
+        return gd_fail(err, "%s: %s", cp->path, strerror(errno));
+    }
     for (;;) {
         unsigned char header[HEADER_BYTES];
         size_t got = fread(header, 1, sizeof header, f);
@@ -293,7 +299,9 @@ static int load_records(gd_checkpoint *cp, gd_err *err)
         memcpy(&magic, header, 4);
         memcpy(&bytes, header + 8, 8);
         memcpy(&hash, header + 16, 8);
-        if (magic != RECORD_MAGIC || bytes > MAX_PAYLOAD_BYTES)
+        /* a length past the end of the file: torn, and never allocated */
+        if (magic != RECORD_MAGIC || bytes > MAX_PAYLOAD_BYTES ||
+            bytes > (uint64_t)st.st_size - file_bytes)
             break;
         unsigned char *np = realloc(payload, bytes ? bytes : 1);
         if (!np) {
@@ -326,13 +334,7 @@ static int load_records(gd_checkpoint *cp, gd_err *err)
         cp->stored_count++;
         whole_bytes += HEADER_BYTES + bytes;
     }
-    /* the bytes past the last whole record (fread stopped there, or earlier
-     * for an error: count what is really in the file) */
-    if (fseek(f, 0, SEEK_END) == 0) {
-        long end = ftell(f);
-        if (end >= 0)
-            file_bytes = (size_t)end;
-    }
+    file_bytes = (size_t)st.st_size; /* the bytes past the last whole record are torn */
     fclose(f);
     free(payload);
     if (rc != 0)
