@@ -26,6 +26,7 @@
 #include "analysis/report.h"
 #include "analysis/run_load.h"
 #include "host/adaptive.h"
+#include "host/checkpoint.h"
 #include "host/interrupt.h"
 #include "host/meta.h"
 #include "analysis/infer_carveout.h"
@@ -324,11 +325,25 @@ static int run_step(gd_characterize_ctx *ctx, const gd_suite_step *st, json_t *m
 
     gd_curve curve;
     gd_curve_init(&curve, st->label, st->probe, &opts);
-    if (ctx->resume)
-        gd_characterize_resume_curve(ctx->out_dir, st->label, st->probe, &opts, &curve);
+    /* every finished point is checkpointed (host/checkpoint.h); on --resume
+     * the points measured before -- the whole step when it had finished --
+     * are taken from it instead of measured, in the order the sweep asks */
+    gd_checkpoint *cp = NULL;
+    if (ctx->out_dir && gd_checkpoint_open(ctx->out_dir, st->label, ctx->resume, &cp, err) != 0) {
+        gd_curve_free(&curve);
+        gd_sweep_free(&sweep);
+        return -1;
+    }
+    if (ctx->resume && cp)
+        gd_characterize_resume_curve(ctx->out_dir, st->label, st->probe, &opts, cp);
+    gd_runner *runner = ctx->runner;
+    size_t measured0 = runner->points_measured, read0 = runner->points_read_back,
+           resim0 = runner->points_resimulated;
+    runner->checkpoint = cp;
     gd_adaptive_stats stats = {0};
-    int rc = st->adaptive ? gd_runner_adaptive(ctx->runner, &curve, &sweep, resolution, &stats, err)
-                          : gd_runner_sweep(ctx->runner, &curve, &sweep, err);
+    int rc = st->adaptive ? gd_runner_adaptive(runner, &curve, &sweep, resolution, &stats, err)
+                          : gd_runner_sweep(runner, &curve, &sweep, err);
+    runner->checkpoint = NULL;
     if (!st->adaptive) {
         stats.points = sweep.count;
         stats.coarse_points = sweep.count;
@@ -340,6 +355,16 @@ static int run_step(gd_characterize_ctx *ctx, const gd_suite_step *st, json_t *m
     gd_probe_opts_to_json(&resolved, entry);
     json_object_set_new(entry, "strategy", json_string(st->adaptive ? "adaptive" : "uniform"));
     json_object_set_new(entry, "points", json_integer((json_int_t)stats.points));
+    /* how many of them this run measured, and how many it read back from an
+     * interrupted run's checkpoint or a finished step's files (--resume);
+     * "points_resimulated": read-back points a sim device ran again, result
+     * dropped, to rebuild the state its sweep workers fork from */
+    json_object_set_new(entry, "points_measured",
+                        json_integer((json_int_t)(runner->points_measured - measured0)));
+    json_object_set_new(entry, "points_read_back",
+                        json_integer((json_int_t)(runner->points_read_back - read0)));
+    json_object_set_new(entry, "points_resimulated",
+                        json_integer((json_int_t)(runner->points_resimulated - resim0)));
     if (plan_note[0]) { /* e.g. a patch refused on this target: what ran instead */
         json_object_set_new(entry, "note", json_string(plan_note));
         if (ctx->progress)
@@ -352,6 +377,10 @@ static int run_step(gd_characterize_ctx *ctx, const gd_suite_step *st, json_t *m
     /* every sample, so that `gpudissect infer RUN` can redo this step */
     if (rc == 0 && ctx->out_dir && gd_curve_write_samples(&curve, ctx->out_dir, err) != 0)
         rc = -1;
+    /* the step's files are whole: its checkpoint goes -- unless a signal
+     * stopped it, and --resume will want the points */
+    gd_checkpoint_close(cp, rc == 0 || !gd_interrupt_requested());
+    cp = NULL;
     if (rc != 0)
         goto out;
 

@@ -29,10 +29,12 @@ typedef struct gd_characterize_ctx {
 } gd_characterize_ctx;
 
 /* host/characterize_resume.c: --resume and interruption (host/interrupt.c) */
-/* Fills `curve` from OUT/LABEL.csv and LABEL.samples.gz when both are there
- * and whole (a step that finished); otherwise leaves it empty. */
+/* When OUT/LABEL.csv and LABEL.samples.gz are both there and whole (a step
+ * that finished), their points become the step's checkpoint store
+ * (host/checkpoint.h); otherwise the store stays as the checkpoint file had it. */
+struct gd_checkpoint;
 void gd_characterize_resume_curve(const char *out_dir, const char *label, const gd_probe *probe,
-                                  const gd_probe_opts *opts, gd_curve *curve);
+                                  const gd_probe_opts *opts, struct gd_checkpoint *cp);
 /* After the steps: when a signal stopped them, records "interrupted" (the
  * signal's name) and the steps not run in meta.json, and writes it. */
 int gd_characterize_mark_interrupted(gd_characterize_ctx *ctx, json_t *meta, gd_err *err);

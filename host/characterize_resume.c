@@ -6,11 +6,14 @@
  * that did not run) so that report.md says so and compare and report accept
  * the run for what it has.  `characterize --resume RUN` runs the same command
  * again in RUN: a step whose LABEL.csv and LABEL.samples.gz are both there and
- * agree is read back, not measured (the runner skips every point the curve
- * already has); its inference is redone from the samples, exactly as
- * `gpudissect infer` does.  The step that was in progress has its CSV (written
- * point by point) but no samples file (written when the step ends), so its
- * points are measured again: the raw samples the inference needs are gone.
+ * agree is read back, not measured; its inference is redone from the samples,
+ * exactly as `gpudissect infer` does.  The step that was in progress has no
+ * samples file yet (written when the step ends) but its checkpoint,
+ * LABEL.partial (host/checkpoint.h), holds every point it finished, samples
+ * and all.  Either way the points go to the step's checkpoint store and the
+ * sweep runs again, taking each point it asks for from the store: an adaptive
+ * sweep makes the choices it made before, and only the points never reached
+ * are measured.
  */
 #include "host/characterize.h"
 
@@ -21,11 +24,12 @@
 
 #include "analysis/curve_samples.h"
 #include "analysis/results.h"
+#include "host/checkpoint.h"
 #include "host/interrupt.h"
 #include "host/meta.h"
 
 void gd_characterize_resume_curve(const char *out_dir, const char *label, const gd_probe *probe,
-                                  const gd_probe_opts *opts, gd_curve *curve)
+                                  const gd_probe_opts *opts, gd_checkpoint *cp)
 {
     char csv[1200], samples[1200];
     snprintf(csv, sizeof csv, "%s/%s.csv", out_dir, label);
@@ -41,8 +45,8 @@ void gd_characterize_resume_curve(const char *out_dir, const char *label, const 
         return;
     }
     loaded.opts = *opts;
-    gd_curve_free(curve);
-    *curve = loaded;
+    gd_checkpoint_use_finished(cp, &loaded);
+    gd_curve_free(&loaded);
 }
 
 int gd_characterize_mark_interrupted(gd_characterize_ctx *ctx, json_t *meta, gd_err *err)

@@ -14,6 +14,7 @@
 
 #include "analysis/arch.h"
 #include "analysis/results.h"
+#include "host/checkpoint.h"
 #include "host/cuda_device.h"
 #include "host/interrupt.h"
 #include "host/jit_check.h"
@@ -682,8 +683,11 @@ int gd_runner_measure_point(gd_runner *r, const gd_curve *curve, uint64_t x, gd_
     return 0;
 }
 
-int gd_runner_add_point(gd_runner *r, gd_curve *curve, gd_point *point, size_t index,
-                        size_t total, gd_err *err)
+/* Enters a point into the curve: the progress line, the CSV, the checkpoint.
+ * stored: taken from the checkpoint, not measured; in_csv: the step's CSV
+ * (a finished step's, read back) has it already. */
+static int add_point(gd_runner *r, gd_curve *curve, gd_point *point, size_t index, size_t total,
+                     int stored, int in_csv, gd_err *err)
 {
     const gd_probe *probe = curve->probe;
     uint64_t x = point->x;
@@ -693,29 +697,56 @@ int gd_runner_add_point(gd_runner *r, gd_curve *curve, gd_point *point, size_t i
         gd_point_free(point);
         return gd_fail(err, "out of memory");
     }
-    r->points_measured++;
+    if (stored)
+        r->points_read_back++;
+    else
+        r->points_measured++;
     record_clock(r, curve);
+    const gd_point *p = gd_curve_find(curve, x);
     if (r->progress) {
-        const gd_point *p = gd_curve_find(curve, x);
         int k = p ? gd_point_series_index(p, gd_probe_primary_series(probe)) : -1;
         double median = k >= 0 ? p->series[k].summary.median : NAN;
         char ms[32];
         snprintf(ms, sizeof ms, fabs(median) >= 100 ? "%.1f" : "%.3g", median);
+        const char *how = stored ? " (read back)" : "";
         if (total)
-            fprintf(r->progress, "[%zu/%zu] %s %s=%s: median %s %s\n", index + 1, total,
-                    curve->label, probe->sweep_name, xs, ms, probe->value_unit);
+            fprintf(r->progress, "[%zu/%zu] %s %s=%s: median %s %s%s\n", index + 1, total,
+                    curve->label, probe->sweep_name, xs, ms, probe->value_unit, how);
         else
-            fprintf(r->progress, "[%zu] %s %s=%s: median %s %s\n", index + 1, curve->label,
-                    probe->sweep_name, xs, ms, probe->value_unit);
+            fprintf(r->progress, "[%zu] %s %s=%s: median %s %s%s\n", index + 1, curve->label,
+                    probe->sweep_name, xs, ms, probe->value_unit, how);
         fflush(r->progress);
     }
-    if (r->out_dir[0] && gd_curve_write_csv(curve, r->out_dir, err) != 0)
+    /* a finished step read back keeps its CSV untouched while every point
+     * comes from it; the first other point writes the whole curve again */
+    int write_csv = r->checkpoint ? gd_checkpoint_note_added(r->checkpoint, stored && in_csv) : 1;
+    if (r->out_dir[0] && write_csv && gd_curve_write_csv(curve, r->out_dir, err) != 0)
+        return -1;
+    /* after the CSV: a kill between the two costs the point, never a torn file */
+    if (!stored && r->checkpoint && p && gd_checkpoint_append(r->checkpoint, p, err) != 0)
         return -1;
     return 0;
 }
 
-int gd_runner_measure(gd_runner *r, gd_curve *curve, uint64_t x, size_t index, size_t total,
-                      gd_err *err)
+int gd_runner_add_point(gd_runner *r, gd_curve *curve, gd_point *point, size_t index,
+                        size_t total, gd_err *err)
+{
+    return add_point(r, curve, point, index, total, 0, 0, err);
+}
+
+int gd_runner_add_stored(gd_runner *r, gd_curve *curve, uint64_t x, size_t index, size_t total,
+                         int *added, gd_err *err)
+{
+    gd_point point;
+    int in_csv = 0;
+    *added = r->checkpoint && gd_checkpoint_take(r->checkpoint, x, &point, &in_csv);
+    if (!*added)
+        return 0;
+    return add_point(r, curve, &point, index, total, 1, in_csv, err);
+}
+
+static int measure_one(gd_runner *r, gd_curve *curve, uint64_t x, size_t index, size_t total,
+                       int rebuild, gd_err *err)
 {
     if (gd_interrupt_requested()) /* before the point: the last one's write has finished */
         return gd_fail(err, "%s: interrupted by %s", curve->label,
@@ -723,8 +754,31 @@ int gd_runner_measure(gd_runner *r, gd_curve *curve, uint64_t x, size_t index, s
     if (r->keep_measured && gd_curve_find(curve, x)) /* --resume: measured before */
         return 0;
     gd_point point;
+    if (rebuild && r->checkpoint && gd_checkpoint_has(r->checkpoint, x)) {
+        /* the device's state as the interrupted run had it after this point */
+        if (gd_runner_measure_point(r, curve, x, &point, err) != 0)
+            return -1;
+        gd_point_free(&point);
+        r->points_resimulated++;
+    }
+    int added = 0;
+    if (gd_runner_add_stored(r, curve, x, index, total, &added, err) != 0)
+        return -1;
+    if (added)
+        return 0;
     if (gd_runner_measure_point(r, curve, x, &point, err) != 0)
         return -1;
     return gd_runner_add_point(r, curve, &point, index, total, err);
 }
 
+int gd_runner_measure(gd_runner *r, gd_curve *curve, uint64_t x, size_t index, size_t total,
+                      gd_err *err)
+{
+    return measure_one(r, curve, x, index, total, 0, err);
+}
+
+int gd_runner_measure_rebuilding(gd_runner *r, gd_curve *curve, uint64_t x, size_t index,
+                                 size_t total, gd_err *err)
+{
+    return measure_one(r, curve, x, index, total, 1, err);
+}

@@ -5,7 +5,8 @@
  * per distinct PTX text), launches, copies back, hands the buffers to the
  * probe's decoder and summarizes the samples.  Each finished point is written
  * to results/RUN/<label>.csv at once (atomically), so an interrupted sweep keeps
- * every point it finished.
+ * every point it finished -- and, in `characterize`, appended whole to the
+ * step's checkpoint (host/checkpoint.h), from which --resume takes it back.
  */
 #ifndef GD_RUNNER_H
 #define GD_RUNNER_H
@@ -54,7 +55,14 @@ typedef struct gd_runner {
     char *spare_ptx;
     gd_load_opts spare_load;
     int spare_warmed;         /* the spare has had its warm-up launch */
-    size_t points_measured;
+    size_t points_measured;   /* points measured and added to a curve */
+    /* --resume (host/checkpoint.h): the step's checkpoint (NULL: none), whose
+     * stored points are added instead of measured; how many were, and how many
+     * of them ran again on a sim device's own state (sweep workers fork from
+     * it: gd_runner_measure_rebuilding) with their result dropped */
+    struct gd_checkpoint *checkpoint;
+    size_t points_read_back;
+    size_t points_resimulated;
     /* meta.json of the run (borrowed; NULL: none).  On a cuda device each
      * kernel's JIT check (host/jit_check.h: verdicts, info log, cubin hashes) is
      * appended to its "jit_checks" array before the kernel's first launch. */
@@ -119,6 +127,17 @@ int gd_runner_measure_point(gd_runner *runner, const gd_curve *curve, uint64_t x
                             gd_err *err);
 int gd_runner_add_point(gd_runner *runner, gd_curve *curve, gd_point *point, size_t index,
                         size_t total, gd_err *err);
+/* gd_runner_measure for a point the runner's own device runs while sweep
+ * workers fork from that device (host/sweep_workers.c): a point the
+ * checkpoint has is simulated again first, its result dropped, so that the
+ * device the next workers fork from is in the state the interrupted run left
+ * it in (a kernel loaded, its code in the caches, the allocator moved on). */
+int gd_runner_measure_rebuilding(gd_runner *runner, gd_curve *curve, uint64_t x, size_t index,
+                                 size_t total, gd_err *err);
+/* When the checkpoint has point x: adds it to the curve as gd_runner_add_point
+ * would (*added 1); else *added 0. */
+int gd_runner_add_stored(gd_runner *runner, gd_curve *curve, uint64_t x, size_t index,
+                         size_t total, int *added, gd_err *err);
 /* Whether the runner holds the kernel point x would load (the last or the
  * spare one): *has 1 or 0. */
 int gd_runner_has_kernel(gd_runner *runner, const gd_curve *curve, uint64_t x, int *has,

@@ -20,6 +20,14 @@
  * device with an LSU trace hook (the trace lives in the device), and on demand,
  * to reproduce runs made before points were independent.
  *
+ * Checkpoints (host/checkpoint.h): a worker's point is appended to the step's
+ * checkpoint as soon as the worker is reaped, not when its turn to enter the
+ * curve comes, so an interruption keeps every point that finished, in
+ * whatever order.  On --resume a point the checkpoint has is not forked at
+ * all: it enters the curve at its turn from the checkpoint; a point that runs
+ * on the parent's device is simulated again (gd_runner_measure_rebuilding) so
+ * the workers after it fork from the state they forked from before.
+ *
  * What a child sends: its exit status and error, the point (x, the clock
  * column, each series' name and samples -- the summaries are recomputed from
  * them, as gd_summarize is deterministic -- and the counter deltas), the
@@ -37,6 +45,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "host/checkpoint.h"
 #include "host/interrupt.h"
 #include "host/kernel_record.h"
 #include "sim/engine.h"
@@ -251,6 +260,7 @@ typedef struct worker {
     pid_t pid;                /* 0: not started, -1: finished */
     int status;
     FILE *report;
+    int stored;               /* --resume: the checkpoint has the point, no child runs it */
 } worker;
 
 static int use_workers(const gd_runner *r)
@@ -282,8 +292,28 @@ static int start_worker(gd_runner *r, const gd_curve *curve, uint64_t x, worker 
     return 0;
 }
 
-/* Waits for any running worker; marks it finished. */
-static int reap_one(worker *ws, size_t n, gd_err *err)
+/* A finished worker's point goes to the step's checkpoint at once, before it
+ * is added to the curve in sweep order: points finish out of order, and an
+ * interruption keeps every one that finished.  A report that cannot be read
+ * is left to merge_report, which says why. */
+static int checkpoint_report(gd_runner *r, worker *w, gd_err *err)
+{
+    if (!r->checkpoint || !WIFEXITED(w->status) || WEXITSTATUS(w->status) != 0)
+        return 0;
+    worker_header h;
+    gd_point point;
+    char *record = NULL;
+    gd_err ignored;
+    if (read_report(w->report, &h, &point, &record, &ignored) != 0 || h.rc != 0)
+        return 0;
+    free(record);
+    int rc = gd_checkpoint_append(r->checkpoint, &point, err);
+    gd_point_free(&point);
+    return rc;
+}
+
+/* Waits for any running worker; marks it finished and checkpoints its point. */
+static int reap_one(gd_runner *r, worker *ws, size_t n, gd_err *err)
 {
     int status;
     pid_t pid;
@@ -296,14 +326,21 @@ static int reap_one(worker *ws, size_t n, gd_err *err)
         if (ws[i].pid == pid) {
             ws[i].pid = -1;
             ws[i].status = status;
-            return 0;
+            return checkpoint_report(r, &ws[i], err);
         }
     return 0; /* a child that is not ours (none are expected) */
 }
 
-static void stop_workers(worker *ws, size_t n)
+static void stop_workers(gd_runner *r, worker *ws, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
+        /* one that finished but was not reaped (an interruption, an error
+         * before its turn): its point still goes to the checkpoint */
+        gd_err ignored;
+        if (ws[i].pid > 0 && waitpid(ws[i].pid, &ws[i].status, WNOHANG) == ws[i].pid) {
+            ws[i].pid = -1;
+            checkpoint_report(r, &ws[i], &ignored);
+        }
         if (ws[i].pid > 0) {
             kill(ws[i].pid, SIGKILL);
             waitpid(ws[i].pid, NULL, 0);
@@ -317,10 +354,16 @@ static void stop_workers(worker *ws, size_t n)
 static int merge_report(gd_runner *r, gd_curve *curve, sim_engine *e, worker *w, uint64_t x,
                         size_t index, size_t total, gd_err *err)
 {
-    if (!WIFEXITED(w->status))
+    if (!w->stored && !WIFEXITED(w->status))
         return gd_fail(err, "%s %s=%llu: the sweep worker died (signal %d)", curve->label,
                        curve->probe->sweep_name, (unsigned long long)x,
                        WIFSIGNALED(w->status) ? WTERMSIG(w->status) : 0);
+    if (w->stored) {
+        int added = 0;
+        if (gd_runner_add_stored(r, curve, x, index, total, &added, err) != 0)
+            return -1;
+        return added ? 0 : gd_fail(err, "%s: the checkpoint lost a point", curve->label);
+    }
     worker_header h;
     gd_point point;
     char *record = NULL;
@@ -364,11 +407,15 @@ static int run_workers(gd_runner *r, gd_curve *curve, const uint64_t *xs, size_t
             size_t running = 0;
             for (size_t k = i; k < next; k++)
                 running += ws[k].pid > 0;
-            if (next < to && running < jobs) {
+            if (next < to && r->checkpoint && gd_checkpoint_has(r->checkpoint, xs[next])) {
+                ws[next].stored = 1; /* read back at its turn, not measured */
+                ws[next].pid = -1;
+                next++;
+            } else if (next < to && running < jobs) {
                 rc = start_worker(r, curve, xs[next], ws, next, err);
                 next++;
             } else if (ws[i].pid > 0) {
-                rc = reap_one(ws, next, err);
+                rc = reap_one(r, ws, next, err);
             } else {
                 break;
             }
@@ -403,7 +450,7 @@ int gd_runner_measure_batch(gd_runner *r, gd_curve *curve, const uint64_t *xs, s
          * serial run, after the points before it were added. */
         int has = 0;
         if (gd_runner_has_kernel(r, curve, xs[i], &has, err) != 0 || !has) {
-            rc = gd_runner_measure(r, curve, xs[i], index0 + i, total, err);
+            rc = gd_runner_measure_rebuilding(r, curve, xs[i], index0 + i, total, err);
             i++;
             continue;
         }
@@ -414,7 +461,7 @@ int gd_runner_measure_batch(gd_runner *r, gd_curve *curve, const uint64_t *xs, s
             rc = run_workers(r, curve, xs, i, end, index0, total, ws, err);
         i = end;
     }
-    stop_workers(ws, n);
+    stop_workers(r, ws, n);
     free(ws);
     return rc;
 }

@@ -8,10 +8,18 @@
  * the files must still be whole (atomic writes), and `--resume` must remove
  * the orphan temporaries and finish the run.  A resumed run reads finished
  * steps back instead of measuring them: their CSV is the same file after.
+ *
+ * Mid-step: a run stopped (SIGINT, SIGKILL) while its last step -- the
+ * adaptive p-chase, in sweep workers, with timing noise on -- has finished
+ * some points and not others, then resumed, ends with the CSVs, samples and
+ * inferred.json of an uninterrupted run byte for byte, and meta.json shows
+ * that the points of the checkpoint (LABEL.partial) were read back, not
+ * measured again; a torn record appended to the checkpoint is dropped.
  */
 #include "tests/testing.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -27,6 +35,7 @@
  * death by signal N (130 is only ever the status the run chose). */
 static int run_and_signal(char *const args[], int signo, long delay_us)
 {
+    fflush(NULL); /* nothing buffered is written twice by the child */
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
@@ -239,12 +248,163 @@ static void test_resume_keeps_finished_steps(void **state)
     free(tmp);
 }
 
+/* The bytes of a file (NULL: none), *len its length. */
+static char *slurp(const char *path, size_t *len)
+{
+    gd_err err;
+    return gd_read_file(path, len, &err);
+}
+
+static void assert_same_file(const char *a_dir, const char *b_dir, const char *name)
+{
+    char a[1200], b[1200];
+    snprintf(a, sizeof a, "%s/%s", a_dir, name);
+    snprintf(b, sizeof b, "%s/%s", b_dir, name);
+    size_t la = 0, lb = 0;
+    char *ta = slurp(a, &la), *tb = slurp(b, &lb);
+    if (!ta || !tb)
+        fail_msg("%s or %s missing", a, b);
+    if (la != lb || memcmp(ta, tb, la) != 0)
+        fail_msg("%s differs from the uninterrupted run's (%zu vs %zu bytes)", b, lb, la);
+    free(ta);
+    free(tb);
+}
+
+/* meta.json's entry for step LABEL, integer field KEY (-1: none). */
+static long step_field(const char *dir, const char *label, const char *key)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/meta.json", dir);
+    json_t *meta = json_load_file(path, 0, NULL);
+    assert_non_null(meta);
+    long v = -1;
+    size_t i;
+    json_t *e;
+    json_array_foreach(json_object_get(meta, "probes"), i, e) {
+        const char *csv = json_string_value(json_object_get(e, "csv"));
+        if (csv && !strcmp(csv, label) && json_is_integer(json_object_get(e, key)))
+            v = (long)json_integer_value(json_object_get(e, key));
+    }
+    json_decref(meta);
+    return v;
+}
+
+#define MID_STEP "pchase"
+#define MID_ARGS(out)                                                                         \
+    {"gpudissect", "characterize", "--device", "sim:tiny", "--set", "noise.jitter=3",         \
+     "--set", "noise.outlier_rate=0.01", "--set", "noise.outlier_cycles=500", "--no-plots", \
+     "-j", "2", "--out", out, NULL}
+
+/* Starts the run, signals it once OUT/pchase.partial holds a point; returns
+ * the exit status as run_and_signal, and -1 when the run ended first. */
+static int signal_mid_step(char *const args[], const char *out, int signo)
+{
+    char partial[1200];
+    snprintf(partial, sizeof partial, "%s/" MID_STEP ".partial", out);
+    fflush(NULL); /* nothing buffered is written twice by the child */
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        freopen("/dev/null", "w", stdout);
+        freopen("/dev/null", "w", stderr);
+        execv(gd_test_binary(), args);
+        _exit(127);
+    }
+    int status = 0, done = 0;
+    for (;;) {
+        struct stat st;
+        if (stat(partial, &st) == 0 && st.st_size > 0) {
+            kill(pid, signo);
+            break;
+        }
+        if (waitpid(pid, &status, WNOHANG) == pid) {
+            done = 1;
+            break;
+        }
+        struct timespec ts = {0, 500000};
+        nanosleep(&ts, NULL);
+    }
+    if (!done)
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+    if (done)
+        return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 256 + WTERMSIG(status);
+}
+
+static void test_resume_mid_step(void **state)
+{
+    (void)state;
+    char *tmp = gd_test_tmpdir();
+    char ref[1100];
+    snprintf(ref, sizeof ref, "%s/ref", tmp);
+    char *ref_args[] = MID_ARGS(ref);
+    assert_int_equal(run_and_signal(ref_args, 0, 0), 0);
+    long points = step_field(ref, MID_STEP, "points");
+    assert_true(points > 2);
+    const int signals[] = {SIGINT, SIGKILL};
+    int stopped_mid_step = 0;
+    for (int k = 0; k < 2; k++) {
+        int signo = signals[k];
+        char out[1100], partial[1200];
+        snprintf(out, sizeof out, "%s/mid%d", tmp, k);
+        snprintf(partial, sizeof partial, "%s/" MID_STEP ".partial", out);
+        char *args[] = MID_ARGS(out);
+        int rc = -1;
+        for (int attempt = 0; attempt < 3 && rc < 0; attempt++) {
+            gd_test_rmrf(out);
+            rc = signal_mid_step(args, out, signo);
+        }
+        if (rc < 0)
+            fail_msg("signal %d: the run finished three times before its checkpoint was seen", signo);
+        if (rc != (signo == SIGINT ? 130 : 256 + SIGKILL))
+            fail_msg("signal %d: exit %d", signo, rc);
+        struct stat st;
+        if (stat(partial, &st) != 0)
+            fail_msg("signal %d: %s is gone after the interruption", signo, partial);
+        if (signo == SIGKILL) {
+            /* a record torn by a kill in the middle of its append: the first
+             * 30 bytes of the first record again, header and a little more */
+            char head[30];
+            int fd = open(partial, O_RDWR | O_APPEND);
+            assert_true(fd >= 0);
+            assert_int_equal(pread(fd, head, sizeof head, 0), (ssize_t)sizeof head);
+            assert_int_equal(write(fd, head, sizeof head), (ssize_t)sizeof head);
+            close(fd);
+        }
+        char *resume[] = {"gpudissect", "characterize", "--resume", out, NULL};
+        assert_int_equal(run_and_signal(resume, 0, 0), 0);
+        assert_int_equal(access(partial, F_OK), -1); /* gone once the step ended */
+        const char *same[] = {"stride-l1d.csv", "stride-l2.csv", MID_STEP ".csv",
+                              MID_STEP ".counters.csv", MID_STEP ".samples.gz", "inferred.json"};
+        for (size_t i = 0; i < sizeof same / sizeof same[0]; i++)
+            assert_same_file(ref, out, same[i]);
+        long measured = step_field(out, MID_STEP, "points_measured");
+        long read_back = step_field(out, MID_STEP, "points_read_back");
+        assert_int_equal(step_field(out, MID_STEP, "points"), points);
+        /* the checkpointed points were read back, not measured again */
+        assert_true(read_back >= 1);
+        assert_int_equal(measured + read_back, points);
+        /* ... and so were the finished steps */
+        assert_int_equal(step_field(out, "stride-l1d", "points_measured"), 0);
+        assert_int_equal(step_field(out, "stride-l2", "points_measured"), 0);
+        stopped_mid_step += measured > 0;
+        printf("note: signal %d: %ld of %ld points read back from the checkpoint, %ld measured\n",
+               signo, read_back, points, measured);
+    }
+    assert_int_equal(check_files(tmp), 0);
+    printf("note: %d of 2 runs stopped with points of the step left to measure\n",
+           stopped_mid_step);
+    gd_test_rmrf(tmp);
+    free(tmp);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sigint_at_random_moments),
         cmocka_unit_test(test_sigkill_then_resume),
         cmocka_unit_test(test_resume_keeps_finished_steps),
+        cmocka_unit_test(test_resume_mid_step),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
