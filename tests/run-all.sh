@@ -13,7 +13,8 @@ jobs=${GD_TEST_JOBS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)}
 [ -n "$GD_VALGRIND" ] && jobs=1
 times=${GD_BUILD_DIR:-build}/test-times
 state=$(mktemp -d /tmp/gd-run-all.XXXXXX) || exit 1
-trap 'rm -rf "$state"' EXIT INT TERM
+trap 'rm -rf "$state"' EXIT
+trap 'trap - INT TERM; kill -TERM 0 2>/dev/null; exit 130' INT TERM
 
 # one test: its log, its exit status and its seconds under $state/NAME.*
 run_one() {
