@@ -221,7 +221,7 @@ valgrind: deps
 	    $(BUILD)/tests/test_sass_patch $(BUILD)/tests/test_sim_lsu $(BUILD)/tests/test_nvml \
 	    $(BUILD)/tests/test_cupti $(BUILD)/tests/test_jit_check $(BUILD)/tests/test_fuzz_replay \
 	    $(BUILD)/tests/test_pcm_wbuf $(BUILD)/tests/test_write_skew $(BUILD)/tests/test_sim_dram \
-	    $(BUILD)/tests/test_store_path
+	    $(BUILD)/tests/test_store_path $(BUILD)/tests/test_checkpoint $(BUILD)/tests/test_sim_vector
 	@valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
 	    ./$(BIN) run --device sim:tiny --probe pchase --sweep 1KiB:64KiB --out /tmp/gd-valgrind-run --quiet >/dev/null \
 	    && echo "ok    gpudissect run (valgrind)"
