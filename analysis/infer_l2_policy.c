@@ -59,6 +59,8 @@
 #define GD_L2_FIT_RESOLUTION 0.03 /* a fitted capacity: within 3% (stated; 2.0% seen at 8 ways) */
 #define GD_L2_MODEL_BINS 256 /* the chain in this many pieces (mean-field) */
 #define GD_L2_FIT_MAX_POINTS 256
+/* a level between the hit and the miss: samples in the middle half of the gap */
+#define GD_L2_MIDDLE_SHARE 0.1 /* ... at least this share of one point's samples */
 
 double gd_random_cache_miss_share(double footprint_bytes, double capacity_bytes,
                                   unsigned warm_laps, unsigned timed_laps)
@@ -110,10 +112,103 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* A level of its own between `hit` and `miss`: the point whose samples lie
+ * most often in the middle half of the gap, if GD_L2_MIDDLE_SHARE of them do
+ * and they sit together (their middle half within a quarter of the gap) --
+ * a random mix of hits and misses puts its samples at either end, never
+ * between.  Returns the middle samples' median, or NAN.  Seen on sim:a100
+ * chased at its 32-byte sector: a line the far partition serves moves to the
+ * near one whole, so one access in four costs the far latency and every
+ * point's median stays on the near plateau. */
+static double middle_level(const gd_curve *curve, double hit, double miss, gd_err *err, int *oom)
+{
+    double gap = miss - hit, lo = hit + gap / 4, hi = miss - gap / 4;
+    double best_share = 0, level = NAN;
+    *oom = 0;
+    for (size_t i = 0; i < curve->count; i++) {
+        const gd_point *p = &curve->points[i];
+        int k = gd_point_series_index(p, "cycles");
+        if (k < 0 || !p->series[k].samples || !p->series[k].summary.count)
+            continue;
+        const gd_point_series *s = &p->series[k];
+        size_t n = s->summary.count, m = 0;
+        for (size_t j = 0; j < n; j++)
+            m += s->samples[j] > lo && s->samples[j] < hi;
+        double share = (double)m / (double)n;
+        if (share < GD_L2_MIDDLE_SHARE || share <= best_share)
+            continue;
+        double *mid = malloc(m * sizeof *mid);
+        if (!mid) {
+            *oom = gd_fail(err, "%s: out of memory", curve->label);
+            return NAN;
+        }
+        size_t c = 0;
+        for (size_t j = 0; j < n; j++)
+            if (s->samples[j] > lo && s->samples[j] < hi)
+                mid[c++] = s->samples[j];
+        qsort(mid, c, sizeof *mid, cmp_double);
+        double iqr = gd_quantile_sorted(mid, c, 0.75) - gd_quantile_sorted(mid, c, 0.25);
+        if (iqr <= gap / 4) {
+            best_share = share;
+            level = gd_quantile_sorted(mid, c, 0.5);
+        }
+        free(mid);
+    }
+    return level;
+}
+
+/* With a middle level (the far partition seen on part of the accesses): the
+ * L2's latency beyond its near half is that level (L2FAR, where no plateau
+ * named it), and its capacity is where accesses start to reach the `miss`
+ * level -- a bracket between two sweep points, a bound where it is wide (the
+ * sweep bisected the near knee, not this one).  No random fit: the climb from
+ * hit to miss is two steps, not a random cache's spread. */
+static int infer_with_middle(gd_inference *inf, const gd_curve *curve, double far, double miss)
+{
+    gd_inferred_level *f = &inf->level[GD_INF_L2FAR];
+    if (!f->has_latency) {
+        f->present = 1;
+        f->has_latency = 1;
+        f->latency_cycles = far;
+        f->latency_confidence = 0.6;
+        snprintf(f->latency_from, sizeof f->latency_from, "%s", curve->label);
+    }
+    double threshold = (far + miss) / 2, below = 0, above = 0, floor_share = 1;
+    for (size_t i = 0; i < curve->count; i++) {
+        const gd_point *p = &curve->points[i];
+        double s = gd_point_share_above(p, threshold, far, miss);
+        if (!isfinite(s))
+            continue;
+        if (s < floor_share)
+            floor_share = s;
+        if (s - floor_share < GD_L2_MISS_LOW && !above)
+            below = (double)p->x;
+        else if (!above)
+            above = (double)p->x;
+    }
+    gd_inferred_level *l = &inf->level[GD_INF_L2];
+    if (!below)
+        return 0;
+    l->present = 1;
+    l->has_size = 1;
+    l->size_bytes = (uint64_t)below;
+    l->knee_below = below;
+    l->knee_above = above;
+    l->size_resolution_bytes = 0;
+    /* a bracket wider than a tenth says only "at least" */
+    l->size_is_lower_bound = !above || above > below * 1.1;
+    l->size_confidence = l->size_is_lower_bound ? 0.5 : 0.7;
+    snprintf(l->size_method, sizeof l->size_method,
+             "first %s miss past a far level on part of the accesses",
+             gd_inferred_level_name(GD_INF_DRAM));
+    snprintf(l->size_from, sizeof l->size_from, "%s", curve->label);
+    l->has_replacement = 0; /* a sector-stride chase over two partitions: no verdict */
+    return 0;
+}
+
 int gd_infer_l2_policy(gd_inference *inf, const gd_curve *curve, const gd_segmentation *seg,
                        gd_err *err)
 {
-    (void)err;
     if (seg->plateau_count < 2 || seg->knee_count < 1 || curve->count == 0)
         return 0;
     const gd_plateau *l2 = &seg->plateaus[0], *next = &seg->plateaus[1];
@@ -130,6 +225,12 @@ int gd_infer_l2_policy(gd_inference *inf, const gd_curve *curve, const gd_segmen
     }
     if (!(floor_share < GD_L2_MISS_LOW))
         return 0;
+    int oom = 0;
+    double far = middle_level(curve, hit, miss, err, &oom);
+    if (oom)
+        return oom;
+    if (isfinite(far))
+        return infer_with_middle(inf, curve, far, miss);
     double x_low = 0, x_high = 0;
     double *estimates = malloc(GD_L2_FIT_MAX_POINTS * sizeof *estimates);
     if (!estimates)

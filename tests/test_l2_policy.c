@@ -11,6 +11,12 @@
  *     resolution it states, which is at most 3% of it; the same chain on an LRU
  *     cache (0 misses up to C, all past C + C/16): "lru-or-fifo", and the size
  *     left to the knee;
+ *   - an L2 of two partitions chased below its line (sim:a100 at its
+ *     32-byte sector): one access in four at the far latency past the near
+ *     half, every point's median on the near plateau, then all misses past
+ *     the whole: L2FAR named at the far latency, no "random" verdict and no
+ *     fitted size, the capacity a bound where the sweep left it a wide
+ *     bracket and the knee where a point lies just below it;
  *   - a knee the plateau detector places late (an L1D whose first lines over
  *     its capacity miss 0.4% of the accesses each, under 0.25% outliers)
  *     moved back to where the misses begin (analysis/knee_extrapolate.c).
@@ -95,6 +101,76 @@ static void add_point_at(gd_curve *c, uint64_t footprint, double share, double h
 static void add_point(gd_curve *c, uint64_t footprint, double share)
 {
     add_point_at(c, footprint, share, HIT_CYCLES, MISS_CYCLES, OUTLIER_CYCLES);
+}
+
+/* A point of a two-partition L2 chased at a quarter of its line: `far_share`
+ * of the timed accesses at FAR_CYCLES, `miss_share` at MISS_CYCLES. */
+#define FAR_CYCLES 400.0
+static void infer(gd_curve *c, gd_inference *inf);
+static void add_point_far(gd_curve *c, uint64_t footprint, double far_share, double miss_share)
+{
+    uint64_t elements = footprint / STRIDE;
+    uint64_t count = elements * laps_for(elements, GD_CHASE_MIN_TIMED_ACCESSES);
+    gd_point pt;
+    memset(&pt, 0, sizeof pt);
+    pt.x = footprint;
+    snprintf(pt.series[0].name, sizeof pt.series[0].name, "cycles");
+    pt.series[0].samples = malloc(count * sizeof(double));
+    assert_non_null(pt.series[0].samples);
+    uint64_t fars = (uint64_t)llround(far_share * 4), misses = (uint64_t)llround(miss_share * 4);
+    for (uint64_t i = 0; i < count; i++) {
+        uint64_t q = i % 4; /* the four sectors of a line in turn */
+        double v = q < misses ? MISS_CYCLES : q < misses + fars ? FAR_CYCLES : HIT_CYCLES;
+        pt.series[0].samples[i] = (i % OUTLIER_EVERY == 7 ? OUTLIER_CYCLES : v) +
+                                  (double)(i * 7 % 5) - 2;
+    }
+    assert_int_equal(gd_summarize(pt.series[0].samples, count, &pt.series[0].summary), 0);
+    pt.series_count = 1;
+    assert_int_equal(gd_curve_insert(c, &pt), 0);
+}
+
+static void far_point(gd_curve *c, uint64_t x, uint64_t capacity)
+{
+    if (x <= capacity / 2)
+        add_point_far(c, x, 0, 0);
+    else if (x <= capacity)
+        add_point_far(c, x, 0.25, 0);
+    else
+        add_point_far(c, x, 0, 1);
+}
+
+static void test_far_partition_below_line(void **state)
+{
+    (void)state;
+    const uint64_t capacity = 4u << 20;
+    for (int close = 0; close <= 1; close++) {
+        const gd_probe *p = gd_probe_find("pchase");
+        gd_probe_opts opts;
+        memset(&opts, 0, sizeof opts);
+        opts.stride_bytes = STRIDE;
+        snprintf(opts.variant, sizeof opts.variant, "cg");
+        gd_curve c;
+        gd_curve_init(&c, "pchase-cg", p, &opts);
+        /* powers of two (the knee between 2 MiB and 4 MiB, the misses past
+         * 4 MiB), as the adaptive sweep leaves it; with `close`, a point just
+         * past the capacity too */
+        for (uint64_t x = 16384; x <= 4 * capacity; x *= 2)
+            far_point(&c, x, capacity);
+        if (close)
+            far_point(&c, capacity + capacity / 32, capacity);
+        gd_inference inf;
+        infer(&c, &inf);
+        const gd_inferred_level *l2 = &inf.level[GD_INF_L2], *far = &inf.level[GD_INF_L2FAR];
+        assert_true(far->has_latency);
+        if (fabs(far->latency_cycles - FAR_CYCLES) > 2)
+            fail_msg("L2FAR at %.1f cycles, not %.0f", far->latency_cycles, FAR_CYCLES);
+        assert_false(l2->has_replacement && l2->replacement == GD_REPL_RANDOM);
+        assert_true(strstr(l2->size_method, "random") == NULL);
+        assert_true(l2->has_size);
+        assert_int_equal(l2->size_bytes, capacity);
+        assert_int_equal(l2->size_is_lower_bound, !close);
+        gd_curve_free(&c);
+    }
 }
 
 typedef double (*share_fn)(uint64_t footprint, uint64_t capacity);
@@ -246,6 +322,7 @@ int main(void)
         cmocka_unit_test(test_model),
         cmocka_unit_test(test_random_l2_is_fitted),
         cmocka_unit_test(test_lru_l2_keeps_its_knee),
+        cmocka_unit_test(test_far_partition_below_line),
         cmocka_unit_test(test_late_knee_moves_back),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
