@@ -71,19 +71,33 @@ static void test_model(void **state)
     }
 }
 
+/* A point at `footprint` with room for its timed accesses' samples (their count). */
+static uint64_t point_start(gd_point *pt, uint64_t footprint)
+{
+    uint64_t elements = footprint / STRIDE;
+    uint64_t count = elements * laps_for(elements, GD_CHASE_MIN_TIMED_ACCESSES);
+    memset(pt, 0, sizeof *pt);
+    pt->x = footprint;
+    snprintf(pt->series[0].name, sizeof pt->series[0].name, "cycles");
+    pt->series[0].samples = malloc(count * sizeof(double));
+    assert_non_null(pt->series[0].samples);
+    return count;
+}
+
+static void point_insert(gd_curve *c, gd_point *pt, uint64_t count)
+{
+    assert_int_equal(gd_summarize(pt->series[0].samples, count, &pt->series[0].summary), 0);
+    pt->series_count = 1;
+    assert_int_equal(gd_curve_insert(c, pt), 0);
+}
+
 /* One point of an ld.cg chase: `share` of its timed accesses at the miss
  * latency, the rest hits, every OUTLIER_EVERY-th sample an outlier. */
 static void add_point_at(gd_curve *c, uint64_t footprint, double share, double hit_cycles,
                          double miss_cycles, double outlier_cycles)
 {
-    uint64_t elements = footprint / STRIDE;
-    uint64_t count = elements * laps_for(elements, GD_CHASE_MIN_TIMED_ACCESSES);
     gd_point pt;
-    memset(&pt, 0, sizeof pt);
-    pt.x = footprint;
-    snprintf(pt.series[0].name, sizeof pt.series[0].name, "cycles");
-    pt.series[0].samples = malloc(count * sizeof(double));
-    assert_non_null(pt.series[0].samples);
+    uint64_t count = point_start(&pt, footprint);
     uint64_t misses = (uint64_t)llround(share * (double)count);
     for (uint64_t i = 0; i < count; i++) {
         /* misses spread evenly over the lap, as a random cache spreads them */
@@ -93,9 +107,7 @@ static void add_point_at(gd_curve *c, uint64_t footprint, double share, double h
                                                             : hit_cycles) +
                                   (double)(i * 7 % 5) - 2; /* +-2 cycles of timer jitter */
     }
-    assert_int_equal(gd_summarize(pt.series[0].samples, count, &pt.series[0].summary), 0);
-    pt.series_count = 1;
-    assert_int_equal(gd_curve_insert(c, &pt), 0);
+    point_insert(c, &pt, count);
 }
 
 static void add_point(gd_curve *c, uint64_t footprint, double share)
@@ -109,14 +121,8 @@ static void add_point(gd_curve *c, uint64_t footprint, double share)
 static void infer(gd_curve *c, gd_inference *inf);
 static void add_point_far(gd_curve *c, uint64_t footprint, double far_share, double miss_share)
 {
-    uint64_t elements = footprint / STRIDE;
-    uint64_t count = elements * laps_for(elements, GD_CHASE_MIN_TIMED_ACCESSES);
     gd_point pt;
-    memset(&pt, 0, sizeof pt);
-    pt.x = footprint;
-    snprintf(pt.series[0].name, sizeof pt.series[0].name, "cycles");
-    pt.series[0].samples = malloc(count * sizeof(double));
-    assert_non_null(pt.series[0].samples);
+    uint64_t count = point_start(&pt, footprint);
     uint64_t fars = (uint64_t)llround(far_share * 4), misses = (uint64_t)llround(miss_share * 4);
     for (uint64_t i = 0; i < count; i++) {
         uint64_t q = i % 4; /* the four sectors of a line in turn */
@@ -124,9 +130,7 @@ static void add_point_far(gd_curve *c, uint64_t footprint, double far_share, dou
         pt.series[0].samples[i] = (i % OUTLIER_EVERY == 7 ? OUTLIER_CYCLES : v) +
                                   (double)(i * 7 % 5) - 2;
     }
-    assert_int_equal(gd_summarize(pt.series[0].samples, count, &pt.series[0].summary), 0);
-    pt.series_count = 1;
-    assert_int_equal(gd_curve_insert(c, &pt), 0);
+    point_insert(c, &pt, count);
 }
 
 static void far_point(gd_curve *c, uint64_t x, uint64_t capacity)
