@@ -73,6 +73,11 @@ typedef struct gd_arch_dram {
     uint32_t t_rcd, t_rp, t_cl, t_ras, t_ccd, t_wr, t_rtw, t_wtr; /* cycles */
     uint32_t burst_cycles;      /* data-bus cycles one 32-byte sector takes per channel */
     uint32_t queue_entries;     /* read and write queue per channel */
+    /* writes drained in batches (GPGPU-Sim's -dram_seperate_write_queue_enable,
+     * -dram_write_queue_size N:high:low): 0 = one FR-FCFS over reads and writes;
+     * else writes wait until write_high are queued (or no read is), then go
+     * until write_low are left (or none) */
+    uint32_t write_high, write_low;
     /* Main-memory technology (issue 13, seed 003; sim/dram.c, sim/pcm.c). */
     int kind;                   /* GD_MEM_DRAM (default) or GD_MEM_PCM */
     uint32_t pcm_write_cycles;  /* PCM: array write time a write holds its bank

@@ -139,6 +139,10 @@ static const arch_bound arch_bounds[] = {
      BL(GD_DRAM)},
     {B_LEVEL, "queue_entries", B_U32, BLVL(dram.queue_entries), 1, 4096, "the FR-FCFS window",
      BL(GD_DRAM)},
+    {B_LEVEL, "write_high", B_U32, BLVL(dram.write_high), 0, 4096,
+     "queued writes that start a drain (0: no drain)", BL(GD_DRAM)},
+    {B_LEVEL, "write_low", B_U32, BLVL(dram.write_low), 0, 4096, "queued writes that end a drain",
+     BL(GD_DRAM)},
     /* PCM (issue 13) */
     {B_LEVEL, "pcm_write", B_U32, BLVL(dram.pcm_write_cycles), 0, 10000000,
      "cycles (0: 10 x tWR)", BL(GD_DRAM)},

@@ -134,7 +134,8 @@ static int validate_dram(parse_ctx *ctx)
     if (!d->channels) {
         static const char *const detail[] = {"banks", "row", "interleave", "tRCD", "tRP", "tCL",
                                              "tRAS", "tCCD", "tWR", "tRTW", "tWTR",
-                                             "burst_cycles", "queue_entries", "kind", "pcm_write",
+                                             "burst_cycles", "queue_entries", "write_high",
+                                             "write_low", "kind", "pcm_write",
                                              "pcm_read_extra", "pcm_write_pj_per_bit"};
         for (size_t i = 0; i < sizeof detail / sizeof detail[0]; i++)
             for (int s = 0; s < ctx->seen_count; s++)
@@ -163,6 +164,11 @@ static int validate_dram(parse_ctx *ctx)
         d->burst_cycles = 1;
     if (!d->queue_entries)
         d->queue_entries = 16;
+    if ((d->write_high || d->write_low) && d->write_low >= d->write_high) {
+        ctx->line = arch_key_line(ctx, GD_DRAM, d->write_high ? "write_low" : "write_high");
+        return arch_ctx_error(ctx, "[DRAM] write_low (%u) must be below write_high (%u)",
+                              d->write_low, d->write_high);
+    }
     if (dl->latency_cycles <= a->level[GD_L2].latency_cycles + d->t_cl) {
         ctx->line = arch_key_line(ctx, GD_DRAM, "latency");
         return arch_ctx_error(ctx, "[DRAM] latency (%u, a row-buffer hit) must exceed [L2] latency "

@@ -35,10 +35,18 @@
  * that bank meanwhile) and a row activation taking `pcm_read_extra` more
  * cycles; the write buffer in front of the channels is pcm.c's.
  *
- * Not modelled: refresh, tRRD/tFAW, bank groups, a read/write queue split with
- * drain watermarks (reads and writes share one queue, FR-FCFS over both).
+ * Writes drained in batches ([DRAM] write_high, write_low; GPGPU-Sim's
+ * -dram_seperate_write_queue_enable with -dram_write_queue_size N:high:low):
+ * a channel schedules reads only (FR-FCFS among them) until write_high writes
+ * are queued or no read is, then writes only until write_low are left, or
+ * none, or none is left and reads wait -- so a copy's reads and write-backs do
+ * not turn the bus around and close each other's rows request by request.
+ * Without the keys reads and writes share one FR-FCFS.
+ *
+ * Not modelled: refresh, tRRD/tFAW, bank groups, a bound on the write queue
+ * (the L2 is never refused by a full one).
  * Counters: row hits / misses (closed) / conflicts, queue occupancy at each
- * scheduling step, data-bus busy cycles.
+ * scheduling step, data-bus busy cycles, read/write turnarounds.
  */
 #include "sim/memsys.h"
 
@@ -57,6 +65,8 @@ typedef struct dram_channel {
     uint64_t bus_free;
     uint64_t last_data_end;
     int has_last, last_write;
+    uint32_t writes;           /* queued writes */
+    int draining;              /* write_high: scheduling writes only */
     dram_bank *banks;
 } dram_channel;
 
@@ -206,7 +216,22 @@ void sim_dram_submit(sim_engine *e, int32_t mid, uint64_t cycle)
     }
     ms->msg[mid].ready = cycle + dr->front_cycles;
     ch->queue[ch->count++] = mid;
+    ch->writes += ms->msg[mid].is_store != 0;
     dr->queued++;
+}
+
+/* Which requests channel `ch` schedules at its next step: -1 both (one
+ * FR-FCFS), 1 writes only (a drain), 0 reads only.  The mode it would set
+ * now, from its queue and its current mode -- the same for the step and for
+ * the next-event query between them. */
+static int channel_mode(const gd_arch_dram *d, const dram_channel *ch)
+{
+    if (!d->write_high)
+        return -1;
+    uint32_t writes = ch->writes, reads = ch->count - writes;
+    if (!ch->draining)
+        return writes >= d->write_high || (!reads && writes);
+    return writes && !(reads && writes <= d->write_low);
 }
 
 /* Issues queue entry `i` of channel `c` at `cycle`. */
@@ -238,6 +263,7 @@ static void issue(sim_engine *e, dram_channel *ch, uint32_t i, uint64_t cycle)
     if (ch->has_last && column < ch->last_column + d->t_ccd)
         column = ch->last_column + d->t_ccd;
     if (ch->has_last && ch->last_write != msg->is_store) {
+        e->stats.dram_turnarounds++;
         uint64_t turn = ch->last_data_end + (msg->is_store ? d->t_rtw : d->t_wtr);
         if (column < turn)
             column = turn;
@@ -273,6 +299,7 @@ static void issue(sim_engine *e, dram_channel *ch, uint32_t i, uint64_t cycle)
     /* out of the queue, keeping the others' order */
     memmove(&ch->queue[i], &ch->queue[i + 1], (ch->count - i - 1) * sizeof *ch->queue);
     ch->count--;
+    ch->writes -= msg->is_store != 0;
     dr->queued--;
     ch->next_command = cycle + 1;
     if (msg->is_store) {
@@ -284,14 +311,19 @@ static void issue(sim_engine *e, dram_channel *ch, uint32_t i, uint64_t cycle)
         sim_engine_fail(e, "sim: out of host memory (DRAM data)");
 }
 
-/* FR-FCFS over the channel's window: the oldest ready row hit, else the oldest
- * ready request; UINT32_MAX when none can go now. */
-static uint32_t pick(const sim_engine *e, const dram_channel *ch, uint32_t window, uint64_t cycle)
+/* FR-FCFS over the channel's window of the requests `mode` schedules (-1:
+ * all): the oldest ready row hit, else the oldest ready request; UINT32_MAX
+ * when none can go now. */
+static uint32_t pick(const sim_engine *e, const dram_channel *ch, uint32_t window, int mode,
+                     uint64_t cycle)
 {
     const sim_memsys *ms = e->memsys;
     uint32_t oldest = UINT32_MAX;
-    for (uint32_t i = 0; i < ch->count && i < window; i++) {
+    for (uint32_t i = 0, seen = 0; i < ch->count && seen < window; i++) {
         const sim_msg *msg = &ms->msg[ch->queue[i]];
+        if (mode >= 0 && (msg->is_store != 0) != mode)
+            continue;
+        seen++;
         if (msg->ready > cycle)
             continue;
         const dram_bank *bank = &ch->banks[msg->dram_bank];
@@ -326,7 +358,11 @@ void sim_dram_tick(sim_engine *e, uint64_t cycle)
         if (ch->count && ch->next_command <= cycle) {
             e->stats.dram_queue_occupancy_sum += ch->count;
             e->stats.dram_queue_samples++;
-            uint32_t i = pick(e, ch, window, cycle);
+            const gd_arch_dram *d = &e->arch->level[GD_DRAM].dram;
+            int mode = channel_mode(d, ch);
+            if (mode >= 0)
+                ch->draining = mode;
+            uint32_t i = pick(e, ch, window, mode, cycle);
             if (i != UINT32_MAX)
                 issue(e, ch, i, cycle);
         }
@@ -364,8 +400,12 @@ uint64_t sim_dram_next_event(const sim_engine *e, uint64_t now)
     uint32_t window = e->arch->level[GD_DRAM].dram.queue_entries;
     for (uint32_t k = 0; k < dr->busy_count && best > now; k++) {
         const dram_channel *ch = &dr->ch[dr->busy[k]];
-        for (uint32_t i = 0; i < ch->count && i < window; i++) {
+        int mode = channel_mode(&e->arch->level[GD_DRAM].dram, ch);
+        for (uint32_t i = 0, seen = 0; i < ch->count && seen < window; i++) {
             const sim_msg *msg = &ms->msg[ch->queue[i]];
+            if (mode >= 0 && (msg->is_store != 0) != mode)
+                continue;
+            seen++;
             uint64_t t = msg->ready;
             if (ch->banks[msg->dram_bank].ready > t)
                 t = ch->banks[msg->dram_bank].ready;

@@ -133,6 +133,7 @@ typedef struct sim_stats {
     uint64_t dram_queue_occupancy_sum; /* queued requests, summed at each scheduling step */
     uint64_t dram_queue_samples;
     uint64_t dram_bus_busy_cycles;     /* data-bus cycles, all channels */
+    uint64_t dram_turnarounds;         /* a read after a write or a write after a read, per channel */
     /* PCM and its write buffer (issue 13, pcm.c): counted where the arch has them */
     uint64_t wb_read_hits, wb_read_misses, wb_write_hits, wb_write_misses;
     uint64_t wb_evictions, wb_dirty_evictions, wb_promotions;

@@ -341,6 +341,7 @@ static int simdev_counters(gd_device *dev, gd_counter_list *out, gd_err *err)
         {ar->level[GD_DRAM].dram.channels > 0, "dram.row_misses", (double)s->dram_row_misses},
         {ar->level[GD_DRAM].dram.channels > 0, "dram.row_conflicts", (double)s->dram_row_conflicts},
         {ar->level[GD_DRAM].dram.channels > 0, "dram.bus_busy_cycles", (double)s->dram_bus_busy_cycles},
+        {ar->level[GD_DRAM].dram.channels > 0, "dram.turnarounds", (double)s->dram_turnarounds},
         /* PCM and its write buffer (issue 13) */
         {ar->level[GD_DRAM].dram.kind == GD_MEM_PCM, "pcm.array_writes", (double)s->pcm_array_writes},
         {ar->level[GD_DRAM].dram.kind == GD_MEM_PCM && ar->level[GD_DRAM].dram.pcm_write_pj_per_bit > 0,

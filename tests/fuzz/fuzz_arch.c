@@ -40,6 +40,9 @@ static void check_arch(const gd_arch *a, const char *target)
         gd_fuzz_broken(target, "latencies not growing L1D < L2 < DRAM");
     if (!l1->fifo_entries || l1->fifo_entries > 4096 || !l1->miss_queue_entries)
         gd_fuzz_broken(target, "[L1D] queues outside their bounds");
+    const gd_arch_dram *d = &a->level[GD_DRAM].dram;
+    if ((d->write_high || d->write_low) && (!d->channels || d->write_low >= d->write_high))
+        gd_fuzz_broken(target, "[DRAM] write drain watermarks out of order, or without channels");
 }
 
 int gd_fuzz_arch(const uint8_t *data, size_t size)
