@@ -111,28 +111,29 @@ static void test_address_map(void **state)
 /* A0 B0 A1 B1: rows 0 and 1 of channel 0, bank 0 */
 static const uint64_t interleaved[] = {0, 8192, 32, 8192 + 32};
 
+/* The four interleaved writes on `dev` (closed after), and their row counters */
+static void expect_interleaved(gd_device *dev, uint64_t want_misses, uint64_t want_hits,
+                               uint64_t want_conflicts)
+{
+    uint64_t hits, misses, conflicts, bus;
+    run_writes(dev, interleaved, 4, &hits, &misses, &conflicts, &bus);
+    assert_int_equal(misses, want_misses);
+    assert_int_equal(hits, want_hits);
+    assert_int_equal(conflicts, want_conflicts);
+    gd_device_close(dev);
+}
+
 static void test_fr_fcfs_batches_row_hits(void **state)
 {
     (void)state;
-    gd_device *dev = open_tiny("DRAM.queue_entries=64");
-    uint64_t hits, misses, conflicts, bus;
-    run_writes(dev, interleaved, 4, &hits, &misses, &conflicts, &bus);
-    assert_int_equal(misses, 1);    /* A0 opens row 0 */
-    assert_int_equal(hits, 2);      /* A1 goes before B0, B1 after it */
-    assert_int_equal(conflicts, 1); /* B0 */
-    gd_device_close(dev);
+    /* A0 opens row 0; A1 goes before B0, B1 after it; B0 conflicts */
+    expect_interleaved(open_tiny("DRAM.queue_entries=64"), 1, 2, 1);
 }
 
 static void test_window_of_one_is_fcfs(void **state)
 {
     (void)state;
-    gd_device *dev = open_tiny("DRAM.queue_entries=1");
-    uint64_t hits, misses, conflicts, bus;
-    run_writes(dev, interleaved, 4, &hits, &misses, &conflicts, &bus);
-    assert_int_equal(misses, 1);
-    assert_int_equal(hits, 0);
-    assert_int_equal(conflicts, 3);
-    gd_device_close(dev);
+    expect_interleaved(open_tiny("DRAM.queue_entries=1"), 1, 0, 3);
 }
 
 static void test_bus_per_sector(void **state)
@@ -155,15 +156,9 @@ static void test_writes_alone_drain(void **state)
     (void)state;
     static const char *const drain[] = {"DRAM.queue_entries=64", "DRAM.write_high=8",
                                         "DRAM.write_low=2"};
-    gd_device *dev = open_tiny_with(drain, 3);
-    uint64_t hits, misses, conflicts, bus;
     /* four writes, below write_high, no read queued: they go (run_writes
      * fails if the controller stops short), as FR-FCFS orders them */
-    run_writes(dev, interleaved, 4, &hits, &misses, &conflicts, &bus);
-    assert_int_equal(misses, 1);
-    assert_int_equal(hits, 2);
-    assert_int_equal(conflicts, 1);
-    gd_device_close(dev);
+    expect_interleaved(open_tiny_with(drain, 3), 1, 2, 1);
 }
 
 static double csv_value(const char *path, const char *name)
