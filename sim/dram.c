@@ -38,8 +38,8 @@
  * Writes drained in batches ([DRAM] write_high, write_low; GPGPU-Sim's
  * -dram_seperate_write_queue_enable with -dram_write_queue_size N:high:low):
  * a channel schedules reads only (FR-FCFS among them) until write_high writes
- * are queued or no read is, then writes only until write_low are left, or
- * none, or none is left and reads wait -- so a copy's reads and write-backs do
+ * are queued or no read is, then writes only until none is left, or write_low
+ * are left and a read waits -- so a copy's reads and write-backs do
  * not turn the bus around and close each other's rows request by request.
  * Without the keys reads and writes share one FR-FCFS.
  *
@@ -234,6 +234,12 @@ static int channel_mode(const gd_arch_dram *d, const dram_channel *ch)
     return writes && !(reads && writes <= d->write_low);
 }
 
+/* Whether `msg` is among the requests `mode` (channel_mode) schedules. */
+static int in_mode(const sim_msg *msg, int mode)
+{
+    return mode < 0 || (msg->is_store != 0) == mode;
+}
+
 /* Issues queue entry `i` of channel `c` at `cycle`. */
 static void issue(sim_engine *e, dram_channel *ch, uint32_t i, uint64_t cycle)
 {
@@ -321,7 +327,7 @@ static uint32_t pick(const sim_engine *e, const dram_channel *ch, uint32_t windo
     uint32_t oldest = UINT32_MAX;
     for (uint32_t i = 0, seen = 0; i < ch->count && seen < window; i++) {
         const sim_msg *msg = &ms->msg[ch->queue[i]];
-        if (mode >= 0 && (msg->is_store != 0) != mode)
+        if (!in_mode(msg, mode))
             continue;
         seen++;
         if (msg->ready > cycle)
@@ -403,7 +409,7 @@ uint64_t sim_dram_next_event(const sim_engine *e, uint64_t now)
         int mode = channel_mode(&e->arch->level[GD_DRAM].dram, ch);
         for (uint32_t i = 0, seen = 0; i < ch->count && seen < window; i++) {
             const sim_msg *msg = &ms->msg[ch->queue[i]];
-            if (mode >= 0 && (msg->is_store != 0) != mode)
+            if (!in_mode(msg, mode))
                 continue;
             seen++;
             uint64_t t = msg->ready;
