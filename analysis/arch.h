@@ -78,6 +78,11 @@ typedef struct gd_arch_dram {
      * else writes wait until write_high are queued (or no read is), then go
      * until write_low are left (or none) */
     uint32_t write_high, write_low;
+    /* page-close timeout (sim/dram.c): a bank idle this many cycles since its
+     * last column command is precharged by the controller (not before activate
+     * + tRAS), so the next access is a row miss, not a conflict; 0: never (the
+     * open-row policy, default) */
+    uint32_t row_timeout;
     /* Main-memory technology (issue 13, seed 003; sim/dram.c, sim/pcm.c). */
     int kind;                   /* GD_MEM_DRAM (default) or GD_MEM_PCM */
     uint32_t pcm_write_cycles;  /* PCM: array write time a write holds its bank

@@ -141,6 +141,7 @@ static const arch_key arch_keys[] = {
     {HOME_LEVEL, "queue_entries", K_U32, LVL(dram.queue_entries), LV(GD_DRAM)},
     {HOME_LEVEL, "write_high", K_U32, LVL(dram.write_high), LV(GD_DRAM)},
     {HOME_LEVEL, "write_low", K_U32, LVL(dram.write_low), LV(GD_DRAM)},
+    {HOME_LEVEL, "row_timeout", K_U32, LVL(dram.row_timeout), LV(GD_DRAM)},
     /* phase-change main memory and its write buffer (issue 13) */
     {HOME_LEVEL, "kind", K_MEMKIND, LVL(dram.kind), LV(GD_DRAM)},
     {HOME_LEVEL, "pcm_write", K_U32, LVL(dram.pcm_write_cycles), LV(GD_DRAM)},

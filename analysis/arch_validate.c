@@ -143,6 +143,8 @@ static const arch_bound arch_bounds[] = {
      "queued writes that start a drain (0: no drain)", BL(GD_DRAM)},
     {B_LEVEL, "write_low", B_U32, BLVL(dram.write_low), 0, 4096, "queued writes that end a drain",
      BL(GD_DRAM)},
+    {B_LEVEL, "row_timeout", B_U32, BLVL(dram.row_timeout), 0, 1000000,
+     "idle cycles before the controller closes a row; 0: never", BL(GD_DRAM)},
     /* PCM (issue 13) */
     {B_LEVEL, "pcm_write", B_U32, BLVL(dram.pcm_write_cycles), 0, 10000000,
      "cycles (0: 10 x tWR)", BL(GD_DRAM)},

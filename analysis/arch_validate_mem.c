@@ -135,7 +135,7 @@ static int validate_dram(parse_ctx *ctx)
         static const char *const detail[] = {"banks", "row", "interleave", "tRCD", "tRP", "tCL",
                                              "tRAS", "tCCD", "tWR", "tRTW", "tWTR",
                                              "burst_cycles", "queue_entries", "write_high",
-                                             "write_low", "kind", "pcm_write",
+                                             "write_low", "row_timeout", "kind", "pcm_write",
                                              "pcm_read_extra", "pcm_write_pj_per_bit"};
         for (size_t i = 0; i < sizeof detail / sizeof detail[0]; i++)
             for (int s = 0; s < ctx->seen_count; s++)

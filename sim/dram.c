@@ -15,10 +15,12 @@
  * controller, PHY) and waits for its bank; each cycle a channel issues at most
  * one request, chosen FR-FCFS among the oldest `queue_entries` whose bank can
  * take a command: the oldest row hit first, else the oldest.  Open-row policy:
- * a row stays open until another row of its bank is needed.  Timing, in SM
+ * a row stays open until another row of its bank is needed -- or, with
+ * [DRAM] row_timeout, until it has been idle that long (below).  Timing, in SM
  * cycles:
  *   row hit       column command now;
- *   row closed    activate, column command tRCD later (a "row miss");
+ *   row closed    activate (not before a timeout's precharge has ended),
+ *                 column command tRCD later (a "row miss");
  *   row conflict  precharge (not before the activate + tRAS, nor a write's data
  *                 end + tWR), activate tRP later, column command tRCD after;
  *   column commands of a channel tCCD apart; a read after a write waits tWTR
@@ -29,6 +31,23 @@
  * a pointer chase on an idle bank measures latency + tRCD for a closed row and
  * latency + tRP + tRCD for a conflict.  Reads return their data to the L2 slice
  * at the first data cycle; writes leave when issued.
+ *
+ * Page-close timeout ([DRAM] row_timeout, SM cycles; 0 or absent: never, the
+ * open-row policy above): the controller precharges a bank on its own once
+ * row_timeout cycles have passed since the bank's last column command -- the
+ * last command its open row took (an activate is always followed by one) --
+ * but not before the activate + tRAS nor a write's data end + tWR (the same
+ * bound as a conflict's precharge); the precharge takes tRP.  So a bank idle
+ * that long is closed: the next access pays tRCD (a row miss), not tRP + tRCD
+ * (a conflict).  A request that finds the self-precharge under way waits for
+ * its end, then activates, and is counted as a miss (closed), even for the row
+ * that was open; FR-FCFS does not take a timed-out row for a hit.  The timer
+ * counts whatever waits in the queue (a request held back by a write drain may
+ * find its row closed).  Lazy: nothing runs at the timeout; a bank's close is
+ * applied when a request is next scheduled on it (bank_open_at, issue), from
+ * the bank's last column command and its precharge bound, which only an issue
+ * to that bank changes -- so the answer is the one a per-cycle timer would
+ * give, with no event or per-cycle work.
  *
  * PCM ([DRAM] kind = pcm, issue 13): the same channels, with a write holding
  * its bank `pcm_write` cycles after its data (the array write; no command to
@@ -55,6 +74,8 @@ typedef struct dram_bank {
     uint64_t row;
     uint64_t ready;            /* next column command to this bank */
     uint64_t precharge_ok;     /* tRAS after the activate, tWR after a write's data */
+    uint64_t last_column;      /* row_timeout: the open row's last column command */
+    uint64_t activate_ok;      /* row_timeout: the end of the last self-precharge */
 } dram_bank;
 
 typedef struct dram_channel {
@@ -240,6 +261,25 @@ static int in_mode(const sim_msg *msg, int mode)
     return mode < 0 || (msg->is_store != 0) == mode;
 }
 
+/* With [DRAM] row_timeout, the cycle the controller starts precharging
+ * `bank`'s open row on its own: row_timeout after its last column command, not
+ * before precharge_ok (activate + tRAS, a write's data end + tWR).  UINT64_MAX
+ * without a timeout or with the bank closed. */
+static uint64_t timeout_precharge(const gd_arch_dram *d, const dram_bank *bank)
+{
+    if (!d->row_timeout || !bank->open)
+        return UINT64_MAX;
+    uint64_t at = bank->last_column + d->row_timeout;
+    return at > bank->precharge_ok ? at : bank->precharge_ok;
+}
+
+/* Whether `bank`'s row is still open at `cycle`: open, and its timeout's
+ * precharge not yet begun. */
+static int bank_open_at(const gd_arch_dram *d, const dram_bank *bank, uint64_t cycle)
+{
+    return bank->open && cycle < timeout_precharge(d, bank);
+}
+
 /* Issues queue entry `i` of channel `c` at `cycle`. */
 static void issue(sim_engine *e, dram_channel *ch, uint32_t i, uint64_t cycle)
 {
@@ -252,11 +292,16 @@ static void issue(sim_engine *e, dram_channel *ch, uint32_t i, uint64_t cycle)
     dram_bank *bank = &ch->banks[msg->dram_bank];
     uint64_t column = cycle, activate = 0;
     int activated = 0;
+    if (bank->open && !bank_open_at(d, bank, cycle)) {
+        /* the timeout closed the row by now (its precharge may still run) */
+        bank->activate_ok = timeout_precharge(d, bank) + d->t_rp;
+        bank->open = 0;
+    }
     if (bank->open && bank->row == row) {
         e->stats.dram_row_hits++;
     } else if (!bank->open) {
         e->stats.dram_row_misses++;
-        activate = cycle;
+        activate = cycle > bank->activate_ok ? cycle : bank->activate_ok;
         activated = 1;
     } else {
         e->stats.dram_row_conflicts++;
@@ -288,6 +333,7 @@ static void issue(sim_engine *e, dram_channel *ch, uint32_t i, uint64_t cycle)
     bank->open = 1;
     bank->row = row;
     bank->ready = column + d->t_ccd;
+    bank->last_column = column;
     if (activated)
         bank->precharge_ok = activate + d->t_ras;
     if (msg->is_store && bank->precharge_ok < data + burst + d->t_wr)
@@ -324,6 +370,7 @@ static uint32_t pick(const sim_engine *e, const dram_channel *ch, uint32_t windo
                      uint64_t cycle)
 {
     const sim_memsys *ms = e->memsys;
+    const gd_arch_dram *d = &e->arch->level[GD_DRAM].dram;
     uint32_t oldest = UINT32_MAX;
     for (uint32_t i = 0, seen = 0; i < ch->count && seen < window; i++) {
         const sim_msg *msg = &ms->msg[ch->queue[i]];
@@ -335,7 +382,7 @@ static uint32_t pick(const sim_engine *e, const dram_channel *ch, uint32_t windo
         const dram_bank *bank = &ch->banks[msg->dram_bank];
         if (bank->ready > cycle)
             continue;
-        if (bank->open && bank->row == msg->dram_row)
+        if (bank_open_at(d, bank, cycle) && bank->row == msg->dram_row)
             return i;
         if (oldest == UINT32_MAX)
             oldest = i;

@@ -43,6 +43,8 @@ static void check_arch(const gd_arch *a, const char *target)
     const gd_arch_dram *d = &a->level[GD_DRAM].dram;
     if ((d->write_high || d->write_low) && (!d->channels || d->write_low >= d->write_high))
         gd_fuzz_broken(target, "[DRAM] write drain watermarks out of order, or without channels");
+    if (d->row_timeout && (!d->channels || d->row_timeout > 1000000))
+        gd_fuzz_broken(target, "[DRAM] row_timeout past 1000000 cycles, or without channels");
 }
 
 int gd_fuzz_arch(const uint8_t *data, size_t size)
