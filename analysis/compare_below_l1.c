@@ -10,6 +10,8 @@
  * Tolerances: compare_rows.c's latency rule (a floor and 2%, no noise figure:
  * a TLB latency is a sum of two plateaus), the page exact.
  *
+ * L2 slices (the l2_slice probe): compare_slices below.
+ *
  * DRAM rows (the dram_row probe, where the run measured it): the row-hit and
  * row-switch latency against analysis/model_below_l1.c's (the [DRAM] latency;
  * + tRP + tRCD), with the latency rule -- 2% of 540 cycles is 11, a quarter of
@@ -82,12 +84,48 @@ static void compare_rows(json_t *params, gd_compare_counts *c, const gd_arch *ar
                                  gd_arch_source_of(arch, "DRAM", "interleave"));
 }
 
+/* The L2's slices (the l2_slice probe, where the run measured it).  A modulo
+ * map of more than one slice per partition: the total and the period (slices
+ * per partition x the L2 line), exact; a count seen at one multiple only is a
+ * lower bound.  One slice, or an XOR map (which spreads the probe's strides):
+ * the model expects no pattern, and one found is a mismatch. */
+static void compare_slices(json_t *params, gd_compare_counts *c, const gd_arch *arch,
+                           const gd_inferred_slices *x)
+{
+    const gd_arch_level *l2 = &arch->level[GD_L2];
+    const gd_arch_l2_map *m = &l2->l2map;
+    uint32_t parts = m->partitions ? m->partitions : 1;
+    uint32_t total = m->slices ? m->slices : 1, per = total / parts;
+    const char *src = gd_arch_source_of(arch, "L2", "slices");
+    if (per > 1 && m->hash == GD_L2_HASH_MODULO) {
+        if (x->resolved && x->lower_bound)
+            gd_compare_add_lower_bound(params, c, "L2", "slices", x->slices, total, src);
+        else
+            gd_compare_add_parameter(params, c, "L2", "slices", x->resolved, x->slices, total, 0,
+                                     total, src);
+        gd_compare_note(params, "%u partition(s) x %u slices, modulo map%s", parts, per,
+                        x->resolved ? "" : "; the probe saw no pattern");
+        double period = (double)per * l2->line_bytes;
+        gd_compare_add_parameter(params, c, "L2", "slice_period_bytes",
+                                 x->resolved && !x->lower_bound, (double)x->period_bytes, period, 0,
+                                 period, src);
+        gd_compare_note(params, "slices per partition x the %u-byte L2 line", l2->line_bytes);
+        return;
+    }
+    gd_compare_add_categorical(params, c, "L2", "slice_pattern", 1, x->resolved ? "modulo" : "none",
+                               "none", src);
+    gd_compare_note(params, per > 1 ? "an XOR map spreads every stride the probe sweeps"
+                                    : "one slice per partition: no stride serialises the L2");
+}
+
 void gd_compare_below_l1(json_t *params, gd_compare_counts *c, const gd_arch *arch,
                          const gd_run *run)
 {
     const gd_inference *inf = &run->inferred;
     if (inf->below.rows.has)
         compare_rows(params, c, arch, &inf->below.rows);
+    if (inf->below.slices.has)
+        compare_slices(params, c, arch, &inf->below.slices);
     compare_bandwidth(params, c, arch, &inf->below);
     const gd_arch_l2_map *m = &arch->level[GD_L2].l2map;
     if (m->partitions > 1) {

@@ -5,6 +5,8 @@
  *
  *   "row": {"row_effect": true, "row_hit_cycles": 540, "row_switch_cycles": 580,
  *           "row_hit_span_bytes": 256, "confidence": 1, "from": "dram-row"}
+ *   "slices": {"resolved": true, "slices": 80, "slices_per_partition": 40,
+ *              "partitions": 2, "period_bytes": 5120, "lower_bound": false, ...}
  *   "bandwidth": {"read": {"bytes_per_cycle": 41.2, "clock_mhz": 1410,
  *                          "gb_per_s": 58.1, "confidence": 1, "from": "bw-l2"}, ...}
  */
@@ -36,15 +38,33 @@ typedef struct gd_inferred_rows {
     char from[64];
 } gd_inferred_rows;
 
+/* The L2's slices (the l2_slice probe, analysis/infer_l2_slice.c). */
+typedef struct gd_inferred_slices {
+    int has;
+    int resolved;               /* 0: no slice pattern (flat curve): `why` says so */
+    uint32_t slices_per_partition;
+    uint32_t partitions;        /* 2 where the run found L2FAR, else 1 */
+    uint32_t slices;            /* slices_per_partition x partitions */
+    uint64_t period_bytes;      /* the smallest stride on one slice per partition */
+    uint64_t unit_bytes;        /* the sweep's first stride (the line it assumes) */
+    int lower_bound;            /* the period was seen once: its double fits as well */
+    double floor_requests_per_cycle; /* L2 sector requests per cycle at the period */
+    double peak_requests_per_cycle;  /* ... at strides that spread over the slices */
+    double confidence;
+    char why[200];
+    char from[64];
+} gd_inferred_slices;
+
 typedef struct gd_inferred_below {
     gd_inferred_rows rows;
+    gd_inferred_slices slices;
     gd_inferred_bandwidth bw[GD_BW_LEVEL_COUNT][GD_BW_KIND_COUNT];
 } gd_inferred_below;
 
 const char *gd_bw_kind_name(gd_bw_kind k);     /* "read", "write", "copy" */
 const char *gd_bw_level_name(gd_bw_level l);   /* "L1D", "L2", "DRAM" */
 
-/* Adds "row" (level DRAM) and "bandwidth" (L1D, L2, DRAM) to the level object
+/* Adds "row" (level DRAM), "slices" (level L2) and "bandwidth" (L1D, L2, DRAM) to the level object
  * `o` of inferred.json named `level`, where measured. */
 void gd_inferred_below_to_json(const gd_inferred_below *b, const char *level, json_t *o);
 /* Reads them back from the level object `o` named `level`. */

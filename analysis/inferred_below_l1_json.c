@@ -60,6 +60,26 @@ void gd_inferred_below_to_json(const gd_inferred_below *b, const char *level, js
         json_object_set_new(j, "from", json_string(r->from));
         json_object_set_new(o, "row", j);
     }
+    if (!strcmp(level, "L2") && b->slices.has) {
+        const gd_inferred_slices *x = &b->slices;
+        json_t *j = json_object();
+        json_object_set_new(j, "resolved", json_boolean(x->resolved));
+        if (x->resolved) {
+            json_object_set_new(j, "slices", json_integer(x->slices));
+            json_object_set_new(j, "slices_per_partition", json_integer(x->slices_per_partition));
+            json_object_set_new(j, "partitions", json_integer(x->partitions));
+            json_object_set_new(j, "period_bytes", json_integer((json_int_t)x->period_bytes));
+            json_object_set_new(j, "unit_bytes", json_integer((json_int_t)x->unit_bytes));
+            json_object_set_new(j, "lower_bound", json_boolean(x->lower_bound));
+        } else {
+            json_object_set_new(j, "why", json_string(x->why));
+        }
+        json_object_set_new(j, "floor_requests_per_cycle", json_real(x->floor_requests_per_cycle));
+        json_object_set_new(j, "peak_requests_per_cycle", json_real(x->peak_requests_per_cycle));
+        json_object_set_new(j, "confidence", json_real(x->confidence));
+        json_object_set_new(j, "from", json_string(x->from));
+        json_object_set_new(o, "slices", j);
+    }
     int li = level_index(level);
     if (li < 0)
         return;
@@ -95,6 +115,31 @@ void gd_inferred_below_from_json(gd_inferred_below *b, const char *level, const 
         r->row_hit_span_bytes = isfinite(span) && span > 0 && span < 0x1p62 ? (uint64_t)span : 0;
         r->confidence = get_num(row, "confidence");
         get_from(row, r->from, sizeof r->from);
+    }
+    const json_t *sl = json_object_get(o, "slices");
+    if (!strcmp(level, "L2") && json_is_object(sl)) {
+        gd_inferred_slices *x = &b->slices;
+        x->has = 1;
+        x->resolved = json_is_true(json_object_get(sl, "resolved"));
+        double v = get_num(sl, "slices_per_partition"), p = get_num(sl, "partitions"),
+               per = get_num(sl, "period_bytes"), u = get_num(sl, "unit_bytes");
+        if (x->resolved && (!(v >= 1 && v < 1e6) || !(p >= 1 && p <= 2) ||
+                            !(per >= 1 && per < 0x1p62) || !(u >= 1 && u < 0x1p62)))
+            x->resolved = 0; /* a hand-edited file: keep what is readable */
+        if (x->resolved) {
+            x->slices_per_partition = (uint32_t)v;
+            x->partitions = (uint32_t)p;
+            x->slices = x->slices_per_partition * x->partitions;
+            x->period_bytes = (uint64_t)per;
+            x->unit_bytes = (uint64_t)u;
+            x->lower_bound = json_is_true(json_object_get(sl, "lower_bound"));
+        }
+        const char *why = json_string_value(json_object_get(sl, "why"));
+        snprintf(x->why, sizeof x->why, "%s", why ? why : "");
+        x->floor_requests_per_cycle = get_num(sl, "floor_requests_per_cycle");
+        x->peak_requests_per_cycle = get_num(sl, "peak_requests_per_cycle");
+        x->confidence = get_num(sl, "confidence");
+        get_from(sl, x->from, sizeof x->from);
     }
     int li = level_index(level);
     const json_t *bw = json_object_get(o, "bandwidth");

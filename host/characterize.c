@@ -32,6 +32,7 @@
 #include "analysis/infer_carveout.h"
 #include "analysis/infer_tlb.h"
 #include "analysis/infer_bandwidth.h"
+#include "analysis/infer_l2_slice.h"
 #include "analysis/infer_dram.h"
 #include "analysis/results.h"
 #include "host/runner.h"
@@ -230,6 +231,8 @@ int gd_infer_curve(gd_inference *run_inf, const gd_curve *curve, const gd_segmen
         return gd_infer_dram_row(run_inf, curve, err); /* issue 12: refines the run's DRAM */
     } else if (!strcmp(pn, "bandwidth")) {
         return gd_infer_bandwidth(run_inf, curve, level, err); /* issue 12: per level */
+    } else if (!strcmp(pn, "l2_slice")) {
+        return gd_infer_l2_slice(run_inf, curve, err); /* issue 12: after L2FAR's step */
     } else if (!strcmp(pn, "pchase")) {
         rc = gd_infer_pchase(&step_inf, curve, seg, bypass, l2_bytes_hint, err);
         /* the L2 alone (ld.cg): its replacement, and its size where that is random;

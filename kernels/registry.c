@@ -27,6 +27,7 @@ extern const gd_probe gd_probe_resv_stall;
 extern const gd_probe gd_probe_store_path;
 extern const gd_probe gd_probe_dram_row;
 extern const gd_probe gd_probe_bandwidth;
+extern const gd_probe gd_probe_l2_slice;
 
 static const gd_probe *const probes[] = {
     &gd_probe_pchase,
@@ -46,6 +47,7 @@ static const gd_probe *const probes[] = {
     &gd_probe_store_path,
     &gd_probe_dram_row,
     &gd_probe_bandwidth,
+    &gd_probe_l2_slice,
 };
 
 const gd_probe *const *gd_probe_list(size_t *count)

@@ -329,7 +329,9 @@ static void check_characterize(const char *name)
                                          "DRAM.row_effect", "DRAM.row_hit_span_bytes",
                                          "L1D.read_bytes_per_cycle", "L2.read_bytes_per_cycle",
                                          "L2.write_bytes_per_cycle", "L2.copy_bytes_per_cycle",
-                                         "DRAM.read_bytes_per_cycle"};
+                                         "DRAM.read_bytes_per_cycle",
+                                         /* l2_slice: 80 / 100 slices in two partitions */
+                                         "L2.slices", "L2.slice_period_bytes"};
     for (size_t w = 0; w < sizeof wanted / sizeof wanted[0]; w++) {
         size_t i;
         const json_t *p;

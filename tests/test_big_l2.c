@@ -8,8 +8,8 @@
  * inferred, and every parameter issue 12 names matching compare.json: the L2's
  * size, near and far latency and fetch granularity, both TLBs' coverage and
  * latency, the page, the DRAM latency, row hit and row switch, DRAM and L2
- * bandwidth, and the store verdicts; every step that failed or was skipped
- * saying why in meta.json.  The same on sim:h100 (50 MiB).  It takes minutes
+ * bandwidth, the store verdicts and the slice count and period; every step
+ * that failed or was skipped saying why in meta.json.  The same on sim:h100 (50 MiB).  It takes minutes
  * on this 2-core machine, so it runs under `make recovery` (GD_BIG_L2=1) and
  * says "skipped" otherwise.  Not asserted: DRAM.copy_bytes_per_cycle (63% and
  * 60% of the peak with the write drain, measured by the probe alone: README,
@@ -87,7 +87,8 @@ static void full_suite_on(const char *arch)
         "TLB2.latency_cycles",  "DRAM.row_hit_cycles",    "DRAM.row_switch_cycles",
         "DRAM.row_effect",      "DRAM.read_bytes_per_cycle", "L2.read_bytes_per_cycle",
         "L2.write_bytes_per_cycle", "L2.copy_bytes_per_cycle",
-        "L2.write_allocate",    "L1D.write_allocate",     "L1D.write_policy"};
+        "L2.write_allocate",    "L1D.write_allocate",     "L1D.write_policy",
+        "L2.slices",            "L2.slice_period_bytes"};
     int bad = 0;
     for (size_t w = 0; w < sizeof wanted / sizeof wanted[0]; w++) {
         const char *v = verdict_of(cmp, wanted[w]);
