@@ -8,7 +8,9 @@
 #   make valgrind          the sim end-to-end tests under valgrind
 #   make recovery          characterize generated GPUs and score every claimed
 #                          parameter (RECOVERY_CONFIGS=200 RECOVERY_SEED=1000),
-#                          then the full suite on a 40 MiB L2 (tests/test_big_l2.c)
+#                          the levels below the L1 on generated GPUs
+#                          (BELOW_L1_CONFIGS=60 BELOW_L1_SEED=1), then the full
+#                          suite on sim:a100 and sim:h100 (tests/test_big_l2.c)
 #   make check-layout      the include and call graphs between the rooms
 #                          (no cycle, no include across a room's rule)
 #   make fuzz SECONDS=N    every fuzz target of tests/fuzz/ for N seconds each
@@ -205,10 +207,15 @@ test: deps
 RECOVERY_CONFIGS ?= 200
 RECOVERY_SEED ?= 1000
 RECOVERY_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+BELOW_L1_CONFIGS ?= 60
+BELOW_L1_SEED ?= 1
 recovery: deps
-	@$(MAKE) --no-print-directory $(BIN) $(BUILD)/tests/test_recovery $(BUILD)/tests/test_big_l2
+	@$(MAKE) --no-print-directory $(BIN) $(BUILD)/tests/test_recovery $(BUILD)/tests/test_big_l2 \
+	    $(BUILD)/tests/test_below_l1_recovery
 	@GD_BIN=./$(BIN) GD_RECOVERY_CONFIGS=$(RECOVERY_CONFIGS) GD_RECOVERY_SEED=$(RECOVERY_SEED) \
 	    GD_RECOVERY_JOBS=$(RECOVERY_JOBS) $(BUILD)/tests/test_recovery
+	@GD_BIN=./$(BIN) GD_BELOW_L1_CONFIGS=$(BELOW_L1_CONFIGS) GD_BELOW_L1_SEED=$(BELOW_L1_SEED) \
+	    $(BUILD)/tests/test_below_l1_recovery
 	@GD_BIN=./$(BIN) GD_BIG_L2=1 $(BUILD)/tests/test_big_l2
 
 check-layout: $(LIB_OBJ)

@@ -427,7 +427,7 @@ int gd_model_curve(const gd_arch *arch, const char *probe, const gd_probe_opts *
             footprint -= footprint % xs[i];
         } else if (page_sweep) {
             /* kernels/pchase_page.c: elements a candidate page plus a skew apart */
-            o.stride_bytes = xs[i] + GD_PCHASE_PAGE_SKEW_BYTES;
+            o.stride_bytes = gd_pchase_page_spacing(xs[i]);
             footprint = o.footprint_bytes;
             footprint -= footprint % o.stride_bytes;
         }

@@ -13,9 +13,10 @@
  *
  * A power-of-two stride would put every element's L2 line into the same few
  * sets (and slices), so the L2 would miss for reasons of its own as the stride
- * grows; the elements are therefore the candidate page plus one L2 line
- * (GD_PCHASE_PAGE_SKEW_BYTES) apart, which keeps them spread and every step of
- * the curve the TLB's.  The sweep value is the candidate page; --footprint
+ * grows; the elements are therefore the candidate page plus a few L2 lines
+ * apart (gd_pchase_page_spacing: a line step coprime to 2..13, which a modulo
+ * map of 3, 5, 10 ... slices needs too), which keeps them spread and every
+ * step of the curve the TLB's.  The sweep value is the candidate page; --footprint
  * fixes the footprint (it must hold more pages of the largest candidate than
  * the L1 TLB has entries); --variant cg (the default here) keeps the L1 out.
  * Kernel, checks and decoding are the p-chase's (kernels/chase.c).
@@ -36,9 +37,9 @@ static int page_plan(const gd_probe_opts *opts, const gd_device_info *dev, uint6
         return gd_fail(err, "pchase_page: the page candidate must be a multiple of 8 bytes, got %llu",
                        (unsigned long long)point);
     if (o.stride_bytes)
-        return gd_fail(err, "pchase_page: the spacing is the page candidate plus %d bytes; "
-                            "--stride does not apply", GD_PCHASE_PAGE_SKEW_BYTES);
-    uint64_t spacing = point + GD_PCHASE_PAGE_SKEW_BYTES;
+        return gd_fail(err, "pchase_page: the spacing is the page candidate plus a few "
+                            "%d-byte lines; --stride does not apply", GD_PCHASE_PAGE_SKEW_BYTES);
+    uint64_t spacing = gd_pchase_page_spacing(point);
     if (footprint < 2 * spacing)
         return gd_fail(err, "pchase_page: footprint %llu holds fewer than two %llu-byte elements",
                        (unsigned long long)footprint, (unsigned long long)spacing);

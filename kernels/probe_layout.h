@@ -85,10 +85,28 @@ static inline int gd_chase_scratch_in_shared(uint64_t chain_line_bytes, uint64_t
 /* const_seq's default: the L1 constant line of every GPU Jia et al. examined */
 #define GD_CONST_SEQ_DEFAULT_STRIDE 64
 /* pchase_page (kernels/pchase_page.c): elements are the candidate page plus
- * this skew apart, so their L2 lines spread over the sets instead of piling
- * into the few a power-of-two stride reaches (one L2 line on every GPU we
- * model: the line index then steps by an odd number) */
+ * a skew of whole 128-byte L2 lines apart, so their L2 lines spread over the
+ * sets and slices instead of piling into the few a power-of-two stride
+ * reaches.  One line (an odd line step) is not enough for a modulo slice map
+ * of 3, 5, ... slices: 128 KiB + 128 B is 1025 lines, a multiple of 5, and
+ * every element lands in one slice of five.  So the skew is the fewest lines
+ * that make the step in lines coprime to 2 x 3 x 5 x 7 x 11 x 13 (at most a
+ * few dozen lines: GD_PCHASE_PAGE_MAX_SKEW_LINES). */
 #define GD_PCHASE_PAGE_SKEW_BYTES 128
+#define GD_PCHASE_PAGE_MAX_SKEW_LINES 64
+static inline uint64_t gd_pchase_page_spacing(uint64_t page)
+{
+    static const uint64_t primes[] = {2, 3, 5, 7, 11, 13};
+    uint64_t lines = page / GD_PCHASE_PAGE_SKEW_BYTES;
+    for (uint64_t m = 1; m < GD_PCHASE_PAGE_MAX_SKEW_LINES; m++) {
+        int ok = 1;
+        for (size_t i = 0; i < sizeof primes / sizeof primes[0]; i++)
+            ok &= (lines + m) % primes[i] != 0;
+        if (ok)
+            return page + m * GD_PCHASE_PAGE_SKEW_BYTES;
+    }
+    return page + GD_PCHASE_PAGE_SKEW_BYTES;
+}
 
 /* The random chain: next[i] is the element that element i points to, a single
  * cycle over n elements (Sattolo's algorithm, seeded).  -1 if n is 0 or too big.

@@ -270,12 +270,17 @@ static inline int gd_arch_generate(uint64_t seed, const gd_arch_gen_opts *opts, 
 /* ---- below the L1 (issue 12) ------------------------------------------------
  *
  * The levels below the L1 as `--set` overrides of the tiny arch (fast to
- * simulate): a 1 MiB L2 of 2 or 4 slices in two partitions with a far latency
- * anywhere between the near one and DRAM's; an L1 TLB of 8..32 fully
+ * simulate, here with 16 SMs): a 1..3 MiB L2 of 2..12 slices per partition
+ * (modulo map, 128-B lines) in two partitions with a far latency anywhere
+ * between the near one and DRAM's; an L1 TLB of 8..32 fully
  * associative entries of 512 KiB..2 MiB pages; an L2 TLB of 4 or 8 times as many
  * entries of 16 pages (the entry the suites' tlb2 step assumes, as on the GPUs
  * Jia et al. measured); miss costs from 20 to 400 cycles; DRAM with or without
- * channels -- with: 1..8 channels of 4..16 banks, 1 or 2 KiB rows, 256- or
+ * channels -- with: 2..8 channels of 8 or 16 banks (as GDDR6 and HBM have;
+ * one channel under an L2 of 8 lines a cycle streams 30x slower than the L2,
+ * past any card's ratio, and the bandwidth probe's warm-up skew then swamps
+ * its L2 read; 64 streams over 8 banks conflict on every other row), 1 or 2
+ * KiB rows, 256- or
  * 512-byte interleave, tCL 5..30, tRCD and tRP 8..30 (a row step of at least
  * 16 cycles, clear of the noise), tRAS 20..50, a sector per 1 or 2 bus cycles;
  * timer noise on odd seeds.  Returns the overrides written (each "S.key=V"),
@@ -291,11 +296,22 @@ static inline size_t gd_arch_gen_below_l1(uint64_t seed, char ov[][64], size_t c
     if (cap < 40)
         return 0;
 #define GD_GEN_SET(...) snprintf(ov[n++], 64, __VA_ARGS__)
-    GD_GEN_SET("L2.size=1MiB");
+    /* 2..12 slices per partition (non-powers of two among them), 128-B lines,
+     * slices of 128 or 256 KiB (an L2 of 1..3 MiB: sets a multiple of the
+     * slices); each slice serves one request a cycle behind an 8-request
+     * crossbar, and 16 SMs of 64 MSHRs keep more in flight than one slice
+     * per partition takes -- the contrast the l2_slice probe reads */
+    static const unsigned per_partition[] = {2, 3, 4, 5, 6, 8, 10, 12};
+    unsigned per = GD_GEN_PICK(r, per_partition);
+    GD_GEN_SET("L2.size=%uKiB", 2 * per * (per >= 4 ? 128 : 256));
+    GD_GEN_SET("L2.line=128");
     GD_GEN_SET("gpu.global_mem=64GiB");
-    unsigned slices = gd_gen_range(r, 0, 1) ? 4 : 2;
-    GD_GEN_SET("L2.slices=%u", slices);
+    GD_GEN_SET("gpu.sms=16");
+    GD_GEN_SET("L1D.mshr_entries=64");
+    GD_GEN_SET("L2.slices=%u", 2 * per);
     GD_GEN_SET("L2.partitions=2");
+    GD_GEN_SET("L2.requests_per_cycle=8");
+    GD_GEN_SET("L2.slice_requests_per_cycle=1");
     unsigned dram = (unsigned)gd_gen_range(r, 160, 400);
     GD_GEN_SET("DRAM.latency=%u", dram);
     GD_GEN_SET("L2.far_latency=%u", (unsigned)gd_gen_range(r, 100, dram - 40));
@@ -313,8 +329,8 @@ static inline size_t gd_arch_gen_below_l1(uint64_t seed, char ov[][64], size_t c
     GD_GEN_SET("TLB2.latency=%u", t1 + (unsigned)gd_gen_range(r, 20, 400));
     *has_channels = (int)gd_gen_range(r, 0, 1);
     if (*has_channels) {
-        GD_GEN_SET("DRAM.channels=%u", 1u << gd_gen_range(r, 0, 3));
-        GD_GEN_SET("DRAM.banks=%u", 4u << gd_gen_range(r, 0, 2));
+        GD_GEN_SET("DRAM.channels=%u", 2u << gd_gen_range(r, 0, 2));
+        GD_GEN_SET("DRAM.banks=%u", 8u << gd_gen_range(r, 0, 1));
         GD_GEN_SET("DRAM.tCL=%u", (unsigned)gd_gen_range(r, 5, 30));
         GD_GEN_SET("DRAM.tRCD=%u", (unsigned)gd_gen_range(r, 8, 30));
         GD_GEN_SET("DRAM.tRP=%u", (unsigned)gd_gen_range(r, 8, 30));
