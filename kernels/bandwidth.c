@@ -52,7 +52,7 @@
 #define BW_VEC_BYTES 16
 #define BW_UNROLL 2
 #define BW_CHUNK (BW_THREADS * BW_VEC_BYTES * BW_UNROLL) /* one iteration of a CTA: 8 KiB */
-#define BW_OUT_PER_CTA 32                                  /* cycles (x2), start/end ns */
+#define BW_OUT_PER_CTA GD_TIMER_SPAN_BYTES                 /* cycles (x2), start/end ns */
 #define BW_MAX_FOOTPRINT (64ull << 30)
 /* Timed passes: at least BW_MIN_TIMED_PER_CTA bytes per CTA, so that the
  * CTAs' start skew (they are dispatched one after another and warm up at
@@ -204,26 +204,7 @@ static char *bw_ptx(const gd_device_info *dev, const bw_state *st)
             "    ld.global.cg.u32 %%r25, [%%rd10+%d];\n"
             "    add.u32 %%r2, %%r2, %%r25;\n",
             (BW_UNROLL - 1) * BW_THREADS * BW_VEC_BYTES);
-    gd_ptx_printf(&p,
-        "    mov.u32 %%r23, gd_bw_sink;\n"
-        "    shl.b32 %%r24, %%r20, 2;\n"
-        "    add.u32 %%r23, %%r23, %%r24;\n"
-        "    st.shared.u32 [%%r23], %%r2;        // every load consumed\n"
-        "    bar.sync 0;\n"
-        "    mov.u64 %%rd22, %%clock64;\n"
-        "    mov.u64 %%rd23, %%globaltimer;\n"
-        "    sub.s64 %%rd24, %%rd22, %%rd20;      // the timed region's cycles\n"
-        "    @!%%p3 bra $L_done;\n"
-        "    mul.wide.u32 %%rd12, %%r21, %d;\n"
-        "    add.s64 %%rd12, %%rd3, %%rd12;\n"
-        "    st.global.u64 [%%rd12], %%rd24;\n"
-        "    st.global.u64 [%%rd12+8], %%rd24;\n"
-        "    st.global.u64 [%%rd12+16], %%rd21;\n"
-        "    st.global.u64 [%%rd12+24], %%rd23;\n"
-        "$L_done:\n"
-        "    ret;\n"
-        "}\n",
-        BW_OUT_PER_CTA);
+    gd_timer_ptx_cta_span_end(&p, "gd_bw_sink", "%r20", "%r2", "%p3", "%r21", "%rd3");
     return gd_ptx_finish(&p);
 }
 

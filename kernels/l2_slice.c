@@ -61,7 +61,7 @@
 #define LS_PASSES 32
 #define LS_LINE_BYTES 128          /* the line the distinct-lines rule assumes */
 #define LS_ALIAS_MARGIN 128        /* distinct lines <= L2 lines / this */
-#define LS_OUT_PER_CTA 32          /* cycles (x2), start/end ns */
+#define LS_OUT_PER_CTA GD_TIMER_SPAN_BYTES
 #define LS_MAX_STRIDE (1ull << 20)
 
 typedef struct ls_state {
@@ -139,26 +139,8 @@ static char *ls_ptx(const gd_device_info *dev)
     gd_ptx_printf(&p,
         "    add.u32 %%r8, %%r8, 1;\n"
         "    setp.lt.u32 %%p1, %%r8, %%r1;\n"
-        "    @%%p1 bra $L_pass;\n"
-        "    mov.u32 %%r23, gd_ls_sink;\n"
-        "    shl.b32 %%r24, %%r2, 2;\n"
-        "    add.u32 %%r23, %%r23, %%r24;\n"
-        "    st.shared.u32 [%%r23], %%r7;        // every load consumed\n"
-        "    bar.sync 0;\n"
-        "    mov.u64 %%rd22, %%clock64;\n"
-        "    mov.u64 %%rd23, %%globaltimer;\n"
-        "    sub.s64 %%rd24, %%rd22, %%rd20;      // the timed passes' cycles\n"
-        "    @!%%p3 bra $L_done;\n"
-        "    mul.wide.u32 %%rd12, %%r3, %d;\n"
-        "    add.s64 %%rd12, %%rd2, %%rd12;\n"
-        "    st.global.u64 [%%rd12], %%rd24;\n"
-        "    st.global.u64 [%%rd12+8], %%rd24;\n"
-        "    st.global.u64 [%%rd12+16], %%rd21;\n"
-        "    st.global.u64 [%%rd12+24], %%rd23;\n"
-        "$L_done:\n"
-        "    ret;\n"
-        "}\n",
-        LS_OUT_PER_CTA);
+        "    @%%p1 bra $L_pass;\n");
+    gd_timer_ptx_cta_span_end(&p, "gd_ls_sink", "%r2", "%r7", "%p3", "%r3", "%rd2");
     return gd_ptx_finish(&p);
 }
 

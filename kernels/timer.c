@@ -74,6 +74,31 @@ void gd_timer_ptx_region_stop(gd_ptx *p, const char *clock_reg, const char *ns_r
                   tmp_reg, clock_reg, tmp_reg, clock_reg, tmp_reg, ns_reg, tmp_reg, ns_reg);
 }
 
+void gd_timer_ptx_cta_span_end(gd_ptx *p, const char *sink, const char *tid, const char *sum,
+                               const char *pred_thread0, const char *cta, const char *out)
+{
+    gd_ptx_printf(p,
+                  "    mov.u32 %%r23, %s;\n"
+                  "    shl.b32 %%r24, %s, 2;\n"
+                  "    add.u32 %%r23, %%r23, %%r24;\n"
+                  "    st.shared.u32 [%%r23], %s;        // every load consumed\n"
+                  "    bar.sync 0;\n"
+                  "    mov.u64 %%rd22, %%clock64;\n"
+                  "    mov.u64 %%rd23, %%globaltimer;\n"
+                  "    sub.s64 %%rd24, %%rd22, %%rd20;      // the span's cycles\n"
+                  "    @!%s bra $L_done;\n"
+                  "    mul.wide.u32 %%rd12, %s, %d;\n"
+                  "    add.s64 %%rd12, %s, %%rd12;\n"
+                  "    st.global.u64 [%%rd12], %%rd24;\n"
+                  "    st.global.u64 [%%rd12+8], %%rd24;\n"
+                  "    st.global.u64 [%%rd12+16], %%rd21;\n"
+                  "    st.global.u64 [%%rd12+24], %%rd23;\n"
+                  "$L_done:\n"
+                  "    ret;\n"
+                  "}\n",
+                  sink, tid, sum, pred_thread0, cta, GD_TIMER_SPAN_BYTES, out);
+}
+
 #define TIMER_NS_PER_US 1000.0
 
 double gd_timer_effective_mhz(uint64_t cycles, uint64_t ns)

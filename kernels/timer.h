@@ -34,6 +34,18 @@ void gd_timer_ptx_region_start(gd_ptx *p, const char *clock_reg, const char *ns_
  * scratch .u64). */
 void gd_timer_ptx_region_stop(gd_ptx *p, const char *clock_reg, const char *ns_reg,
                               const char *tmp_reg);
+/* The end of a kernel whose every CTA times one span from %rd20 (%clock64)
+ * and %rd21 (%globaltimer), read by its thread 0 (bandwidth, l2_slice):
+ * each thread stores `sum` (.u32, what its loads returned) to shared `sink`
+ * at `tid` x 4 -- every load consumed -- then a barrier, both clocks again,
+ * and thread 0 (`pred_thread0` true) writes GD_TIMER_SPAN_BYTES at `out` +
+ * `cta` x GD_TIMER_SPAN_BYTES: the span's cycles twice (a torn write shows),
+ * its start and end on %globaltimer.  Closes the entry ("ret; }").  Scratch:
+ * %r23, %r24, %rd12, %rd22..%rd24. */
+#define GD_TIMER_SPAN_BYTES 32
+void gd_timer_ptx_cta_span_end(gd_ptx *p, const char *sink, const char *tid, const char *sum,
+                               const char *pred_thread0, const char *cta, const char *out);
+
 /* Cycles per microsecond over a region: the effective SM clock in MHz (NAN
  * when no time passed on the timer). */
 double gd_timer_effective_mhz(uint64_t cycles, uint64_t ns);
