@@ -55,6 +55,7 @@
 #define AV_ATTACKER_RECORDS 64        /* attacker passes recorded */
 #define AV_ATTACKER_MAX_PASSES 100000 /* the attacker stops by itself after this many */
 #define AV_WAIT_SPINS (1u << 20)      /* the victim gives up waiting after this many */
+#define AV_FLAG_PASSES 12             /* flags: the code attacker's passes so far */
 #define AV_DATA_LINE 128              /* one warp's coalesced ld.global.cg */
 #define AV_DATA_WARPS 16              /* warps of the data attacker's CTA */
 #define AV_ISSUE_BODY 32               /* same_sub_issue: FFMAs in the attacker's loop */
@@ -101,22 +102,27 @@ static void av_store_pass(gd_ptx *p, const char *label, int base_word)
         label, base_word);
 }
 
-/* Spins (bounded) until the flag word at [%rd2+off] satisfies `cond` against
- * %r21 ("eq": equal, "ne0": non-zero); %p8 is left true if it did. */
-static void av_wait(gd_ptx *p, const char *label, int off, int nonzero)
+/* Spins (bounded) until the flag word at [%rd2+off] satisfies `until`
+ * against %r21 (AV_NONZERO: non-zero; AV_EQUAL: equal to %r21; AV_AT_LEAST:
+ * at least %r21, unsigned); %p8 is left true if it did. */
+enum { AV_NONZERO, AV_EQUAL, AV_AT_LEAST };
+static void av_wait(gd_ptx *p, const char *label, int off, int until)
 {
+    /* %p5: keep spinning */
+    static const char *const keep[] = {"eq.u32 %p5, %r17, 0", "ne.u32 %p5, %r17, %r21",
+                                       "lo.u32 %p5, %r17, %r21"};
     gd_ptx_printf(p,
         "    mov.u32 %%r16, 0;\n"
         "%s:\n"
         "    .pragma \"nounroll\";\n"
         "    ld.volatile.global.u32 %%r17, [%%rd2+%d];\n"
         "    add.u32 %%r16, %%r16, 1;\n"
-        "    setp.%s.u32 %%p5, %%r17, %s;\n"
+        "    setp.%s;\n"
         "    setp.lt.u32 %%p6, %%r16, %u;\n"
         "    and.pred %%p7, %%p5, %%p6;\n"
         "    @%%p7 bra %s;\n"
         "    not.pred %%p8, %%p5;\n",
-        label, off, nonzero ? "eq" : "ne", nonzero ? "0" : "%r21", AV_WAIT_SPINS, label);
+        label, off, keep[until], AV_WAIT_SPINS, label);
 }
 
 static char *av_ptx(const gd_device_info *dev, const av_state *st)
@@ -195,12 +201,23 @@ static char *av_ptx(const gd_device_info *dev, const av_state *st)
     gd_ffma_block(&p, st->victim_len);
     av_store_pass(&p, "victim", W_VICTIM);
     if (!data) {
-        /* after the warm-up pass: wait until the attacker runs */
+        /* after the warm-up pass: wait until the attacker runs; after
+         * every pass: until it has made one whole pass since this one
+         * ended (its count two past what it was then) */
         gd_ptx_printf(&p,
             "    setp.ne.u32 %%p4, %%r8, 0;\n"
-            "    @%%p4 bra $L_vnext;\n");
-        av_wait(&p, "$L_vwait", 0, 1);
-        gd_ptx_printf(&p, "    selp.b32 %%r23, 1, 0, %%p8;\n");
+            "    @%%p4 bra $L_vgap;\n");
+        av_wait(&p, "$L_vwait", 0, AV_NONZERO);
+        gd_ptx_printf(&p,
+            "    selp.b32 %%r23, 1, 0, %%p8;\n"
+            "$L_vgap:\n"
+            "    ld.volatile.global.u32 %%r21, [%%rd2+%d];\n"
+            "    add.u32 %%r21, %%r21, 2;\n",
+            AV_FLAG_PASSES);
+        av_wait(&p, "$L_vgapwait", AV_FLAG_PASSES, AV_AT_LEAST);
+        gd_ptx_printf(&p,
+            "    selp.b32 %%r24, 1, 0, %%p8;\n"
+            "    and.b32 %%r23, %%r23, %%r24;\n");
     } else {
         /* hand over to the attacker, and wait until it has streamed */
         gd_ptx_printf(&p,
@@ -208,7 +225,7 @@ static char *av_ptx(const gd_device_info *dev, const av_state *st)
             "    add.u32 %%r21, %%r21, 1;\n"
             "    st.volatile.global.u32 [%%rd2], %%r21;\n"
             "    add.u32 %%r21, %%r21, 1;\n");
-        av_wait(&p, "$L_vwait", 0, 0);
+        av_wait(&p, "$L_vwait", 0, AV_EQUAL);
         gd_ptx_printf(&p,
             "    selp.b32 %%r24, 1, 0, %%p8;\n"
             "    and.b32 %%r23, %%r23, %%r24;\n");
@@ -260,13 +277,14 @@ static char *av_ptx(const gd_device_info *dev, const av_state *st)
             "    setp.eq.u32 %%p4, %%r8, 0;\n"
             "    @%%p4 st.volatile.global.u32 [%%rd2], 1;   // running: after the first pass\n"
             "    add.u32 %%r8, %%r8, 1;\n"
+            "    st.volatile.global.u32 [%%rd2+%d], %%r8;   // passes made\n"
             "    ld.volatile.global.u32 %%r17, [%%rd2+4];\n"
             "    setp.eq.u32 %%p5, %%r17, 0;\n"
             "    setp.lt.u32 %%p6, %%r8, %u;\n"
             "    and.pred %%p5, %%p5, %%p6;\n"
             "    @%%p5 bra $L_apass;\n"
             "    @%%p9 st.global.u32 [%%rd1+%d], %%r8;\n",
-            AV_ATTACKER_MAX_PASSES, 4 * W_ATTACKER_PASSES);
+            AV_FLAG_PASSES, AV_ATTACKER_MAX_PASSES, 4 * W_ATTACKER_PASSES);
         gd_ffma_fold(&p);
         gd_ptx_printf(&p, "    @%%p9 st.global.f32 [%%rd1+%d], %s;\n", 4 * (W_CHECK + 1),
                       GD_FFMA_SUM);
@@ -289,7 +307,7 @@ static char *av_ptx(const gd_device_info *dev, const av_state *st)
             "    @%%p9 bra $L_await;\n"
             "    bra.uni $L_agot;\n",
             AV_DATA_LINE, AV_DATA_LINE);
-        av_wait(&p, "$L_await", 0, 0);
+        av_wait(&p, "$L_await", 0, AV_EQUAL);
         gd_ptx_printf(&p,
             "    ld.volatile.global.u32 %%r26, [%%rd2+4];\n"
             "    setp.ne.u32 %%p4, %%r26, 0;\n"

@@ -7,6 +7,7 @@
  * cache of its own, an LRU L1 constant cache) the inference follows. */
 #include "tests/testing.h"
 #include "tests/results_json.h"
+#include "tests/arch_gen.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -503,6 +504,50 @@ static void test_inference_follows_the_arch(void **state)
     free(dir);
 }
 
+/* Generated hierarchies (tests/arch_gen.h seeds 1000 and 1013: an 8-way and a
+ * 4-way LRU L0I of 32 and 12 KiB per sub-partition, over 128 and 46 KiB
+ * L1Is): the scopes come out.  Before the victim waited for a whole attacker
+ * pass between its own, a victim at CPI 1 kept its lines against an attacker
+ * missing at CPI 14 -- no interference anywhere, no L0I scope (6 of 16
+ * generated GPUs had one then, 16 of 16 after; L1I 9 -> 12 of 20). */
+static void test_scopes_on_generated_hierarchies(void **state)
+{
+    (void)state;
+    static const uint64_t seeds[] = {1000, 1013};
+    for (size_t k = 0; k < sizeof seeds / sizeof seeds[0]; k++) {
+        char *dir = gd_test_tmpdir();
+        gd_err err;
+        static char text[1 << 16];
+        gd_arch_gen_opts o = {.max_l2_bytes = 8u << 20, .noise = -1};
+        assert_int_equal(gd_arch_generate(seeds[k], &o, text, sizeof text), 0);
+        char path[1200], suite[1200], run[1200], device[1300];
+        snprintf(path, sizeof path, "%s/gen.arch", dir);
+        assert_int_equal(gd_write_atomic(path, text, strlen(text), &err), 0);
+        snprintf(suite, sizeof suite, "%s/av.suite", dir);
+        const char *steps =
+            "icache       icache_seq --variant nop --sweep 1KiB:512KiB:28 --adaptive --resolution 128\n"
+            "av-l0i-same  icache_av --variant same_sub --level L0I --footprint L0I/2 --sweep L0I/8:2*L0I:8\n"
+            "av-l0i-issue icache_av --variant same_sub_issue --level L0I --footprint L0I/2 --sweep L0I/8:2*L0I:8\n"
+            "av-l0i-sub   icache_av --variant other_sub --level L0I --footprint L0I/2 --sweep L0I/8:2*L0I:8\n"
+            "av-l0i-sm    icache_av --variant other_sm --level L0I --footprint L0I/2 --sweep L0I/8:2*L0I:8\n"
+            "av-l1i-sub   icache_av --variant other_sub --level L1I --footprint (L0I+L1I)/2 --sweep L1I/8:2*L1I:8\n"
+            "av-l1i-sm    icache_av --variant other_sm --level L1I --footprint (L0I+L1I)/2 --sweep L1I/8:2*L1I:8\n";
+        assert_int_equal(gd_write_atomic(suite, steps, strlen(steps), &err), 0);
+        snprintf(device, sizeof device, "sim:%s", path);
+        snprintf(run, sizeof run, "%s/run", dir);
+        run_characterize(device, suite, run, 0);
+        json_t *inf = gd_test_load_json(run, "inferred.json");
+        const char *l0 = str(gd_test_need_level(inf, "L0I"), "scope");
+        const char *l1 = str(gd_test_need_level(inf, "L1I"), "scope");
+        if (strcmp(l0, "subpartition") || strcmp(l1, "sm"))
+            fail_msg("seed %llu: L0I scope %s, L1I scope %s (want subpartition, sm)",
+                     (unsigned long long)seeds[k], l0, l1);
+        json_decref(inf);
+        gd_test_rmrf(dir);
+        free(dir);
+    }
+}
+
 /* ---- same_sub against its issue-only control ---------------------------- */
 
 /* An icache_av curve of `n` attacker sizes whose victim CPI goes linearly from
@@ -598,6 +643,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_same_sub_judged_against_issue_control),
         cmocka_unit_test(test_inference_follows_the_arch),
+        cmocka_unit_test(test_scopes_on_generated_hierarchies),
         cmocka_unit_test(test_full_suite_t4),
         cmocka_unit_test(test_full_suite_v100),
         cmocka_unit_test(test_v100_line_and_l2_follow_the_arch),
