@@ -9,6 +9,19 @@
  * out to be a transition (part hits, part misses) simply becomes the new upper
  * end of the bracket.  Cost: the coarse points plus about log2(bracket /
  * resolution) points per knee.
+ *
+ * A level whose plateau the coarse sweep hit only once is no plateau to the
+ * segmentation, so the knee after it is no bracket: an L1I of 46 KiB beside a
+ * 32 KiB L0I held one coarse point (41 KiB) between the L0 and the L2 levels,
+ * the 41 -> 52 KiB jump was never halved and the L1I went unseen (issue 17,
+ * generated seeds 1005, 1010 and 1018).  So every round also halves each gap
+ * between neighbouring points, wider than the resolution and outside the
+ * knees' brackets, whose medians differ by half the curve's range or more, or
+ * by a quarter when the gap's first point also stands a tenth of the range
+ * apart from the point before it (a level hit once) -- and by a tenth of the
+ * lower median either way, never noise on a flat curve.  The quarter alone
+ * would also halve the steep end of a gradual climb (an L2 ramping into DRAM:
+ * seed 1011, whose extra points then hid its L1I).
  */
 #include "host/adaptive.h"
 
@@ -18,10 +31,69 @@
 #include "analysis/plateau.h"
 #include "analysis/steps.h"
 
+#define ADAPTIVE_JUMP_OF_RANGE 0.5  /* a jump between neighbours: of max - min ... */
+#define ADAPTIVE_JUMP_OF_LOWER 0.10 /* ... and of the lower median */
+/* or a smaller jump after a point that also stands apart from the point
+ * before it: a level the coarse sweep hit once */
+#define ADAPTIVE_LONE_JUMP_OF_RANGE 0.25
+#define ADAPTIVE_LONE_APART_OF_RANGE 0.10
+
 
 static uint64_t snap_down(uint64_t v, uint64_t g)
 {
     return v / g * g;
+}
+
+/* Appends to lows/highs (nb of them, at most cap) the gaps between neighbouring
+ * points that hold a jump of the primary series (ADAPTIVE_JUMP_*) and lie
+ * outside every bracket already there.  Returns the new count. */
+static size_t add_jumps(const gd_curve *curve, uint64_t resolution, uint64_t *lows,
+                        uint64_t *highs, size_t nb, size_t cap)
+{
+    const char *series = gd_probe_primary_series(curve->probe);
+    double lo_m = 0, hi_m = 0;
+    int any = 0;
+    for (size_t i = 0; i < curve->count; i++) {
+        const gd_summary *s = gd_point_summary(&curve->points[i], series);
+        if (!s)
+            return nb;
+        if (!any || s->median < lo_m)
+            lo_m = s->median;
+        if (!any || s->median > hi_m)
+            hi_m = s->median;
+        any = 1;
+    }
+    double range = hi_m - lo_m;
+    if (!any || !(range > 0))
+        return nb;
+    size_t known = nb;
+    for (size_t i = 0; i + 1 < curve->count && nb < cap; i++) {
+        uint64_t a = curve->points[i].x, b = curve->points[i + 1].x;
+        if (b - a <= resolution)
+            continue;
+        double ma = gd_point_summary(&curve->points[i], series)->median;
+        double mb = gd_point_summary(&curve->points[i + 1], series)->median;
+        double jump = ma > mb ? ma - mb : mb - ma, lower = ma < mb ? ma : mb;
+        double apart = 0;
+        if (i > 0) {
+            double mp = gd_point_summary(&curve->points[i - 1], series)->median;
+            apart = mp > ma ? mp - ma : ma - mp;
+        }
+        int lone = jump >= ADAPTIVE_LONE_JUMP_OF_RANGE * range &&
+                   apart >= ADAPTIVE_LONE_APART_OF_RANGE * range;
+        if ((jump < ADAPTIVE_JUMP_OF_RANGE * range && !lone) ||
+            jump < ADAPTIVE_JUMP_OF_LOWER * lower)
+            continue;
+        int inside = 0;
+        for (size_t k = 0; k < known && !inside; k++)
+            inside = a < highs[k] && b > lows[k];
+        if (inside)
+            continue;
+        lows[nb] = a;
+        highs[nb] = b;
+        nb++;
+    }
+    return nb;
 }
 
 int gd_runner_adaptive(gd_runner *r, gd_curve *curve, const gd_sweep *coarse, uint64_t resolution,
@@ -54,6 +126,7 @@ int gd_runner_adaptive(gd_runner *r, gd_curve *curve, const gd_sweep *coarse, ui
                 highs[nb] = (uint64_t)seg.knees[k].x_above;
             }
             gd_segmentation_free(&seg);
+            nb = add_jumps(curve, resolution, lows, highs, nb, 64);
         }
         uint64_t todo[64];
         size_t ntodo = 0;

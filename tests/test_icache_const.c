@@ -504,16 +504,19 @@ static void test_inference_follows_the_arch(void **state)
     free(dir);
 }
 
-/* Generated hierarchies (tests/arch_gen.h seeds 1000 and 1013: an 8-way and a
- * 4-way LRU L0I of 32 and 12 KiB per sub-partition, over 128 and 46 KiB
- * L1Is): the scopes come out.  Before the victim waited for a whole attacker
- * pass between its own, a victim at CPI 1 kept its lines against an attacker
- * missing at CPI 14 -- no interference anywhere, no L0I scope (6 of 16
- * generated GPUs had one then, 16 of 16 after; L1I 9 -> 12 of 20). */
+/* Generated hierarchies (tests/arch_gen.h seeds 1000, 1013 and 1010: 8-way,
+ * 4-way and 4-way LRU L0Is of 32, 12 and 32 KiB per sub-partition, over 128,
+ * 46 and 46 KiB L1Is): the scopes come out.  Before the victim waited for a
+ * whole attacker pass between its own, a victim at CPI 1 kept its lines
+ * against an attacker missing at CPI 14 -- no interference anywhere, no L0I
+ * scope (6 of 16 generated GPUs had one then, 16 of 16 after).  Seed 1010's
+ * L1I held one coarse point of the icache sweep (41 KiB, between the L0 and
+ * the L2 levels) until the adaptive sweep halved such jumps too
+ * (host/adaptive.c): no L1I size, no L1I step, no L1I scope. */
 static void test_scopes_on_generated_hierarchies(void **state)
 {
     (void)state;
-    static const uint64_t seeds[] = {1000, 1013};
+    static const uint64_t seeds[] = {1000, 1013, 1010};
     for (size_t k = 0; k < sizeof seeds / sizeof seeds[0]; k++) {
         char *dir = gd_test_tmpdir();
         gd_err err;
@@ -537,6 +540,9 @@ static void test_scopes_on_generated_hierarchies(void **state)
         snprintf(run, sizeof run, "%s/run", dir);
         run_characterize(device, suite, run, 0);
         json_t *inf = gd_test_load_json(run, "inferred.json");
+        const json_t *l1i = gd_test_need_level(inf, "L1I");
+        if (seeds[k] == 1010 && num(l1i, "size_bytes") != 47104)
+            fail_msg("seed 1010: L1I %.0f bytes, want 47104", num(l1i, "size_bytes"));
         const char *l0 = str(gd_test_need_level(inf, "L0I"), "scope");
         const char *l1 = str(gd_test_need_level(inf, "L1I"), "scope");
         if (strcmp(l0, "subpartition") || strcmp(l1, "sm"))
