@@ -18,9 +18,25 @@
  * A100's 40-cycle step, so a hit read as a switch or the reverse cannot
  * match -- and the row-hit span exact (the sweep doubles, so it lands on the
  * power of two the model names).  Without rows in the arch the model expects
- * "no row effect": both latencies the [DRAM] one, and row_effect 0.
+ * "no row effect": both latencies the [DRAM] one, and row_effect 0.  With a
+ * [DRAM] row_timeout the model walks the pairs at the distance the switch was
+ * read at (a bank the pairs left long enough is closed: + tRCD only).
+ *
+ * The page-close timeout (dram_row --variant idle, where the run measured
+ * it).  An arch with [DRAM] row_timeout: DRAM.row_timeout_cycles, the bank
+ * idle time from which B finds its bank closed (max(row_timeout, tRAS -
+ * tRCD)), matches when it lies in the sweep's bracket, widened by the latency
+ * rule (the idle time holds a row hit's round trip and a few instructions no
+ * clock sees); DRAM.row_miss_cycles, latency + tRCD, by the latency rule.  A
+ * flat curve is a lower bound: "not measured" past its longest idle time, a
+ * mismatch below it -- unless the timeout is shorter than the sweep's first
+ * idle time, when every B is closed and the flat level is the closed latency.
+ * An arch without a timeout (or without channels): DRAM.row_timeout "none",
+ * which a step contradicts.
  */
 #include "analysis/compare_below_l1.h"
+
+#include <math.h>
 
 #include "analysis/model.h"
 #include "analysis/model_bandwidth.h"
@@ -58,24 +74,98 @@ static void compare_bandwidth(json_t *params, gd_compare_counts *c, const gd_arc
 #define ROW_FLUSH_L2_FACTOR 2
 #define ROW_FLUSH_MIN_BYTES (1u << 20)
 
+/* The idle sweep's rows (compare_rows). */
+static void compare_row_timeout(json_t *params, gd_compare_counts *c, const gd_arch *arch,
+                                const gd_inferred_rows *r)
+{
+    const gd_arch_dram *d = &arch->level[GD_DRAM].dram;
+    int has_timeout;
+    double timeout, hit, miss;
+    gd_model_dram_idle(arch, &has_timeout, &timeout, &hit, &miss);
+    const char *src = gd_arch_source_of(arch, "DRAM", "row_timeout");
+    if (!has_timeout) {
+        gd_compare_add_categorical(params, c, "DRAM", "row_timeout", 1,
+                                   r->row_timeout_lower_bound ? "none" : "closes", "none",
+                                   src ? src : gd_arch_source_of(arch, "DRAM", "channels"));
+        if (r->row_timeout_lower_bound)
+            gd_compare_note(params, "%s: no step from %.0f to %.0f idle cycles",
+                            d->channels ? "no [DRAM] row_timeout (open rows stay open)"
+                                        : "no [DRAM] channels (no rows)",
+                            r->row_timeout_min_cycles, r->row_timeout_cycles);
+        else
+            gd_compare_note(params, "%s, yet B found its bank closed from %.0f idle cycles on",
+                            d->channels ? "no [DRAM] row_timeout (open rows stay open)"
+                                        : "no [DRAM] channels (no rows)",
+                            r->row_timeout_cycles);
+        return;
+    }
+    const char *src_rcd = gd_arch_source_of(arch, "DRAM", "tRCD");
+    double miss_tol = gd_compare_latency_tolerance(miss);
+    if (!r->row_timeout_lower_bound) {
+        double lo = r->row_timeout_min_cycles, hi = r->row_timeout_cycles;
+        gd_compare_add_parameter(params, c, "DRAM", "row_timeout_cycles", 1, (lo + hi) / 2,
+                                 timeout, (hi - lo) / 2 + gd_compare_latency_tolerance(timeout),
+                                 d->row_timeout, src);
+        gd_compare_note(params, "bank idle cycles (the wait + the row-hit latency): open at %.0f, "
+                                "closed at %.0f; max(row_timeout %u, tRAS %u - tRCD)",
+                        lo, hi, d->row_timeout, d->t_ras);
+        gd_compare_add_parameter(params, c, "DRAM", "row_miss_cycles", 1, r->row_miss_cycles, miss,
+                                 miss_tol, miss, src_rcd);
+        gd_compare_note(params, "[DRAM] latency + tRCD (a bank the timeout closed)");
+    } else if (timeout <= r->row_timeout_min_cycles) {
+        gd_compare_add_parameter(params, c, "DRAM", "row_timeout_cycles", 0, NAN, timeout, 0,
+                                 d->row_timeout, src);
+        gd_compare_note(params, "shorter than the sweep's first idle time (%.0f cycles): every B "
+                                "finds its bank closed, a flat curve",
+                        r->row_timeout_min_cycles);
+        gd_compare_add_parameter(params, c, "DRAM", "row_miss_cycles", 1, r->idle_hit_cycles, miss,
+                                 miss_tol, miss, src_rcd);
+        gd_compare_note(params, "the flat curve's level: [DRAM] latency + tRCD at every gap");
+    } else {
+        gd_compare_add_lower_bound(params, c, "DRAM", "row_timeout_cycles", r->row_timeout_cycles,
+                                   timeout, src);
+        gd_compare_note(params, "no step from %.0f to %.0f idle cycles", r->row_timeout_min_cycles,
+                        r->row_timeout_cycles);
+        gd_compare_add_parameter(params, c, "DRAM", "row_miss_cycles", 0, NAN, miss, miss_tol, miss,
+                                 src_rcd);
+        gd_compare_note(params, "no closed bank seen");
+    }
+}
+
 static void compare_rows(json_t *params, gd_compare_counts *c, const gd_arch *arch,
                          const gd_inferred_rows *r)
 {
+    if (r->has_idle)
+        compare_row_timeout(params, c, arch, r);
+    if (!r->has_distance)
+        return;
     uint64_t flush = ROW_FLUSH_L2_FACTOR * arch->level[GD_L2].size_bytes;
     if (flush < ROW_FLUSH_MIN_BYTES)
         flush = ROW_FLUSH_MIN_BYTES;
     int effect;
     double hit, sw;
     uint64_t span;
-    gd_model_dram_row(arch, flush, &effect, &hit, &sw, &span);
+    gd_model_dram_row(arch, flush, r->switch_distance_bytes, &effect, &hit, &sw, &span);
+    const gd_arch_dram *d = &arch->level[GD_DRAM].dram;
     const char *src_lat = gd_arch_source_of(arch, "DRAM", "latency");
     gd_compare_add_parameter(params, c, "DRAM", "row_hit_cycles", 1, r->row_hit_cycles, hit,
                              gd_compare_latency_tolerance(hit), hit, src_lat);
     gd_compare_add_parameter(params, c, "DRAM", "row_switch_cycles", 1, r->row_switch_cycles, sw,
                              gd_compare_latency_tolerance(sw), sw,
                              effect ? gd_arch_source_of(arch, "DRAM", "tRP") : src_lat);
-    gd_compare_note(params, effect ? "[DRAM] latency + tRP + tRCD (a bank with another row open)"
-                                   : "no [DRAM] channels: no row effect, one latency");
+    if (d->channels && d->row_timeout)
+        gd_compare_note(params, "the pairs walked with [DRAM] row_timeout %u at %llu bytes%s: "
+                                "latency + %.0f (0 a hit, tRCD closed, tRP + tRCD a conflict)",
+                        d->row_timeout,
+                        (unsigned long long)(r->switch_distance_bytes ? r->switch_distance_bytes
+                                                                      : span),
+                        r->switch_distance_bytes ? "" : " (the span: the run did not record "
+                                                        "the switch's distance)",
+                        sw - arch->level[GD_DRAM].latency_cycles);
+    else
+        gd_compare_note(params, effect
+                                    ? "[DRAM] latency + tRP + tRCD (a bank with another row open)"
+                                    : "no [DRAM] channels: no row effect, one latency");
     gd_compare_add_parameter(params, c, "DRAM", "row_effect", 1, r->row_effect, effect, 0, effect,
                              gd_arch_source_of(arch, "DRAM", "channels"));
     if (effect)

@@ -1,10 +1,17 @@
 /* inferred_below_l1.h -- what the DRAM row and bandwidth probes infer (issue
- * 12): the DRAM's row-hit and row-switch latency, and streaming bandwidth per
- * level.  Held in gd_inference (analysis/infer.h) as `below`; written into the
- * DRAM, L2 and L1D objects of inferred.json by inferred_below_l1_json.c:
+ * 12): the DRAM's row-hit and row-switch latency, its page-close timeout and
+ * closed-bank latency, and streaming bandwidth per level.  Held in
+ * gd_inference (analysis/infer.h) as `below`; written into the DRAM, L2 and
+ * L1D objects of inferred.json by inferred_below_l1_json.c:
  *
  *   "row": {"row_effect": true, "row_hit_cycles": 540, "row_switch_cycles": 580,
- *           "row_hit_span_bytes": 256, "confidence": 1, "from": "dram-row"}
+ *           "row_hit_span_bytes": 256, "switch_distance_bytes": 4096,
+ *           "confidence": 1, "from": "dram-row",
+ *           "row_timeout_lower_bound": false, "row_timeout_cycles": 1234,
+ *           "row_timeout_min_cycles": 944, "row_miss_cycles": 560,
+ *           "idle_hit_cycles": 540, "idle_confidence": 1, "idle_from": "dram-idle"}
+ *   (the first six keys where the distance sweep ran, the last seven where the
+ *   idle one did)
  *   "slices": {"resolved": true, "slices": 80, "slices_per_partition": 40,
  *              "partitions": 2, "period_bytes": 5120, "lower_bound": false, ...}
  *   "bandwidth": {"read": {"bytes_per_cycle": 41.2, "clock_mhz": 1410,
@@ -28,14 +35,34 @@ typedef struct gd_inferred_bandwidth {
     char from[64];
 } gd_inferred_bandwidth;
 
+/* The dram_row probe (analysis/infer_dram.c): its distance sweep (variant
+ * cg) and its idle sweep (variant idle), either or both. */
 typedef struct gd_inferred_rows {
-    int has;
+    int has;                    /* either sweep ran: inferred.json has "row" */
+    int has_distance;           /* the distance sweep: */
     int row_effect;             /* 0: one latency at every distance (no rows seen) */
     double row_hit_cycles;      /* a load whose bank has its row open */
     double row_switch_cycles;   /* one whose bank holds another row */
     uint64_t row_hit_span_bytes;/* the smallest distance past A's row (0: no step) */
+    uint64_t switch_distance_bytes; /* where row_switch_cycles was read (the sweep's
+                                     * last distance; 0: not recorded) */
     double confidence;
     char from[64];
+    int has_idle;               /* the idle sweep (the page-close timeout): */
+    int row_timeout_lower_bound;/* 1: no step -- no timeout between the shortest
+                                 * and the longest idle time the sweep reached */
+    double row_timeout_cycles;  /* bank idle cycles (the gap as it ran + the row-hit
+                                 * latency) at the first gap whose B found its bank
+                                 * closed: the top of the timeout's bracket; with
+                                 * no step, the longest idle time reached */
+    double row_timeout_min_cycles; /* the idle cycles of the gap before it: the
+                                    * bracket's bottom (exclusive); with no step,
+                                    * the shortest idle time reached */
+    double row_miss_cycles;     /* a load whose bank is closed: the upper plateau
+                                 * (NAN with no step) */
+    double idle_hit_cycles;     /* the lower plateau (no step: the curve's level) */
+    double idle_confidence;
+    char idle_from[64];
 } gd_inferred_rows;
 
 /* The L2's slices (the l2_slice probe, analysis/infer_l2_slice.c). */

@@ -50,14 +50,31 @@ void gd_inferred_below_to_json(const gd_inferred_below *b, const char *level, js
     if (!strcmp(level, "DRAM") && b->rows.has) {
         const gd_inferred_rows *r = &b->rows;
         json_t *j = json_object();
-        json_object_set_new(j, "row_effect", json_boolean(r->row_effect));
-        json_object_set_new(j, "row_hit_cycles", json_real(r->row_hit_cycles));
-        json_object_set_new(j, "row_switch_cycles", json_real(r->row_switch_cycles));
-        json_object_set_new(j, "row_hit_span_bytes",
-                            r->row_effect ? json_integer((json_int_t)r->row_hit_span_bytes)
-                                          : json_null());
-        json_object_set_new(j, "confidence", json_real(r->confidence));
-        json_object_set_new(j, "from", json_string(r->from));
+        if (r->has_distance) {
+            json_object_set_new(j, "row_effect", json_boolean(r->row_effect));
+            json_object_set_new(j, "row_hit_cycles", json_real(r->row_hit_cycles));
+            json_object_set_new(j, "row_switch_cycles", json_real(r->row_switch_cycles));
+            json_object_set_new(j, "row_hit_span_bytes",
+                                r->row_effect ? json_integer((json_int_t)r->row_hit_span_bytes)
+                                              : json_null());
+            json_object_set_new(j, "switch_distance_bytes",
+                                r->switch_distance_bytes
+                                    ? json_integer((json_int_t)r->switch_distance_bytes)
+                                    : json_null());
+            json_object_set_new(j, "confidence", json_real(r->confidence));
+            json_object_set_new(j, "from", json_string(r->from));
+        }
+        if (r->has_idle) {
+            json_object_set_new(j, "row_timeout_lower_bound",
+                                json_boolean(r->row_timeout_lower_bound));
+            json_object_set_new(j, "row_timeout_cycles", num_or_null(r->row_timeout_cycles));
+            json_object_set_new(j, "row_timeout_min_cycles",
+                                num_or_null(r->row_timeout_min_cycles));
+            json_object_set_new(j, "row_miss_cycles", num_or_null(r->row_miss_cycles));
+            json_object_set_new(j, "idle_hit_cycles", num_or_null(r->idle_hit_cycles));
+            json_object_set_new(j, "idle_confidence", json_real(r->idle_confidence));
+            json_object_set_new(j, "idle_from", json_string(r->idle_from));
+        }
         json_object_set_new(o, "row", j);
     }
     if (!strcmp(level, "L2") && b->slices.has) {
@@ -108,13 +125,38 @@ void gd_inferred_below_from_json(gd_inferred_below *b, const char *level, const 
     if (!strcmp(level, "DRAM") && json_is_object(row)) {
         gd_inferred_rows *r = &b->rows;
         r->has = 1;
-        r->row_effect = json_is_true(json_object_get(row, "row_effect"));
-        r->row_hit_cycles = get_num(row, "row_hit_cycles");
-        r->row_switch_cycles = get_num(row, "row_switch_cycles");
-        double span = get_num(row, "row_hit_span_bytes");
-        r->row_hit_span_bytes = isfinite(span) && span > 0 && span < 0x1p62 ? (uint64_t)span : 0;
-        r->confidence = get_num(row, "confidence");
-        get_from(row, r->from, sizeof r->from);
+        /* the distance sweep's keys, where it ran (files before the idle
+         * sweep have them always) */
+        r->has_distance = json_is_boolean(json_object_get(row, "row_effect"));
+        if (r->has_distance) {
+            r->row_effect = json_is_true(json_object_get(row, "row_effect"));
+            r->row_hit_cycles = get_num(row, "row_hit_cycles");
+            r->row_switch_cycles = get_num(row, "row_switch_cycles");
+            double span = get_num(row, "row_hit_span_bytes");
+            r->row_hit_span_bytes =
+                isfinite(span) && span > 0 && span < 0x1p62 ? (uint64_t)span : 0;
+            double dist = get_num(row, "switch_distance_bytes");
+            r->switch_distance_bytes =
+                isfinite(dist) && dist > 0 && dist < 0x1p62 ? (uint64_t)dist : 0;
+            r->confidence = get_num(row, "confidence");
+            get_from(row, r->from, sizeof r->from);
+        }
+        r->has_idle = json_is_boolean(json_object_get(row, "row_timeout_lower_bound"));
+        if (r->has_idle) {
+            r->row_timeout_lower_bound =
+                json_is_true(json_object_get(row, "row_timeout_lower_bound"));
+            r->row_timeout_cycles = get_num(row, "row_timeout_cycles");
+            r->row_timeout_min_cycles = get_num(row, "row_timeout_min_cycles");
+            r->row_miss_cycles = get_num(row, "row_miss_cycles");
+            r->idle_hit_cycles = get_num(row, "idle_hit_cycles");
+            r->idle_confidence = get_num(row, "idle_confidence");
+            const char *s = json_string_value(json_object_get(row, "idle_from"));
+            snprintf(r->idle_from, sizeof r->idle_from, "%s", s ? s : "");
+            /* a hand-edited file: a bracket that is not one is no step */
+            if (!r->row_timeout_lower_bound &&
+                !(r->row_timeout_min_cycles < r->row_timeout_cycles))
+                r->row_timeout_lower_bound = 1;
+        }
     }
     const json_t *sl = json_object_get(o, "slices");
     if (!strcmp(level, "L2") && json_is_object(sl)) {

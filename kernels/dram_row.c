@@ -1,5 +1,6 @@
 /* dram_row.c -- a DRAM row hit against a row switch: the latency of a load
- * whose bank already has its row open, and of one whose bank holds another.
+ * whose bank already has its row open, and of one whose bank holds another;
+ * and (variant idle) how long a bank keeps a row open when nobody reads it.
  *
  * A DRAM bank keeps one row open in its row buffer; a read of that row is a
  * column command alone (tCL), a read of another row first closes it and opens
@@ -21,6 +22,37 @@
  * not needed -- nor known on a card, whose channel hash NVIDIA does not
  * publish: the probe *infers* the row-hit span from where the step is.
  *
+ * Variant idle: the page-close timeout.  A controller may precharge a bank
+ * that has been idle for a while (an adaptive or timeout page policy; the
+ * simulator's [DRAM] row_timeout), so that the next access to it pays tRCD (a
+ * row miss: the bank is closed) rather than nothing (a hit) or tRP + tRCD (a
+ * conflict).  The sweep value is then a gap in SM cycles (still written in
+ * the CSV's distance_bytes column, the probe's one sweep name): each pair is A,
+ * then a spin on %clock64 until `gap` cycles have passed since A came back,
+ * then B = A + DR_IDLE_DISTANCE_BYTES -- the next L2 line in A's interleave
+ * chunk, so A's channel, bank and row under any plausible map, and an L2 miss
+ * of its own.  B is timed as above.  While the bank's idle time stays under
+ * the timeout B is a row hit (the [DRAM] latency); past it B finds the bank
+ * closed (latency + tRCD); without a timeout the curve is flat at the hit.
+ * The bank's idle time is not the gap alone: from A's column command to B's
+ * it is the gap plus one DRAM round trip (A's data back to the SM, B's request
+ * out to the bank: together a row hit's latency) plus the few instructions
+ * around the wait.  So each pair also records the wait as it ran ("wait_cycles":
+ * from the clock read right after A is consumed to the one that starts B's
+ * timing) and analysis/infer_dram.c reads the timeout as wait + row-hit
+ * latency.  A timeout shorter than the first gap's idle time closes every B:
+ * a flat curve at the closed latency, which no single warp can tell from no
+ * timeout (every dependent access waits a round trip for the one before).
+ * B's address is A's value plus (the wait's elapsed cycles >> 31) x 64 --
+ * always 0, the gap being below 2^31, but not to ptxas: the load cannot be
+ * hoisted above the spin loop (tests/test_sass_order.c checks the machine
+ * code).  The wait compares a 32-bit difference of clock reads, so the
+ * 32-bit clock of --timer clock32 cannot stall it across a wrap.  Gaps are
+ * 1..DR_MAX_GAP_CYCLES (2^20: past the simulator's largest row_timeout, and
+ * about 0.7 ms at 1.5 GHz); DR_IDLE_DEFAULT_PAIRS pairs per point, whose wait
+ * the display watchdog's cost estimate counts (dependent_accesses: the wait
+ * as so many worst-case accesses).
+ *
  * Every pair is on fresh lines (pair i at i x spacing, spacing at least twice
  * d and 64 KiB), so that no B was brought into the L2 by anything before it;
  * the kernel first reads the flush buffer (kernels/l2_flush.h) with ld.cg,
@@ -33,8 +65,8 @@
  * TLB; a pair that straddles a page boundary pays a TLB miss, which the median
  * (the analysis reads it) ignores.  Samples: "cycles", one per pair, less the
  * timer's calibration (the same bracket around the consuming store alone);
- * the effective SM clock over the pairs.  Decode checks the walk: the chain
- * ends where it began.
+ * idle adds "wait_cycles", one per pair; the effective SM clock over the
+ * pairs.  Decode checks the walk: the chain ends where it began.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,13 +87,36 @@
 #define DR_OUT_HEADER 24
 #define DR_OUT_CALIB DR_OUT_HEADER
 #define DR_OUT_SAMPLES (DR_OUT_CALIB + DR_CALIB * 4)
+/* variant idle: B is the next 128-byte line after A -- past any L2 line up to
+ * 128 bytes (A100/H100's, the simulator's 64 or 128), inside any interleave
+ * chunk of 256 bytes or more (A aligned to 4 KiB) */
+#define DR_IDLE_DISTANCE_BYTES 128
+#define DR_IDLE_DEFAULT_PAIRS 64    /* the median of 64 single loads: plenty; a long gap costs */
+#define DR_MAX_GAP_CYCLES (1u << 20)
+/* the display watchdog's worst-case access (host/runner.h:
+ * GD_WATCHDOG_WORST_ACCESS_CYCLES): the wait is counted as that many cycles
+ * per dependent access */
+#define DR_WATCHDOG_ACCESS_CYCLES 2000
+/* B's address + (elapsed >> DR_IDLE_SHIFT) x DR_IDLE_SCALE: 0 for any gap
+ * below 2^31, never folded by ptxas; an aligned 64 bytes were it not */
+#define DR_IDLE_SHIFT 31
+#define DR_IDLE_SCALE 64
 
 typedef struct dr_state {
+    int idle;                   /* variant idle: the sweep value is a gap */
     uint32_t pairs;
+    uint32_t gap_cycles;        /* idle: the wait between A and B */
     uint64_t distance_bytes;
     uint64_t spacing_bytes;
     uint64_t flush_bytes;
 } dr_state;
+
+/* 32-bit sample words the kernel keeps in shared memory and copies out:
+ * the calibration, one B per pair, and (idle) one wait per pair */
+static uint32_t dr_sample_words(const dr_state *st)
+{
+    return DR_CALIB + st->pairs * (st->idle ? 2 : 1);
+}
 
 static char *dr_ptx(const gd_device_info *dev, const dr_state *st)
 {
@@ -73,6 +128,7 @@ static char *dr_ptx(const gd_device_info *dev, const dr_state *st)
         "    .param .u64 gd_dr_chain,\n"
         "    .param .u64 gd_dr_out,\n"
         "    .param .u32 gd_dr_pairs,\n"
+        "%s"
         "    .param .u64 gd_dr_flush\n"
         ")\n"
         ".maxntid 32, 1, 1\n"
@@ -82,7 +138,7 @@ static char *dr_ptx(const gd_device_info *dev, const dr_state *st)
         "    .reg .b64 %%rd<24>;\n"
         "    .shared .align 8 .b8 gd_sink[512];\n"
         "    .shared .align 4 .b8 gd_dr_samples[%u];\n",
-        (DR_CALIB + st->pairs) * 4);
+        st->idle ? "    .param .u32 gd_dr_gap,\n" : "", dr_sample_words(st) * 4);
     gd_l2_flush_decls(&p);
     gd_ptx_printf(&p,
         "\n"
@@ -90,12 +146,14 @@ static char *dr_ptx(const gd_device_info *dev, const dr_state *st)
         "    ld.param.u64 %%rd2, [gd_dr_out];\n"
         "    ld.param.u32 %%r1, [gd_dr_pairs];\n"
         "    ld.param.u64 %%rd8, [gd_dr_flush];\n"
+        "%s"
         "    mov.u32 %%r3, %%tid.x;\n"
         "    setp.eq.u32 %%p3, %%r3, 0;\n"
         "    mov.u32 %%r12, gd_sink;\n"
         "    shl.b32 %%r13, %%r3, 2;\n"
         "    add.s32 %%r12, %%r12, %%r13;       // this lane's sink words\n"
-        "    mov.u32 %%r14, gd_dr_samples;\n");
+        "    mov.u32 %%r14, gd_dr_samples;\n",
+        st->idle ? "    ld.param.u32 %r16, [gd_dr_gap];\n" : "");
     gd_l2_flush_emit(&p, "%rd8", st->flush_bytes, "[%r12+256]");
     /* the timer's calibration: the timed bracket without its load */
     gd_ptx_printf(&p,
@@ -119,27 +177,66 @@ static char *dr_ptx(const gd_device_info *dev, const dr_state *st)
     gd_ptx_printf(&p,
         "    mov.u64 %%rd3, %%rd1;\n"
         "    mov.u32 %%r5, 0;\n");
+    if (st->idle)
+        gd_ptx_printf(&p, "    shl.b32 %%r19, %%r1, 2;             // the waits: past the Bs\n");
     gd_timer_ptx_region_start(&p, "%rd20", "%rd21");
-    gd_ptx_printf(&p,
-        "$L_pair:\n"
-        "    .pragma \"nounroll\";\n"
-        "    ld.global.cg.u64 %%rd4, [%%rd3];    // A: opens its row\n"
-        "    st.shared.u32 [%%r12+128], %%rd4;   // A is back\n"
-        "    mov.u64 %%rd10, %%clock64;\n"
-        "    ld.global.cg.u64 %%rd5, [%%rd4];    // B, d bytes after A\n"
-        "    st.shared.u32 [%%r12], %%rd5;       // B consumed\n"
-        "    mov.u64 %%rd11, %%clock64;\n"
-        "    sub.s64 %%rd12, %%rd11, %%rd10;\n"
-        "    cvt.u32.u64 %%r6, %%rd12;\n"
-        "    add.u32 %%r7, %%r5, %d;\n"
-        "    shl.b32 %%r7, %%r7, 2;\n"
-        "    add.u32 %%r7, %%r14, %%r7;\n"
-        "    st.shared.u32 [%%r7], %%r6;\n"
-        "    mov.u64 %%rd3, %%rd5;\n"
-        "    add.u32 %%r5, %%r5, 1;\n"
-        "    setp.lt.u32 %%p1, %%r5, %%r1;\n"
-        "    @%%p1 bra $L_pair;\n",
-        DR_CALIB);
+    if (!st->idle)
+        gd_ptx_printf(&p,
+            "$L_pair:\n"
+            "    .pragma \"nounroll\";\n"
+            "    ld.global.cg.u64 %%rd4, [%%rd3];    // A: opens its row\n"
+            "    st.shared.u32 [%%r12+128], %%rd4;   // A is back\n"
+            "    mov.u64 %%rd10, %%clock64;\n"
+            "    ld.global.cg.u64 %%rd5, [%%rd4];    // B, d bytes after A\n"
+            "    st.shared.u32 [%%r12], %%rd5;       // B consumed\n"
+            "    mov.u64 %%rd11, %%clock64;\n"
+            "    sub.s64 %%rd12, %%rd11, %%rd10;\n"
+            "    cvt.u32.u64 %%r6, %%rd12;\n"
+            "    add.u32 %%r7, %%r5, %d;\n"
+            "    shl.b32 %%r7, %%r7, 2;\n"
+            "    add.u32 %%r7, %%r14, %%r7;\n"
+            "    st.shared.u32 [%%r7], %%r6;\n"
+            "    mov.u64 %%rd3, %%rd5;\n"
+            "    add.u32 %%r5, %%r5, 1;\n"
+            "    setp.lt.u32 %%p1, %%r5, %%r1;\n"
+            "    @%%p1 bra $L_pair;\n",
+            DR_CALIB);
+    else /* idle: A, then `gap` cycles (%r16) of nothing, then B */
+        gd_ptx_printf(&p,
+            "$L_pair:\n"
+            "    .pragma \"nounroll\";\n"
+            "    ld.global.cg.u64 %%rd4, [%%rd3];    // A: opens its row\n"
+            "    st.shared.u32 [%%r12+128], %%rd4;   // A is back\n"
+            "    mov.u64 %%rd15, %%clock64;          // the wait starts\n"
+            "$L_idle:\n"
+            "    .pragma \"nounroll\";\n"
+            "    mov.u64 %%rd16, %%clock64;\n"
+            "    sub.s64 %%rd17, %%rd16, %%rd15;\n"
+            "    cvt.u32.u64 %%r15, %%rd17;          // elapsed, wrap-safe in 32 bits\n"
+            "    setp.lt.u32 %%p2, %%r15, %%r16;\n"
+            "    @%%p2 bra $L_idle;\n"
+            "    shr.u32 %%r17, %%r15, %d;           // 0 (gap < 2^31), unknown to ptxas:\n"
+            "    mul.wide.u32 %%rd18, %%r17, %d;     // B's address waits for the wait\n"
+            "    add.s64 %%rd18, %%rd4, %%rd18;\n"
+            "    mov.u64 %%rd10, %%clock64;\n"
+            "    ld.global.cg.u64 %%rd5, [%%rd18];   // B, in A's row\n"
+            "    st.shared.u32 [%%r12], %%rd5;       // B consumed\n"
+            "    mov.u64 %%rd11, %%clock64;\n"
+            "    sub.s64 %%rd12, %%rd11, %%rd10;\n"
+            "    cvt.u32.u64 %%r6, %%rd12;\n"
+            "    add.u32 %%r7, %%r5, %d;\n"
+            "    shl.b32 %%r7, %%r7, 2;\n"
+            "    add.u32 %%r7, %%r14, %%r7;\n"
+            "    st.shared.u32 [%%r7], %%r6;\n"
+            "    sub.s64 %%rd19, %%rd10, %%rd15;     // the wait as it ran\n"
+            "    cvt.u32.u64 %%r18, %%rd19;\n"
+            "    add.u32 %%r7, %%r7, %%r19;\n"
+            "    st.shared.u32 [%%r7], %%r18;\n"
+            "    mov.u64 %%rd3, %%rd5;\n"
+            "    add.u32 %%r5, %%r5, 1;\n"
+            "    setp.lt.u32 %%p1, %%r5, %%r1;\n"
+            "    @%%p1 bra $L_pair;\n",
+            DR_IDLE_SHIFT, DR_IDLE_SCALE, DR_CALIB);
     gd_timer_ptx_region_stop(&p, "%rd20", "%rd21", "%rd22");
     /* lane 0 copies the header, the calibration and the samples out */
     gd_ptx_printf(&p,
@@ -147,7 +244,8 @@ static char *dr_ptx(const gd_device_info *dev, const dr_state *st)
         "    st.global.u64 [%%rd2], %%rd3;\n"
         "    st.global.u64 [%%rd2+8], %%rd20;\n"
         "    st.global.u64 [%%rd2+16], %%rd21;\n"
-        "    add.u32 %%r8, %%r1, %d;\n"
+        "%s"
+        "    add.u32 %%r8, %s, %d;\n"
         "    mov.u32 %%r5, 0;\n"
         "$L_copy:\n"
         "    .pragma \"nounroll\";\n"
@@ -163,7 +261,8 @@ static char *dr_ptx(const gd_device_info *dev, const dr_state *st)
         "$L_done:\n"
         "    ret;\n"
         "}\n",
-        DR_CALIB, DR_OUT_CALIB);
+        st->idle ? "    shl.b32 %r8, %r1, 1;              // a B and a wait per pair\n" : "",
+        st->idle ? "%r8" : "%r1", DR_CALIB, DR_OUT_CALIB);
     return gd_ptx_finish(&p);
 }
 
@@ -173,27 +272,35 @@ static int dr_plan(const gd_probe_opts *opts, const gd_device_info *dev, uint64_
     memset(out, 0, sizeof *out);
     out->opts = *opts;
     gd_probe_opts *o = &out->opts;
-    if (o->variant[0] && strcmp(o->variant, "cg"))
-        return gd_fail(err, "dram_row: unknown variant '%s' (it has only cg)", o->variant);
+    int idle = !strcmp(o->variant, "idle");
+    if (o->variant[0] && strcmp(o->variant, "cg") && !idle)
+        return gd_fail(err, "dram_row: unknown variant '%s' (it has cg and idle)", o->variant);
     if (o->stride_bytes || o->footprint_bytes || o->random_order)
         return gd_fail(err, "dram_row: --stride, --footprint and --pattern do not apply "
-                            "(the sweep value is the distance from A to B)");
-    snprintf(o->variant, sizeof o->variant, "cg");
+                            "(the sweep value is %s)",
+                       idle ? "the gap in cycles between A and B" : "the distance from A to B");
+    if (!idle)
+        snprintf(o->variant, sizeof o->variant, "cg");
     if (!o->samples)
-        o->samples = DR_DEFAULT_PAIRS;
+        o->samples = idle ? DR_IDLE_DEFAULT_PAIRS : DR_DEFAULT_PAIRS;
     if (o->samples < 8 || o->samples > DR_MAX_PAIRS)
         return gd_fail(err, "dram_row: --samples (pairs) must be 8..%d, got %u", DR_MAX_PAIRS,
                        o->samples);
-    if (point < 32 || point % 32 || point > DR_MAX_DISTANCE)
+    if (idle && (point < 1 || point > DR_MAX_GAP_CYCLES))
+        return gd_fail(err, "dram_row --variant idle: the gap must be 1..%u cycles, got %llu",
+                       DR_MAX_GAP_CYCLES, (unsigned long long)point);
+    if (!idle && (point < 32 || point % 32 || point > DR_MAX_DISTANCE))
         return gd_fail(err, "dram_row: the distance must be a multiple of 32 bytes in "
                             "32..%llu, got %llu",
                        DR_MAX_DISTANCE, (unsigned long long)point);
     dr_state *st = calloc(1, sizeof *st);
     if (!st)
         return gd_fail(err, "dram_row: out of memory");
+    st->idle = idle;
     st->pairs = o->samples;
-    st->distance_bytes = point;
-    uint64_t spacing = 2 * point;
+    st->gap_cycles = idle ? (uint32_t)point : 0;
+    st->distance_bytes = idle ? DR_IDLE_DISTANCE_BYTES : point;
+    uint64_t spacing = 2 * st->distance_bytes;
     if (spacing < DR_MIN_SPACING)
         spacing = DR_MIN_SPACING;
     st->spacing_bytes = (spacing + DR_ALIGN - 1) / DR_ALIGN * DR_ALIGN;
@@ -214,15 +321,21 @@ static int dr_plan(const gd_probe_opts *opts, const gd_device_info *dev, uint64_
                                         .bytes = st->pairs * st->spacing_bytes + DR_ALIGN,
                                         .host_fill = 1};
     out->buffers[1] = (gd_probe_buffer){.name = "out",
-                                        .bytes = DR_OUT_SAMPLES + 4 * (size_t)st->pairs,
+                                        .bytes = DR_OUT_CALIB + 4 * (size_t)dr_sample_words(st),
                                         .copy_out = 1};
     out->buffer_count = 2;
     out->params[0] = (gd_probe_param){.kind = GD_PARAM_BUFFER, .buffer = 0};
     out->params[1] = (gd_probe_param){.kind = GD_PARAM_BUFFER, .buffer = 1};
     out->params[2] = (gd_probe_param){.kind = GD_PARAM_U32, .value = st->pairs};
     out->param_count = 3;
+    if (idle)
+        out->params[out->param_count++] =
+            (gd_probe_param){.kind = GD_PARAM_U32, .value = st->gap_cycles};
     gd_l2_flush_attach(out, st->flush_bytes);
-    out->dependent_accesses = 2 * (uint64_t)st->pairs;
+    /* two loads a pair, and the wait as the worst-case accesses it lasts */
+    uint64_t wait_accesses =
+        (st->gap_cycles + DR_WATCHDOG_ACCESS_CYCLES - 1) / DR_WATCHDOG_ACCESS_CYCLES;
+    out->dependent_accesses = (2 + wait_accesses) * (uint64_t)st->pairs;
     return 0;
 }
 
@@ -269,12 +382,17 @@ static int dr_decode(const gd_probe_plan *plan, const gd_devptr *addresses, void
     double overhead = gd_timer_median_u32(buf + DR_OUT_CALIB, DR_CALIB);
     gd_series *c = gd_probe_result_add(out, "cycles", st->pairs);
     gd_series *t = gd_probe_result_add(out, "timer_overhead", 1);
-    if (!c || !t)
+    gd_series *w = st->idle ? gd_probe_result_add(out, "wait_cycles", st->pairs) : NULL;
+    if (!c || !t || (st->idle && !w))
         return gd_fail(err, "dram_row: out of memory");
     for (uint32_t i = 0; i < st->pairs; i++) {
         uint32_t d;
         memcpy(&d, buf + DR_OUT_SAMPLES + 4 * (size_t)i, 4);
         c->samples[i] = (double)d - overhead;
+        if (w) {
+            memcpy(&d, buf + DR_OUT_SAMPLES + 4 * ((size_t)st->pairs + i), 4);
+            w->samples[i] = (double)d;
+        }
     }
     t->samples[0] = overhead;
     if (gd_timer_add_clock_series(out, cycles, ns) != 0)
@@ -282,12 +400,13 @@ static int dr_decode(const gd_probe_plan *plan, const gd_devptr *addresses, void
     return 0;
 }
 
-static const char *const dr_variants[] = {"cg", NULL};
+static const char *const dr_variants[] = {"cg", "idle", NULL};
 
 const gd_probe gd_probe_dram_row = {
     .name = "dram_row",
     .summary = "a load right after another d bytes before it, both L2 misses: DRAM row hit "
-               "(same row) vs row switch",
+               "(same row) vs row switch; --variant idle: a gap of N cycles between them in one "
+               "row, the page-close timeout",
     .sweep_name = "distance_bytes",
     .value_unit = "cycles",
     .default_stride_bytes = 0,

@@ -22,7 +22,10 @@
  * issued after every other LDG (the lines); in resv_stall's, the LDG whose
  * address reads neither %tid nor gd_rs_k (B) after every LDG that does (A);
  * in resv_stall hol's, the LDG built from gd_rs_last (A's last instruction:
- * the refused line and its followers) after every reserver.
+ * the refused line and its followers) after every reserver; in dram_row
+ * idle's, the LDG whose address is built from a clock (B) after the wait's
+ * loop -- after its last clock read, with the one that starts B's timing
+ * between -- and A's before it.
  * And the reader itself is tested on written listings, which needs no ptxas:
  * a matching order passes, a follower that overtakes a line fails and is
  * named.
@@ -442,6 +445,146 @@ static void test_resv_stall_b_issues_after_a(void **state)
     assert_true(checked >= 5 * 5);
 }
 
+/* dram_row --variant idle: in program `p` (PTX or SASS), the wait -- a loop
+ * (a backward branch and its target) that reads the clock and makes no
+ * memory access -- and the one global load whose address is built from a
+ * clock (B: A's value + (elapsed >> 31) x 64) must come in this order: A's
+ * load (a global load whose address was loaded: the chain) before the
+ * wait's first instruction, B after its branch -- so B issues after the
+ * wait's last clock read -- with one clock read between them (B's timing
+ * starts).  Returns 0 or -1 with msg. */
+static int idle_b_after_the_wait(const gd_order_prog *p, char *msg, size_t cap)
+{
+    int loop_start = -1, loop_end = -1, loops = 0;
+    for (int k = 0; k < p->n; k++) {
+        const gd_oi *br = &p->insn[k];
+        if (br->target < 0)
+            continue;
+        int j = -1;
+        for (int x = 0; x < k; x++)
+            if (p->insn[x].is_label && p->insn[x].label == br->target)
+                j = x;
+        if (j < 0)
+            continue; /* a forward branch */
+        int clocks = 0, accesses = 0;
+        for (int x = j; x <= k; x++) {
+            clocks += p->insn[x].event == GD_OE_CLOCK;
+            accesses += p->insn[x].event == GD_OE_LOAD || p->insn[x].event == GD_OE_STORE;
+        }
+        if (clocks && !accesses) {
+            loop_start = j;
+            loop_end = k;
+            loops++;
+        }
+    }
+    int b = -1, bs = 0, a = -1;
+    for (int k = 0; k < p->n; k++) {
+        const gd_oi *i = &p->insn[k];
+        if (i->event != GD_OE_LOAD || i->space != 'g')
+            continue;
+        if (i->addr_sig & GD_ROOT_CLOCK) {
+            b = k;
+            bs++;
+        } else if ((i->addr_sig & GD_ROOT_LOAD) && k < loop_start) {
+            a = k;
+        }
+    }
+    if (loops != 1 || bs != 1 || a < 0) {
+        snprintf(msg, cap, "%d clock-only loops (the wait), %d loads from a clock (B), %s", loops,
+                 bs, a < 0 ? "no chain load before the wait (A)" : "A found");
+        return -1;
+    }
+    int between = 0;
+    for (int k = loop_end + 1; k < b; k++)
+        between += p->insn[k].event == GD_OE_CLOCK;
+    if (b < loop_end || between != 1) {
+        char ev[400];
+        gd_order_event_str(p, &p->insn[b], ev, sizeof ev);
+        snprintf(msg, cap, "B (%s) at %d, the wait at %d..%d, %d clock reads between", ev, b,
+                 loop_start, loop_end, between);
+        return -1;
+    }
+    return 0;
+}
+
+static void test_dram_idle_b_issues_after_the_wait(void **state)
+{
+    (void)state;
+    targets_or_skip();
+    int checked = 0, failed = 0;
+    for (int c = 0; c < ncases; c++) {
+        if (strcmp(cases[c].probe->name, "dram_row") || strcmp(cases[c].variant, "idle"))
+            continue;
+        for (size_t t = 0; t < ORDER_T; t++) {
+            if (!cases[c].sass[t])
+                continue;
+            gd_order_prog ptx, sass;
+            if (gd_order_parse_pair(&ptx, &sass, cases[c].ptx[t], cases[c].sass[t],
+                                    param_base[t]) != 0)
+                fail_msg("dram_row/idle, sm_%d: reading the listings: %s%s",
+                         gd_test_all_targets[t], ptx.limit, sass.limit);
+            char msg[1024];
+            if (idle_b_after_the_wait(&ptx, msg, sizeof msg) != 0)
+                fail_msg("dram_row/idle PTX: %s", msg);
+            if (idle_b_after_the_wait(&sass, msg, sizeof msg) != 0) {
+                printf("FAIL dram_row/idle at %llu, sm_%d: %s\n",
+                       (unsigned long long)cases[c].point, gd_test_all_targets[t], msg);
+                failed++;
+            }
+            checked++;
+            gd_order_free(&ptx);
+            gd_order_free(&sass);
+        }
+    }
+    printf("note: %d dram_row idle plans checked\n", checked);
+    if (failed)
+        fail_msg("dram_row idle: B is not issued after the wait in %d plans (listed above)",
+                 failed);
+    assert_true(checked >= 5);
+    /* and the check can fail: the same listing with B's LDG (the last 64-bit
+     * one; A's is the first) moved up to right after A's */
+    for (int c = 0; c < ncases; c++) {
+        if (strcmp(cases[c].probe->name, "dram_row") || strcmp(cases[c].variant, "idle"))
+            continue;
+        size_t t = 0;
+        while (t < ORDER_T && !cases[c].sass[t])
+            t++;
+        assert_true(t < ORDER_T);
+        const char *text = cases[c].sass[t];
+        const char *a = strstr(text, "LDG.E.64"), *b = a;
+        for (const char *n = a; n; n = strstr(n + 1, "LDG.E.64"))
+            b = n;
+        assert_true(a && b > a);
+        while (a[-1] != '\n')
+            a--;
+        while (b[-1] != '\n')
+            b--;
+        const char *a_end = strchr(a, '\n') + 1, *b_end = strchr(b, '\n') + 1;
+        size_t len = strlen(text);
+        char *moved = malloc(len + 1);
+        assert_non_null(moved);
+        size_t n = 0;
+        memcpy(moved + n, text, (size_t)(a_end - text));
+        n += (size_t)(a_end - text);
+        memcpy(moved + n, b, (size_t)(b_end - b));
+        n += (size_t)(b_end - b);
+        memcpy(moved + n, a_end, (size_t)(b - a_end));
+        n += (size_t)(b - a_end);
+        memcpy(moved + n, b_end, len - (size_t)(b_end - text) + 1);
+        gd_order_prog ptx, sass;
+        assert_int_equal(gd_order_parse_pair(&ptx, &sass, cases[c].ptx[t], moved, param_base[t]),
+                         0);
+        char msg[1024];
+        assert_int_equal(idle_b_after_the_wait(&ptx, msg, sizeof msg), 0);
+        assert_int_equal(idle_b_after_the_wait(&sass, msg, sizeof msg), -1);
+        printf("note: B moved ahead of the wait (sm_%d): %s\n", gd_test_all_targets[t], msg);
+        gd_order_free(&ptx);
+        gd_order_free(&sass);
+        free(moved);
+        break;
+    }
+}
+
 /* The reader and the check on written listings (no ptxas needed): an order
  * that matches passes, lines that trade places pass, a follower that
  * overtakes a line fails and is named, a clock read nothing uses is no event,
@@ -523,6 +666,7 @@ int main(void)
         cmocka_unit_test(test_mshr_follower_issues_after_the_lines),
         cmocka_unit_test(test_resv_stall_b_issues_after_a),
         cmocka_unit_test(test_resv_stall_hol_last_issues_after_the_reservers),
+        cmocka_unit_test(test_dram_idle_b_issues_after_the_wait),
         cmocka_unit_test(test_every_timed_region_keeps_ptx_order),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
