@@ -481,7 +481,12 @@ static int cuda_counters(gd_device *base, gd_counter_list *out, gd_err *err)
     if (!dev->cupti_tried) {
         dev->cupti_tried = 1;
         gd_err why = {{0}};
-        if (gd_cupti_open(dev->context, (int)dev->device, &dev->cupti, &why) != 0) {
+        /* a CUPTI that crashes would take the run with it: tried in a child
+         * first (host/cupti_selftest.c) */
+        if (gd_cupti_selftest(dev->base.info.spec, &why) != 0) {
+            dev->cupti = NULL;
+            snprintf(dev->counters_note, sizeof dev->counters_note, "%s", why.msg);
+        } else if (gd_cupti_open(dev->context, (int)dev->device, &dev->cupti, &why) != 0) {
             dev->cupti = NULL;
             snprintf(dev->counters_note, sizeof dev->counters_note, "%s", why.msg);
         }

@@ -56,6 +56,19 @@ int gd_cupti_open(void *cu_context, int device_index, gd_cupti **out, gd_err *er
  * running totals into the session's sums and starts again; appends the sums
  * (and the last gauges) to `out`. */
 int gd_cupti_collect(gd_cupti *c, gd_counter_list *out, gd_err *err);
+/* The self-test (host/cupti_selftest.c): before a run trusts CUPTI in its own
+ * process, the program set here (main(): /proc/self/exe; none in the tests'
+ * in-process devices) runs `run --device SPEC --probe pchase --sweep
+ * 1KiB:1KiB` with counters as a child.  gd_cupti_selftest fails with
+ * "counters unavailable: CUPTI crashed a test run ..." when the child died of
+ * a signal, or "... did not finish" after GD_CUPTI_SELFTEST_SECONDS; it passes
+ * (0) when the child exited however it exited, when there is no program set,
+ * and in the child itself (GD_CUPTI_SELFTEST_ENV set). */
+#define GD_CUPTI_SELFTEST_ENV "GPUDISSECT_CUPTI_SELFTEST"
+#define GD_CUPTI_SELFTEST_SECONDS 120
+void gd_cupti_set_selftest_exe(const char *path);
+int gd_cupti_selftest(const char *device_spec, gd_err *err);
+
 /* The library that was opened. */
 const char *gd_cupti_library(const gd_cupti *c);
 void gd_cupti_close(gd_cupti *c);

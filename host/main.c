@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "host/commands.h"
+#include "host/cupti.h"
 #include "host/meta.h"
 
 typedef struct command {
@@ -57,6 +58,8 @@ int main(int argc, char **argv)
         printf("gpudissect %s (%s)\n", GD_VERSION, rev);
         return 0;
     }
+    /* a card's counters: CUPTI is tried in a child of this program first */
+    gd_cupti_set_selftest_exe("/proc/self/exe");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(argv[1], commands[i].name))
             return commands[i].run(argc - 1, argv + 1);

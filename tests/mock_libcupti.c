@@ -17,6 +17,7 @@ typedef int mock_libcupti_needs_cuda_headers;
 #include "tests/mock_libcupti.h"
 
 #include <dlfcn.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +83,8 @@ CUptiResult CUPTIAPI cuptiProfilerInitialize(CUpti_Profiler_Initialize_Params *p
 {
     if (!p || p->structSize != CUpti_Profiler_Initialize_Params_STRUCT_SIZE)
         return CUPTI_ERROR_INVALID_PARAMETER;
+    if (failing("crash"))
+        raise(SIGSEGV); /* what CUPTI did on an H200 (host/cupti_selftest.c) */
     state.initialized++;
     return CUPTI_SUCCESS;
 }

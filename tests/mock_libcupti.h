@@ -9,7 +9,8 @@
  * GD_MOCK_CUPTI_FAIL=privileges makes cuptiRangeProfilerEnable fail with
  * CUPTI_ERROR_INSUFFICIENT_PRIVILEGES, =mig makes
  * cuptiProfilerGetCounterAvailability fail with
- * CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED.  mock_cupti_get_state() (dlsym by
+ * CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED, =crash makes cuptiProfilerInitialize
+ * raise SIGSEGV (as CUPTI did on an H200).  mock_cupti_get_state() (dlsym by
  * MOCK_CUPTI_STATE_SYMBOL) gives what it saw.
  */
 #ifndef GD_MOCK_LIBCUPTI_H

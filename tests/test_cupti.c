@@ -14,6 +14,7 @@
  */
 #include "tests/testing.h"
 
+#include "analysis/results.h"
 #include "host/cuda_device.h"
 #include "host/cuda_symbols.h"
 #include "host/cupti.h"
@@ -320,12 +321,69 @@ static void test_unavailable(void **unused)
     release_mocks(&m);
 }
 
+/* A CUPTI that crashes (SIGSEGV inside its profiler set-up, as on an H200
+ * with driver 580.159): the run survives it.  The device tries CUPTI in a
+ * child `gpudissect run` first (host/cupti_selftest.c); the child dies, the
+ * parent runs without counters and says why in meta.json.  Without the
+ * self-test this command died of the signal (exit 139). */
+static void test_crashing_cupti_is_survived(void **unused)
+{
+    (void)unused;
+    static char cupti_path[4096];
+    const char *cuda = gd_test_mock_libcuda();
+    const char *cupti =
+        gd_test_mock_library("GD_MOCK_LIBCUPTI", "libmockcupti.so", cupti_path, sizeof cupti_path);
+    if (!cuda || !cupti)
+        GD_SKIP("mock driver or mock CUPTI not built");
+    char *dir = gd_test_tmpdir();
+    char cmd[8192], out[8192];
+    snprintf(cmd, sizeof cmd,
+             "GPUDISSECT_LIBCUDA=%s GPUDISSECT_LIBCUPTI=%s %s=crash TMPDIR=%s exec %s run "
+             "--device cuda:0 --probe pchase --sweep 1KiB:1KiB --out %s/r",
+             cuda, cupti, MOCK_CUPTI_FAIL_ENV, dir, gd_test_binary(), dir);
+    /* the mock driver runs no chase, so the point fails (status 1) -- but the
+     * process ends by itself, not by CUPTI's signal */
+    int rc = gd_test_run(cmd, out, sizeof out);
+    if (rc != 1)
+        fail_msg("status %d (want 1: the point's own failure):\n%s", rc, out);
+    char meta[4200];
+    snprintf(meta, sizeof meta, "%s/r/meta.json", dir);
+    size_t n;
+    gd_err err;
+    char *text = gd_read_file(meta, &n, &err);
+    if (!text)
+        fail_msg("%s", err.msg);
+    assert_contains(text, "counters unavailable: CUPTI crashed a test run on cuda:0 (signal 11");
+    free(text);
+    /* the child's scratch directory (in TMPDIR) is gone */
+    snprintf(cmd, sizeof cmd, "ls %s | grep -c '^gpudissect-cupti-'", dir);
+    gd_test_run(cmd, out, sizeof out);
+    assert_string_equal(out, "0\n");
+    /* and the same run with a CUPTI that works keeps its counters */
+    snprintf(cmd, sizeof cmd,
+             "GPUDISSECT_LIBCUDA=%s GPUDISSECT_LIBCUPTI=%s exec %s run --device cuda:0 "
+             "--probe pchase --sweep 1KiB:1KiB --out %s/w",
+             cuda, cupti, gd_test_binary(), dir);
+    rc = gd_test_run(cmd, out, sizeof out);
+    assert_int_equal(rc, 1);
+    snprintf(meta, sizeof meta, "%s/w/meta.json", dir);
+    text = gd_read_file(meta, &n, &err);
+    if (!text)
+        fail_msg("%s", err.msg);
+    if (strstr(text, "CUPTI crashed"))
+        fail_msg("a working CUPTI was reported crashed");
+    free(text);
+    gd_test_rmrf(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_symbol_names),
         cmocka_unit_test(test_counters_per_point),
         cmocka_unit_test(test_unavailable),
+        cmocka_unit_test(test_crashing_cupti_is_survived),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
