@@ -282,7 +282,10 @@ static inline int gd_arch_generate(uint64_t seed, const gd_arch_gen_opts *opts, 
  * its L2 read; 64 streams over 8 banks conflict on every other row), 1 or 2
  * KiB rows, 256- or
  * 512-byte interleave, tCL 5..30, tRCD and tRP 8..30 (a row step of at least
- * 16 cycles, clear of the noise), tRAS 20..50, a sector per 1 or 2 bus cycles;
+ * 16 cycles, clear of the noise), tRAS 20..50, a sector per 1 or 2 bus cycles,
+ * and on half of them a page-close timeout of 1000..5000 cycles (tRCD then
+ * 16..30: the idle step is tRCD alone; a timeout below a DRAM round trip
+ * closes every bank a chase reaches, and the chase models do not model that);
  * timer noise on odd seeds.  Returns the overrides written (each "S.key=V"),
  * or 0 when `cap` is too small; *has_channels says whether DRAM has rows.
  * (Not drawn into gd_arch_generate's files: the quick suite's recovery keeps
@@ -331,13 +334,18 @@ static inline size_t gd_arch_gen_below_l1(uint64_t seed, char ov[][64], size_t c
     if (*has_channels) {
         GD_GEN_SET("DRAM.channels=%u", 2u << gd_gen_range(r, 0, 2));
         GD_GEN_SET("DRAM.banks=%u", 8u << gd_gen_range(r, 0, 1));
+        /* a page-close timeout on half of them; its step is tRCD alone, so
+         * then tRCD is at least 16 (clear of the step threshold and noise) */
+        int timeout = (int)gd_gen_range(r, 0, 1);
         GD_GEN_SET("DRAM.tCL=%u", (unsigned)gd_gen_range(r, 5, 30));
-        GD_GEN_SET("DRAM.tRCD=%u", (unsigned)gd_gen_range(r, 8, 30));
+        GD_GEN_SET("DRAM.tRCD=%u", (unsigned)gd_gen_range(r, timeout ? 16 : 8, 30));
         GD_GEN_SET("DRAM.tRP=%u", (unsigned)gd_gen_range(r, 8, 30));
         GD_GEN_SET("DRAM.tRAS=%u", (unsigned)gd_gen_range(r, 20, 50));
         GD_GEN_SET("DRAM.row=%uKiB", 1u << gd_gen_range(r, 0, 1));
         GD_GEN_SET("DRAM.interleave=%u", 256u << gd_gen_range(r, 0, 1));
         GD_GEN_SET("DRAM.burst_cycles=%u", (unsigned)gd_gen_range(r, 1, 2));
+        if (timeout)
+            GD_GEN_SET("DRAM.row_timeout=%u", (unsigned)gd_gen_range(r, 1000, 5000));
     }
     if (seed % 2) {
         GD_GEN_SET("noise.jitter=2");
