@@ -211,6 +211,14 @@ int gd_infer_l2_policy(gd_inference *inf, const gd_curve *curve, const gd_segmen
 {
     if (seg->plateau_count < 2 || seg->knee_count < 1 || curve->count == 0)
         return 0;
+    /* a far partition the chase's plateaus already named (gd_infer_pchase: a
+     * plateau of its own between the near L2 and DRAM, the L2's size at its
+     * end): the first two plateaus are near and far, not hit and miss, and
+     * the size must stay the far half's end (generated seed 27: a far level
+     * of 315 against DRAM's 380 was taken for the misses, and the L2 read as
+     * its near half, 1.5 of 3 MiB) */
+    if (inf->level[GD_INF_L2FAR].present && inf->level[GD_INF_L2FAR].has_latency)
+        return 0;
     const gd_plateau *l2 = &seg->plateaus[0], *next = &seg->plateaus[1];
     double hit = l2->level, miss = next->level;
     if (!(miss > hit + 4 * (l2->spread + 1)))

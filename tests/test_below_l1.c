@@ -335,7 +335,7 @@ static void check_characterize(const char *name)
     if (gd_test_run(cmd, out, sizeof out) != 0)
         fail_msg("%s failed:\n%s", cmd, out);
     json_t *cmp = gd_test_load_json(run, "compare.json");
-    static const char *const wanted[] = {"L2.latency_cycles", "L2FAR.latency_cycles",
+    static const char *const wanted[] = {"L2.size_bytes", "L2.latency_cycles", "L2FAR.latency_cycles",
                                          "DRAM.latency_cycles", "TLB1.size_bytes",
                                          "TLB1.latency_cycles", "TLB1.sector_bytes",
                                          "TLB2.size_bytes", "TLB2.latency_cycles",

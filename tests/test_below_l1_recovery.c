@@ -33,7 +33,7 @@
 static const uint64_t seeds[] = {1, 2, 6, 7};
 #define SEEDS (sizeof seeds / sizeof seeds[0])
 
-static const char *const wanted[] = {"L2.latency_cycles", "L2FAR.latency_cycles",
+static const char *const wanted[] = {"L2.size_bytes", "L2.latency_cycles", "L2FAR.latency_cycles",
                                      "DRAM.latency_cycles", "TLB1.size_bytes",
                                      "TLB1.latency_cycles", "TLB1.sector_bytes",
                                      "TLB2.size_bytes", "TLB2.latency_cycles",
