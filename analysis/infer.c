@@ -172,10 +172,12 @@ int gd_infer_pchase(gd_inference *inf, const gd_curve *curve, const gd_segmentat
     double begins;
     /* an L2 with a far half ends at the far plateau's knee, not the first:
      * refining the first moved a 3 MiB two-partition L2 back to its 1.5 MiB
-     * near half (generated below-L1 seed 27) */
+     * near half (generated below-L1 seed 27), and unrefined the far knee read
+     * 19 lines late under noise (seeds 13, 51) */
     int far_follows = np >= 2 && names[1] == GD_INF_L2FAR && first_knee_level == GD_INF_L2;
-    if (np >= 2 && names[0] == first_knee_level && first->has_size && !far_follows &&
-        gd_knee_extrapolate(curve, seg, 0, &begins) && begins < (double)first->size_bytes) {
+    size_t knee = far_follows ? 1 : 0; /* ... so it is that knee that is refined */
+    if (np >= 2 && names[0] == first_knee_level && first->has_size && knee < seg->knee_count &&
+        gd_knee_extrapolate(curve, seg, knee, &begins) && begins < (double)first->size_bytes) {
         first->size_bytes = (uint64_t)begins;
         first->knee_below = begins;
     }
