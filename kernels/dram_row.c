@@ -180,33 +180,14 @@ static char *dr_ptx(const gd_device_info *dev, const dr_state *st)
     if (st->idle)
         gd_ptx_printf(&p, "    shl.b32 %%r19, %%r1, 2;             // the waits: past the Bs\n");
     gd_timer_ptx_region_start(&p, "%rd20", "%rd21");
-    if (!st->idle)
+    /* A, consumed; then (idle) the wait, B's address built from its end */
+    gd_ptx_printf(&p,
+        "$L_pair:\n"
+        "    .pragma \"nounroll\";\n"
+        "    ld.global.cg.u64 %%rd4, [%%rd3];    // A: opens its row\n"
+        "    st.shared.u32 [%%r12+128], %%rd4;   // A is back\n");
+    if (st->idle) /* `gap` cycles (%r16) of nothing */
         gd_ptx_printf(&p,
-            "$L_pair:\n"
-            "    .pragma \"nounroll\";\n"
-            "    ld.global.cg.u64 %%rd4, [%%rd3];    // A: opens its row\n"
-            "    st.shared.u32 [%%r12+128], %%rd4;   // A is back\n"
-            "    mov.u64 %%rd10, %%clock64;\n"
-            "    ld.global.cg.u64 %%rd5, [%%rd4];    // B, d bytes after A\n"
-            "    st.shared.u32 [%%r12], %%rd5;       // B consumed\n"
-            "    mov.u64 %%rd11, %%clock64;\n"
-            "    sub.s64 %%rd12, %%rd11, %%rd10;\n"
-            "    cvt.u32.u64 %%r6, %%rd12;\n"
-            "    add.u32 %%r7, %%r5, %d;\n"
-            "    shl.b32 %%r7, %%r7, 2;\n"
-            "    add.u32 %%r7, %%r14, %%r7;\n"
-            "    st.shared.u32 [%%r7], %%r6;\n"
-            "    mov.u64 %%rd3, %%rd5;\n"
-            "    add.u32 %%r5, %%r5, 1;\n"
-            "    setp.lt.u32 %%p1, %%r5, %%r1;\n"
-            "    @%%p1 bra $L_pair;\n",
-            DR_CALIB);
-    else /* idle: A, then `gap` cycles (%r16) of nothing, then B */
-        gd_ptx_printf(&p,
-            "$L_pair:\n"
-            "    .pragma \"nounroll\";\n"
-            "    ld.global.cg.u64 %%rd4, [%%rd3];    // A: opens its row\n"
-            "    st.shared.u32 [%%r12+128], %%rd4;   // A is back\n"
             "    mov.u64 %%rd15, %%clock64;          // the wait starts\n"
             "$L_idle:\n"
             "    .pragma \"nounroll\";\n"
@@ -217,26 +198,33 @@ static char *dr_ptx(const gd_device_info *dev, const dr_state *st)
             "    @%%p2 bra $L_idle;\n"
             "    shr.u32 %%r17, %%r15, %d;           // 0 (gap < 2^31), unknown to ptxas:\n"
             "    mul.wide.u32 %%rd18, %%r17, %d;     // B's address waits for the wait\n"
-            "    add.s64 %%rd18, %%rd4, %%rd18;\n"
-            "    mov.u64 %%rd10, %%clock64;\n"
-            "    ld.global.cg.u64 %%rd5, [%%rd18];   // B, in A's row\n"
-            "    st.shared.u32 [%%r12], %%rd5;       // B consumed\n"
-            "    mov.u64 %%rd11, %%clock64;\n"
-            "    sub.s64 %%rd12, %%rd11, %%rd10;\n"
-            "    cvt.u32.u64 %%r6, %%rd12;\n"
-            "    add.u32 %%r7, %%r5, %d;\n"
-            "    shl.b32 %%r7, %%r7, 2;\n"
-            "    add.u32 %%r7, %%r14, %%r7;\n"
-            "    st.shared.u32 [%%r7], %%r6;\n"
+            "    add.s64 %%rd18, %%rd4, %%rd18;\n",
+            DR_IDLE_SHIFT, DR_IDLE_SCALE);
+    /* B alone, timed; its sample */
+    gd_ptx_printf(&p,
+        "    mov.u64 %%rd10, %%clock64;\n"
+        "    ld.global.cg.u64 %%rd5, [%s];%s\n"
+        "    st.shared.u32 [%%r12], %%rd5;       // B consumed\n"
+        "    mov.u64 %%rd11, %%clock64;\n"
+        "    sub.s64 %%rd12, %%rd11, %%rd10;\n"
+        "    cvt.u32.u64 %%r6, %%rd12;\n"
+        "    add.u32 %%r7, %%r5, %d;\n"
+        "    shl.b32 %%r7, %%r7, 2;\n"
+        "    add.u32 %%r7, %%r14, %%r7;\n"
+        "    st.shared.u32 [%%r7], %%r6;\n",
+        st->idle ? "%rd18" : "%rd4",
+        st->idle ? "   // B, in A's row" : "    // B, d bytes after A", DR_CALIB);
+    if (st->idle)
+        gd_ptx_printf(&p,
             "    sub.s64 %%rd19, %%rd10, %%rd15;     // the wait as it ran\n"
             "    cvt.u32.u64 %%r18, %%rd19;\n"
             "    add.u32 %%r7, %%r7, %%r19;\n"
-            "    st.shared.u32 [%%r7], %%r18;\n"
-            "    mov.u64 %%rd3, %%rd5;\n"
-            "    add.u32 %%r5, %%r5, 1;\n"
-            "    setp.lt.u32 %%p1, %%r5, %%r1;\n"
-            "    @%%p1 bra $L_pair;\n",
-            DR_IDLE_SHIFT, DR_IDLE_SCALE, DR_CALIB);
+            "    st.shared.u32 [%%r7], %%r18;\n");
+    gd_ptx_printf(&p,
+        "    mov.u64 %%rd3, %%rd5;\n"
+        "    add.u32 %%r5, %%r5, 1;\n"
+        "    setp.lt.u32 %%p1, %%r5, %%r1;\n"
+        "    @%%p1 bra $L_pair;\n");
     gd_timer_ptx_region_stop(&p, "%rd20", "%rd21", "%rd22");
     /* lane 0 copies the header, the calibration and the samples out */
     gd_ptx_printf(&p,
