@@ -47,6 +47,7 @@
 
 #include "host/checkpoint.h"
 #include "host/interrupt.h"
+#include "host/job_tokens.h"
 #include "host/kernel_record.h"
 #include "sim/engine.h"
 
@@ -394,24 +395,33 @@ static int run_workers(gd_runner *r, gd_curve *curve, const uint64_t *xs, size_t
 {
     sim_engine *e = sim_device_engine(r->dev);
     unsigned jobs = r->jobs ? r->jobs : host_cores();
+    /* with a token pool (host/job_tokens.h): this process's own token covers
+     * one worker, each further one takes a token, given back once reaped */
+    int pool = gd_job_tokens_on();
+    size_t extra = 0;
     size_t next = from;
     int rc = 0;
     for (size_t i = from; i < to && rc == 0; i++) {
         /* Ctrl-C / SIGTERM: the points added so far are written; the workers
          * still running are stopped by the caller (stop_workers) */
-        if (gd_interrupt_requested())
-            return gd_fail(err, "%s: interrupted by %s", curve->label,
-                           gd_interrupt_name(gd_interrupt_requested()));
+        if (gd_interrupt_requested()) {
+            rc = gd_fail(err, "%s: interrupted by %s", curve->label,
+                         gd_interrupt_name(gd_interrupt_requested()));
+            break;
+        }
         /* keep `jobs` workers busy, ahead of point i, the one to add next */
         while (rc == 0) {
             size_t running = 0;
             for (size_t k = i; k < next; k++)
                 running += ws[k].pid > 0;
+            for (; pool && extra > 0 && running < extra + 1; extra--)
+                gd_job_token_give();
             if (next < to && r->checkpoint && gd_checkpoint_has(r->checkpoint, xs[next])) {
                 ws[next].stored = 1; /* read back at its turn, not measured */
                 ws[next].pid = -1;
                 next++;
-            } else if (next < to && running < jobs) {
+            } else if (next < to && running < jobs &&
+                       (!pool || running < extra + 1 || (gd_job_token_take() && ++extra))) {
                 rc = start_worker(r, curve, xs[next], ws, next, err);
                 next++;
             } else if (ws[i].pid > 0) {
@@ -423,6 +433,8 @@ static int run_workers(gd_runner *r, gd_curve *curve, const uint64_t *xs, size_t
         if (rc == 0)
             rc = merge_report(r, curve, e, &ws[i], xs[i], index0 + i, total, err);
     }
+    for (; extra > 0; extra--)
+        gd_job_token_give();
     return rc;
 }
 

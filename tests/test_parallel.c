@@ -1,4 +1,5 @@
-/* test_parallel.c -- sweep points in worker processes (host/sweep_workers.c).
+/* test_parallel.c -- sweep points and suite steps in worker processes
+ * (host/sweep_workers.c, host/step_workers.c).
  *
  * The same command with -j 1 and with several workers must write the same
  * bytes: every CSV (curves and per-point counters), the samples kept for
@@ -8,6 +9,9 @@
  * point, a point that fails in a worker fails the run with the serial run's
  * error and keeps the points before it, and `--chained` still carries one
  * device from point to point (its results are not those of independent points).
+ * Suite steps: a step's result depends on its own options only (the same
+ * bytes alone or after other steps), and a step started early under options
+ * that changed by its turn is measured again under the new ones.
  */
 #include "tests/testing.h"
 
@@ -28,7 +32,8 @@ static int run_into(char *out, const char *fmt, ...)
     return gd_test_run(cmd, out, sizeof out_a);
 }
 
-/* The whole file (gzip files decompressed), malloc'd; *size its bytes. */
+/* The whole file (gzip files decompressed), malloc'd and NUL-terminated;
+ * *size its bytes. */
 static char *slurp(const char *path, size_t *size)
 {
     gzFile f = gzopen(path, "rb");
@@ -49,6 +54,14 @@ static char *slurp(const char *path, size_t *size)
     }
     gzclose(f);
     *size = n;
+    if (buf && n == cap) { /* room for the NUL that makes the text a string */
+        char *nb = realloc(buf, cap + 1);
+        if (!nb)
+            free(buf);
+        buf = nb;
+    }
+    if (buf)
+        buf[n] = 0;
     return buf;
 }
 
@@ -188,9 +201,15 @@ static void test_characterize_same_bytes(void **state)
     char a[1100], b[1100];
     snprintf(a, sizeof a, "%s/j1", dir);
     snprintf(b, sizeof b, "%s/j2", dir);
-    const char *cmd = "characterize --device sim:t4 --suite quick --no-plots --quiet";
+    const char *cmd = "characterize --device sim:t4 --suite quick --no-plots";
     assert_int_equal(run_into(out_a, "%s -j 1 --out %s", cmd, a), 0);
     assert_int_equal(run_into(out_b, "%s -j 2 --out %s", cmd, b), 0);
+    /* every progress line, in suite and sweep order, whoever measured it */
+    static char la[65536], lb[65536];
+    progress_lines(out_a, la, sizeof la);
+    progress_lines(out_b, lb, sizeof lb);
+    assert_true(strlen(la) > 100);
+    assert_string_equal(la, lb);
     assert_same_file(a, b, "inferred.json");
     assert_same_file(a, b, "pchase.csv");
     assert_same_file(a, b, "pchase.counters.csv");
@@ -198,6 +217,102 @@ static void test_characterize_same_bytes(void **state)
     assert_same_file(a, b, "stride-l2.csv");
     assert_same_meta(a, b, "counters");
     assert_same_meta(a, b, "kernels");
+    gd_test_rmrf(dir);
+    free(dir);
+}
+
+static void write_suite(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* The x values of a curve's CSV, "x1 x2 ..." (the first series' rows). */
+static void csv_points(const char *dir, const char *label, char *xs, size_t cap)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/%s.csv", dir, label);
+    size_t n = 0;
+    char *csv = slurp(path, &n);
+    assert_non_null(csv);
+    xs[0] = 0;
+    char first_series[64] = "";
+    for (char *save = NULL, *row = strtok_r(csv, "\n", &save); row; row = strtok_r(NULL, "\n", &save)) {
+        char series[64];
+        unsigned long long x;
+        if (sscanf(row, "%llu,%63[^,]", &x, series) != 2)
+            continue; /* the header */
+        if (!first_series[0])
+            snprintf(first_series, sizeof first_series, "%s", series);
+        if (!strcmp(series, first_series))
+            snprintf(xs + strlen(xs), cap - strlen(xs), "%s%llu", xs[0] ? " " : "", x);
+    }
+    free(csv);
+}
+
+/* A step started early (a token was free while the L2 step ran) under the L2
+ * the device reports, whose turn comes after the L2 step inferred another
+ * size (random replacement reads a few lines off): measured again, under the
+ * inferred size -- the same bytes as -j 1, which starts nothing early. */
+static void test_step_started_early_measured_again(void **state)
+{
+    (void)state;
+    char *dir = gd_test_tmpdir();
+    assert_non_null(dir);
+    char suite[1100], a[1100], b[1100];
+    snprintf(suite, sizeof suite, "%s/early.suite", dir);
+    snprintf(a, sizeof a, "%s/j1", dir);
+    snprintf(b, sizeof b, "%s/j2", dir);
+    write_suite(suite, "l2     pchase  --sweep 1KiB:4*L2 --adaptive --variant cg --stride 128\n"
+                       "after  pchase  --sweep L2/2:2*L2:3 --variant cg --stride 128\n");
+    const char *cmd = "characterize --device sim:tiny --set L2.replacement=random --no-plots";
+    assert_int_equal(run_into(out_a, "%s --suite %s -j 1 --out %s", cmd, suite, a), 0);
+    assert_int_equal(run_into(out_b, "%s --suite %s -j 2 --out %s", cmd, suite, b), 0);
+    assert_same_file(a, b, "l2.csv");
+    assert_same_file(a, b, "after.csv");
+    assert_same_file(a, b, "after.samples.gz");
+    assert_same_file(a, b, "inferred.json");
+    assert_same_meta(a, b, "counters");
+    assert_same_meta(a, b, "kernels");
+    static char la[65536], lb[65536];
+    progress_lines(out_a, la, sizeof la);
+    progress_lines(out_b, lb, sizeof lb);
+    assert_string_equal(la, lb);
+    /* the inferred L2 is not the 16 KiB tiny.arch reports, and `after` ran
+     * at it: 16195 B / 2, x1, x2 rounded to its 128-byte stride */
+    char xs[256];
+    csv_points(b, "after", xs, sizeof xs);
+    assert_string_equal(xs, "8064 16256 32384");
+    /* nothing of the steps' own bookkeeping is left */
+    char steps[1200];
+    snprintf(steps, sizeof steps, "%s/.steps", b);
+    assert_int_equal(access(steps, F_OK), -1);
+    gd_test_rmrf(dir);
+    free(dir);
+}
+
+/* A step's result is a function of its own options: run alone, or after
+ * another step (in a run of any -j), it writes the same bytes. */
+static void test_step_independent_of_steps_before(void **state)
+{
+    (void)state;
+    char *dir = gd_test_tmpdir();
+    assert_non_null(dir);
+    char both[1100], alone[1100], a[1100], b[1100];
+    snprintf(both, sizeof both, "%s/both.suite", dir);
+    snprintf(alone, sizeof alone, "%s/alone.suite", dir);
+    snprintf(a, sizeof a, "%s/both", dir);
+    snprintf(b, sizeof b, "%s/alone", dir);
+    write_suite(both, "first  pchase  --sweep 1KiB:64KiB --variant cg --stride 128\n"
+                      "fixed  pchase  --sweep 4KiB:32KiB --stride 64\n");
+    write_suite(alone, "fixed  pchase  --sweep 4KiB:32KiB --stride 64\n");
+    const char *cmd = "characterize --device sim:tiny --set noise.jitter=3 --no-plots --quiet";
+    assert_int_equal(run_into(out_a, "%s --suite %s -j 2 --out %s", cmd, both, a), 0);
+    assert_int_equal(run_into(out_b, "%s --suite %s -j 1 --out %s", cmd, alone, b), 0);
+    assert_same_file(a, b, "fixed.csv");
+    assert_same_file(a, b, "fixed.samples.gz");
     gd_test_rmrf(dir);
     free(dir);
 }
@@ -289,6 +404,8 @@ int main(void)
         cmocka_unit_test(test_sweep_same_bytes_any_jobs),
         cmocka_unit_test(test_adaptive_same_points),
         cmocka_unit_test(test_characterize_same_bytes),
+        cmocka_unit_test(test_step_started_early_measured_again),
+        cmocka_unit_test(test_step_independent_of_steps_before),
         cmocka_unit_test(test_worker_failure_like_serial),
         cmocka_unit_test(test_chained_is_serial_carry_over),
         cmocka_unit_test(test_jobs_option_checked),
