@@ -470,6 +470,12 @@ int sim_l2_lookup_fill(sim_engine *e, uint64_t addr, uint32_t bytes, uint64_t cy
                 continue; /* every way reserved by data misses: not cached this time */
             sim_l2_evict_near(e, slice, l, cycle);
             sim_cache_install(c, l, key);
+            /* a dirty victim's write-back went to memory from outside the
+             * memory system's tick: it is due now, whatever the loop had
+             * computed before (a fetch after the stores had drained left it
+             * in the DRAM queue with no cycle due: a kernel "deadlocked") */
+            if (e->memsys_due > cycle)
+                e->memsys_due = cycle;
         }
         l->valid_sectors = full;
         sim_cache_touch(c, l);

@@ -6,6 +6,11 @@
  *     one stored either way;
  *   - a write-back L1 writes dirty lines back when they are evicted (counted
  *     apart from the kernel-end write-back) and the values survive;
+ *   - a dirty L2 line evicted by an instruction fetch (a kernel's code read
+ *     through the L2 after its stores) is written back and the kernel ends:
+ *     the write-back once sat in the DRAM queue with no cycle due for it
+ *     ("deadlocked ... nothing is in flight", generated seed 1011's
+ *     store-path step after the steps before it);
  *   - `characterize` with the store step alone, on sim:t4 with every policy
  *     set both ways (--set), on other bundled archs (one with noise) and on
  *     generated ones: each verdict in inferred.json is the one the arch
@@ -350,12 +355,84 @@ static void test_other_archs(void **state)
     free(dir);
 }
 
+/* Stores dirty every line of a 64 KiB L2 (twice its size, so the last half
+ * stays), a spin lets them land, then 8192 instructions of straight code --
+ * more than the L0I and L1I hold -- are fetched through the L2, evicting dirty
+ * lines from the fetch path (sim_l2_lookup_fill), and the kernel ends.  The
+ * memory system has had nothing due since the stores drained; the
+ * write-backs must still be served. */
+static void test_fetch_evicts_dirty_l2_lines(void **state)
+{
+    (void)state;
+    size_t cap = 1 << 20, n = 0;
+    char *ptx = malloc(cap);
+    assert_non_null(ptx);
+    n += (size_t)snprintf(ptx + n, cap - n,
+                          HEADER ".visible .entry k(.param .u64 out)\n{\n"
+                          ".reg .pred %%p<2>;\n.reg .b32 %%r<8>;\n.reg .b64 %%rd<8>;\n"
+                          "ld.param.u64 %%rd1, [out];\n"
+                          "mov.u32 %%r1, 0;\n"
+                          "$L_store:\n"
+                          "mul.wide.u32 %%rd2, %%r1, 64;\n"
+                          "add.s64 %%rd3, %%rd1, %%rd2;\n"
+                          "st.global.u32 [%%rd3], %%r1;\n"
+                          "add.s32 %%r1, %%r1, 1;\n"
+                          "setp.lt.u32 %%p1, %%r1, 2048;\n"
+                          "@%%p1 bra $L_store;\n"
+                          "mov.u32 %%r2, 0;\n"
+                          "$L_spin:\n"
+                          "add.s32 %%r2, %%r2, 1;\n"
+                          "setp.lt.u32 %%p1, %%r2, 20000;\n"
+                          "@%%p1 bra $L_spin;\n"
+                          "st.global.u32 [%%rd1+4], %%r1;\n");
+    for (int i = 0; i < 8192; i++)
+        n += (size_t)snprintf(ptx + n, cap - n, "add.s32 %%r3, %%r3, %d;\n", i & 7);
+    /* nothing after the code but its end: the last traffic is the fetches' */
+    n += (size_t)snprintf(ptx + n, cap - n, "ret;\n}\n");
+    assert_true(n < cap);
+
+    const char *ov[] = {"L2.size=64KiB"};
+    gd_device_opts o = {ov, 1};
+    gd_device *dev;
+    gd_err err;
+    if (gd_device_open("sim:t4", &o, &dev, &err) != 0)
+        fail_msg("%s", err.msg);
+    gd_kernel *k = NULL;
+    if (gd_kernel_load(dev, ptx, "k", NULL, &k, &err) != 0)
+        fail_msg("%s", err.msg);
+    gd_devptr buf;
+    assert_int_equal(gd_mem_alloc(dev, 2048 * 64, &buf, &err), 0);
+    const void *values[1] = {&buf};
+    size_t sizes[1] = {8};
+    gd_launch l = {.grid = {1, 1, 1}, .block = {1, 1, 1}, .param_count = 1,
+                   .param_values = values, .param_sizes = sizes};
+    gd_counter_list before = {0}, after = {0};
+    assert_int_equal(gd_device_counters(dev, &before, &err), 0);
+    if (gd_kernel_launch(dev, k, &l, &err) != 0 || gd_device_synchronize(dev, &err) != 0)
+        fail_msg("%s", err.msg);
+    assert_int_equal(gd_device_counters(dev, &after, &err), 0);
+    /* the fetches evicted dirty lines: their write-backs reached DRAM */
+    double writes = gd_counter_list_get(&after, "dram.writes", 0) -
+                    gd_counter_list_get(&before, "dram.writes", 0);
+    assert_true(writes > 0);
+    uint32_t v[2];
+    assert_int_equal(gd_mem_copy_out(dev, v, buf, sizeof v, &err), 0);
+    assert_int_equal(v[1], 2048);
+    gd_counter_list_free(&before);
+    gd_counter_list_free(&after);
+    gd_mem_release(dev, buf, &err);
+    gd_kernel_unload(dev, k);
+    gd_device_close(dev);
+    free(ptx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_write_allocate_tells),
         cmocka_unit_test(test_keys_read),
         cmocka_unit_test(test_write_back_evicts),
+        cmocka_unit_test(test_fetch_evicts_dirty_l2_lines),
         cmocka_unit_test(test_verdicts_both_ways),
         cmocka_unit_test(test_other_archs),
     };
