@@ -141,6 +141,32 @@ void sim_cache_flush(sim_cache *c)
     c->rng = c->seed;
 }
 
+static void list_push_newest(sim_cache *c, sim_cache_line *set, uint32_t s, uint16_t way);
+
+void sim_cache_fill_foreign(sim_cache *c, uint32_t salt)
+{
+    sim_cache_flush(c);
+    /* tags past any address a device allocates, each in its own set (tag mod
+     * sets), distinct per salt (an L2 slice's victim moving to another slice
+     * is no copy of a line there), never looked up: a fill evicts one of them
+     * as it would a line of an earlier program's */
+    uint64_t base = (uint64_t)c->sets * ((1ull << 34) + (uint64_t)salt * c->ways);
+    uint32_t full = c->sectors_per_line >= 32 ? 0xffffffffu : (1u << c->sectors_per_line) - 1;
+    for (uint32_t s = 0; s < c->sets; s++) {
+        sim_cache_line *set = &c->lines[(size_t)s * c->ways];
+        for (uint32_t w = 0; w < c->ways; w++) {
+            sim_cache_line *l = &set[w];
+            l->tag = base + s + (uint64_t)w * c->sets;
+            l->valid_sectors = full;
+            l->present = 1;
+            list_push_newest(c, set, s, (uint16_t)w);
+            if (c->index)
+                index_insert(c, l->tag, s * c->ways + w);
+        }
+        c->filled[s] = c->ways;
+    }
+}
+
 uint32_t sim_cache_sector_mask(const sim_cache *c, uint64_t addr, uint32_t bytes)
 {
     uint32_t off = (uint32_t)(addr & (c->line_bytes - 1));

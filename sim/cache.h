@@ -43,6 +43,11 @@ int sim_cache_init(sim_cache *c, const gd_arch_level *level, uint64_t seed, gd_e
 void sim_cache_destroy(sim_cache *c);
 /* Invalidate everything (kernel launch boundary for L1s). Reserved lines must not exist. */
 void sim_cache_flush(sim_cache *c);
+/* Every way valid and clean, holding a line no access will ask for: a cache
+ * that earlier programs filled (a GPU's L2 is never empty; an empty one would
+ * take a chain's first lap into free ways where a full one evicts, under
+ * random replacement its own lines too). */
+void sim_cache_fill_foreign(sim_cache *c, uint32_t salt);
 
 static inline uint64_t sim_cache_line_of(const sim_cache *c, uint64_t addr)
 {

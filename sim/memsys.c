@@ -100,6 +100,11 @@ int sim_memsys_create(sim_engine *e, gd_err *err)
     if (sim_l2_slices_create(e, err) != 0 || sim_tlbs_create(e, err) != 0 ||
         sim_dram_create(e, err) != 0)
         return -1;
+    /* a GPU's L2 is never empty: every way holds some earlier program's line
+     * (clean), which a fill evicts -- an empty L2 would take a chain's first
+     * lap into free ways, kinder than silicon under random replacement */
+    for (uint32_t i = 0; i < ms->slice_count; i++)
+        sim_cache_fill_foreign(ms->slices[i].cache, i);
     for (uint32_t s = 0; s < e->sm_count; s++)
         if (sim_lsu_create(e, &e->sms[s], err) != 0)
             return -1;
