@@ -275,7 +275,10 @@ int gd_cmd_characterize(int argc, char **argv)
         .out_dir = out_dir,
         .progress = quiet ? NULL : stderr,
         .device_l2_bytes = info->l2_bytes,
-        .vars = {.size = {[GD_INF_L2] = info->l2_bytes}},
+        /* no L0I before Volta: the instruction-cache inference names the
+         * first level L1I there (gd_infer_icache_seq) */
+        .vars = {.size = {[GD_INF_L2] = info->l2_bytes},
+                 .absent = {[GD_INF_L0I] = info->cc_major > 0 && info->cc_major < 7}},
         .resume = resuming != NULL,
     };
     int rc = gd_characterize(&ctx, meta, &err);

@@ -156,7 +156,7 @@ int gd_step_skip(gd_characterize_ctx *ctx, const gd_suite_step *st, json_t *meta
 
 static int unknown_variable(const gd_err *err)
 {
-    return strstr(err->msg, "not known yet") != NULL;
+    return strstr(err->msg, "not known yet") != NULL || strstr(err->msg, "has no such level") != NULL;
 }
 
 /* One curve's inference, folded into the run's (characterize.h). */

@@ -145,6 +145,11 @@ static int parse_atom(expr_ctx *c, uint64_t *v)
             return expr_fail(c, "name too long");
         memcpy(name, start, len);
         name[len] = 0;
+        /* NAME?: the level's size, or 0 on a GPU the steps before found
+         * without one (an L0I before Volta); otherwise as NAME */
+        int optional = *c->p == '?';
+        if (optional)
+            c->p++;
         int is_line = len > 5 && !strcmp(name + len - 5, "_LINE");
         int is_ways = len > 5 && !strcmp(name + len - 5, "_WAYS");
         if (is_line || is_ways)
@@ -158,6 +163,12 @@ static int parse_atom(expr_ctx *c, uint64_t *v)
             return 0;
         }
         uint64_t value = is_line ? c->vars->line[id] : is_ways ? c->vars->ways[id] : c->vars->size[id];
+        if (!value && optional && c->vars->absent[id]) {
+            *v = 0;
+            return 0;
+        }
+        if (!value && c->vars->absent[id])
+            return expr_fail(c, "this GPU has no such level");
         if (!value) {
             if (id == GD_INF_L2 && !is_line && !is_ways)
                 return expr_fail(c, "the L2 size is not known (the device reports none)");

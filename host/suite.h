@@ -58,11 +58,17 @@ int gd_suite_load(const char *name_or_path, gd_suite *out, gd_err *err);
 /* Variables an expression may use: NAME is the size of a level of the results
  * schema (L0I, L1I, L15I, L1C, L15C, L1D, L2, ...), NAME_LINE its fetch
  * granularity, as far as the steps before have inferred them (the L2 size
- * starts as what the device reports).  A value of 0 means "not known yet". */
+ * starts as what the device reports).  A value of 0 means "not known yet".
+ * NAME? is NAME, or 0 where the GPU has no such level (`absent`), e.g.
+ * `--footprint (L0I?+L1I)/2` before Volta. */
 typedef struct gd_suite_vars {
     uint64_t size[GD_INF_COUNT];
     uint64_t line[GD_INF_COUNT];
     uint64_t ways[GD_INF_COUNT]; /* NAME_WAYS: associativity (pchase_fine) */
+    /* levels this GPU does not have (an L0I before Volta: compute capability
+     * below 7, as the instruction-cache inference names its levels): NAME is
+     * an error that says so, NAME? is 0 */
+    uint8_t absent[GD_INF_COUNT];
 } gd_suite_vars;
 
 /* Evaluates a size expression. */

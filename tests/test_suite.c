@@ -57,6 +57,17 @@ static void test_expressions(void **state)
     assert_non_null(strstr(err.msg, "the device reports none"));
     assert_int_equal(gd_suite_eval("min(1KiB", &v, &x, &err), -1);
     assert_int_equal(gd_suite_eval("3 KB", &v, &x, &err), -1);
+    /* NAME?: a level a pre-Volta GPU lacks is 0; one it has is its size; one
+     * not measured yet is still unknown */
+    gd_suite_vars pascal = {.size = {[GD_INF_L1I] = 8u << 10}, .absent = {[GD_INF_L0I] = 1}};
+    assert_int_equal(gd_suite_eval("(L0I?+L1I)/2", &pascal, &x, &err), 0);
+    assert_int_equal(x, 4u << 10);
+    assert_int_equal(gd_suite_eval("(L0I? + L1I) / 2", &v, &x, &err), 0);
+    assert_int_equal(x, 31u << 10);
+    assert_int_equal(gd_suite_eval("L0I/2", &pascal, &x, &err), -1);
+    assert_non_null(strstr(err.msg, "has no such level"));
+    assert_int_equal(gd_suite_eval("L0I?", &none, &x, &err), -1);
+    assert_non_null(strstr(err.msg, "not known yet"));
 }
 
 static void test_bundled_suites_load(void **state)
