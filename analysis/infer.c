@@ -193,9 +193,13 @@ int gd_infer_stride(gd_inference *inf, const gd_curve *curve, const gd_segmentat
     /* Below the granularity g a share (1 - stride/g) of the accesses still hits
      * the level above; at stride g/2 that is half, and the point's median may
      * sit on either level -- so the plateau detector can count it in.  The
-     * granularity is the first point of the last plateau whose 5th percentile
-     * is already at the plateau's level: past the midpoint from the lowest
-     * level the sweep saw. */
+     * granularity is the first point whose 5th percentile is already at the
+     * last plateau's level: past the midpoint from the lowest level the sweep
+     * saw, every access a miss.  From the first point on, not the last
+     * plateau's first: where the footprint is about the L2's size the first
+     * all-miss stride (every L2 line touched) can miss the L2 too and sit
+     * above the strides past it (generated seed 1016: 492 cycles at 32 bytes,
+     * the L2's 320 from 64 on, read as 64). */
     double low = INFINITY;
     for (size_t i = 0; i < curve->count; i++) {
         const gd_summary *s = NULL;
@@ -205,7 +209,7 @@ int gd_infer_stride(gd_inference *inf, const gd_curve *curve, const gd_segmentat
         if (s && s->p05 < low)
             low = s->p05;
     }
-    size_t g = last->first;
+    size_t g = 0;
     double threshold = (last->level + low) / 2;
     while (g < last->last) {
         int k = gd_point_series_index(&curve->points[g], "cycles");

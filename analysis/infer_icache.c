@@ -83,6 +83,58 @@ static int is_level_plateau(const gd_plateau *p)
            p->spread <= ICACHE_LEVEL_FLATNESS * p->level;
 }
 
+/* A set-associative level fills set by set: past its capacity the sets that
+ * overflow miss whole passes, one more set per line of code, so the CPI
+ * climbs as a ramp from the capacity on, and the first lines of the ramp
+ * (a few hundredths of a CPI) still pass for the plateau (generated seed
+ * 1012: a 96 KiB 8-way L1I of 96 sets read 97 KiB).  Where the points just
+ * past plateau p climb between it and the next level, the line through them
+ * is extrapolated back to p's level; the capacity moves back to there, at
+ * most ICACHE_RAMP_BACK_LINES of 128 bytes (a knee is late, never early).
+ * A fully associative level jumps (no point between): nothing moves. */
+#define ICACHE_RAMP_POINTS 6      /* ramp points fitted, at most */
+#define ICACHE_RAMP_FLOOR 0.002   /* a point above the plateau by this share climbs */
+#define ICACHE_RAMP_BACK_LINES 16
+
+static double primary_cpi(const gd_curve *c, size_t i)
+{
+    const gd_summary *s = gd_point_summary(&c->points[i], "cpi");
+    return s && s->count ? s->median : NAN;
+}
+
+static double ramp_start(const gd_curve *curve, const gd_plateau *p, const gd_plateau *next)
+{
+    double x[ICACHE_RAMP_POINTS], y[ICACHE_RAMP_POINTS];
+    size_t n = 0;
+    for (size_t i = p->last + 1; i < next->first && i < curve->count && n < ICACHE_RAMP_POINTS;
+         i++) {
+        double c = primary_cpi(curve, i);
+        if (!(c > p->level * (1 + ICACHE_RAMP_FLOOR)) || !(c < next->level))
+            break;
+        x[n] = (double)curve->points[i].x;
+        y[n++] = c;
+    }
+    if (n < 2)
+        return NAN;
+    double mx = 0, my = 0;
+    for (size_t i = 0; i < n; i++) {
+        mx += x[i] / (double)n;
+        my += y[i] / (double)n;
+    }
+    double sxy = 0, sxx = 0;
+    for (size_t i = 0; i < n; i++) {
+        sxy += (x[i] - mx) * (y[i] - my);
+        sxx += (x[i] - mx) * (x[i] - mx);
+    }
+    if (!(sxx > 0) || !(sxy > 0))
+        return NAN;
+    double slope = sxy / sxx;
+    double x0 = mx - (my - p->level) / slope;
+    if (!(x0 < p->x_last) || x0 < p->x_last - ICACHE_RAMP_BACK_LINES * 128.0 || x0 <= p->x_first)
+        return NAN;
+    return x0;
+}
+
 int gd_infer_icache_seq(gd_inference *inf, const gd_curve *curve, const gd_segmentation *seg,
                         int has_l0, gd_err *err)
 {
@@ -105,6 +157,9 @@ int gd_infer_icache_seq(gd_inference *inf, const gd_curve *curve, const gd_segme
         l->present = 1;
         l->has_size = 1;
         l->size_bytes = (uint64_t)p->x_last;
+        double begins = ramp_start(curve, p, &seg->plateaus[levels[j + 1]]);
+        if (isfinite(begins))
+            l->size_bytes = (uint64_t)begins;
         l->size_confidence = fmin(p->confidence, seg->plateaus[levels[j + 1]].confidence);
         l->knee_below = p->x_last;
         l->knee_above = p->last + 1 < curve->count ? (double)curve->points[p->last + 1].x
