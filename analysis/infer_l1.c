@@ -107,10 +107,28 @@ int gd_infer_fine_ways(gd_inference *inf, const gd_curve *curve, const gd_segmen
             break;
         at--;
     }
+    /* the sweep may not have bisected between the last clean point and the
+     * first that misses (it bisects where the median moves: generated seed
+     * 3016's random 56-way L1D had points at 45 and 58 only, and read 45):
+     * there the mean's rise through the first two points that miss is
+     * extrapolated back to the plateau, within the gap */
+    double ways = (double)curve->points[at].x;
+    if (!isnan(base) && at + 2 < curve->count &&
+        curve->points[at + 1].x > curve->points[at].x + 1) {
+        const gd_summary *m1 = gd_point_summary(&curve->points[at + 1], "cycles");
+        const gd_summary *m2 = gd_point_summary(&curve->points[at + 2], "cycles");
+        double x1 = (double)curve->points[at + 1].x, x2 = (double)curve->points[at + 2].x;
+        if (m1 && m2 && m1->count && m2->count && m2->mean > m1->mean && m1->mean > base) {
+            double zero = x1 - (m1->mean - base) * (x2 - x1) / (m2->mean - m1->mean);
+            zero = round(zero);
+            if (zero > ways && zero < x1)
+                ways = zero;
+        }
+    }
     gd_inferred_level *l = &inf->level[GD_INF_L1D];
     l->present = 1;
     l->has_ways = 1;
-    l->ways = (uint32_t)curve->points[at].x;
+    l->ways = (uint32_t)ways;
     l->ways_confidence = seg->knees[0].confidence;
     snprintf(l->ways_from, sizeof l->ways_from, "%s", curve->label);
     return 0;
