@@ -504,7 +504,7 @@ static void test_close_constant_levels(void **state)
 /* The parameters the fast subset asserts: every one on every generated GPU --
  * the README's list of what is inferred (recovered on every GPU of its sweep). */
 static const char *const GD_RECOVERY_ASSERTED[] = {
-    "L1D.sector", "L1D.line",     "L1D.latency",   "L1D.replacement",
+    "L1D.sector", "L1D.line",     "L1D.latency",   "L1D.ways",  "L1D.replacement",
     "SMEM.latency", "SMEM.banks", "SMEM.bank_width", "L2.sector", "L2.latency",
     "DRAM.latency", "L1C.size",   "L1C.latency",   "L15C.latency", "L0I.size",
     "L0I.scope",
