@@ -453,28 +453,25 @@ static void pass_progress(const gd_characterize_ctx *ctx, step_job *j)
     FILE *f = fopen(path, "r");
     if (!f)
         return;
-    if (fseek(f, j->progress_sent, SEEK_SET) == 0) {
-        char buf[4096];
-        size_t n;
-        /* whole lines only: the step may be writing the next one */
-        long sent = j->progress_sent, line_end = sent;
-        while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
-            for (size_t i = 0; i < n; i++)
-                if (buf[i] == '\n')
-                    line_end = sent + (long)i + 1;
-            sent += (long)n;
-        }
-        if (line_end > j->progress_sent && fseek(f, j->progress_sent, SEEK_SET) == 0) {
-            long left = line_end - j->progress_sent;
-            while (left > 0 && (n = fread(buf, 1, left < (long)sizeof buf ? (size_t)left : sizeof buf,
-                                          f)) > 0) {
-                fwrite(buf, 1, n, ctx->progress);
-                left -= (long)n;
-            }
-            fflush(ctx->progress);
-            j->progress_sent = line_end - left;
-        }
+    /* whole lines only, in one pass: a chunk's bytes up to its last newline;
+     * a line the step is still writing waits for the next look */
+    char buf[4096];
+    size_t n;
+    int passed = 0;
+    while (fseek(f, j->progress_sent, SEEK_SET) == 0 && (n = fread(buf, 1, sizeof buf, f)) > 0) {
+        size_t end = n;
+        while (end > 0 && buf[end - 1] != '\n')
+            end--;
+        if (!end && n == sizeof buf)
+            end = n; /* a line longer than the buffer goes in pieces */
+        if (!end)
+            break;
+        fwrite(buf, 1, end, ctx->progress);
+        j->progress_sent += (long)end;
+        passed = 1;
     }
+    if (passed)
+        fflush(ctx->progress);
     fclose(f);
 }
 
