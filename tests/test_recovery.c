@@ -29,6 +29,7 @@
 #include "tests/results_json.h"
 
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "analysis/arch.h"
@@ -43,7 +44,7 @@ typedef struct recovery_tally {
     unsigned right[GD_SCORE_PARAM_COUNT], wrong[GD_SCORE_PARAM_COUNT],
         missing[GD_SCORE_PARAM_COUNT];
     unsigned runs, failed_runs, failed_steps;
-    char worst[64][200];
+    char worst[512][200];
     unsigned worst_count;
 } recovery_tally;
 
@@ -99,7 +100,7 @@ typedef struct recovery_job {
     char run_dir[1024];
     pid_t pid;
     int status;
-    double seconds;
+    struct timespec start; /* the run's wall time is printed as each GPU is scored */
 } recovery_job;
 
 static int start_job(recovery_job *job, const char *dir, const gd_arch_gen_opts *opts)
@@ -121,6 +122,7 @@ static int start_job(recovery_job *job, const char *dir, const gd_arch_gen_opts 
     char log[1100];
     snprintf(log, sizeof log, "%s.log", job->run_dir);
     fflush(stdout); /* or the child's freopen writes the parent's buffer out again */
+    clock_gettime(CLOCK_MONOTONIC, &job->start);
     job->pid = fork();
     if (job->pid < 0)
         return -1;
@@ -179,6 +181,7 @@ static void score_job(const recovery_job *job, recovery_tally *t, int verbose)
         t->failed_runs += code == 0;
         return;
     }
+    unsigned first_miss = t->worst_count, right = 0, scored = 0;
     for (size_t k = 0; k < GD_SCORE_PARAM_COUNT; k++) {
         char m[64], x[64];
         const gd_score_param *p = &gd_score_params[k];
@@ -186,12 +189,28 @@ static void score_job(const recovery_job *job, recovery_tally *t, int verbose)
         t->right[k] += o == GD_SCORE_RIGHT;
         t->wrong[k] += o == GD_SCORE_WRONG;
         t->missing[k] += o == GD_SCORE_MISSING;
-        if ((o == GD_SCORE_WRONG || o == GD_SCORE_MISSING) && t->worst_count < 64)
+        right += o == GD_SCORE_RIGHT;
+        scored += o == GD_SCORE_RIGHT || o == GD_SCORE_WRONG || o == GD_SCORE_MISSING;
+        if ((o == GD_SCORE_WRONG || o == GD_SCORE_MISSING) &&
+            t->worst_count < sizeof t->worst / sizeof *t->worst)
             snprintf(t->worst[t->worst_count++], sizeof t->worst[0],
                      "seed %llu: %s.%s measured %s, expected %s%s", (unsigned long long)job->seed,
                      p->level, p->what, m, x, o == GD_SCORE_MISSING ? " (not reported)" : "");
     }
     json_decref(inferred);
+    if (!verbose) {
+        /* the sweep: each GPU's score as it finishes, so a sweep cut short still
+         * says what it saw (the table comes at the end) */
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        printf("seed %llu: %u/%u in %.0f s (L2 %llu KiB)\n", (unsigned long long)job->seed, right,
+               scored,
+               (double)(now.tv_sec - job->start.tv_sec) + 1e-9 * (now.tv_nsec - job->start.tv_nsec),
+               (unsigned long long)(arch.level[GD_L2].size_bytes >> 10));
+        for (unsigned k = first_miss; k < t->worst_count; k++)
+            printf("  %s\n", t->worst[k]);
+        fflush(stdout);
+    }
 }
 
 /* Runs characterize on `count` generated GPUs from `seed`, `jobs` at a time. */
