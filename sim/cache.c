@@ -36,6 +36,8 @@ int sim_cache_init(sim_cache *c, const gd_arch_level *level, uint64_t seed, gd_e
     memset(c, 0, sizeof *c);
     c->sets = level->sets;
     c->ways = level->ways;
+    c->set_mask = c->sets && !(c->sets & (c->sets - 1)) ? c->sets - 1 : UINT32_MAX;
+    c->way_shift = c->ways && !(c->ways & (c->ways - 1)) ? (int)log2u(c->ways) : -1;
     c->line_bytes = level->line_bytes;
     c->sector_bytes = level->sector_bytes ? level->sector_bytes : level->line_bytes;
     c->sectors_per_line = c->line_bytes / c->sector_bytes;
@@ -141,6 +143,18 @@ void sim_cache_flush(sim_cache *c)
     c->rng = c->seed;
 }
 
+/* The set and way of line index idx (sets x ways, row-major). */
+static inline void set_and_way(const sim_cache *c, size_t idx, uint32_t *s, uint16_t *way)
+{
+    if (c->way_shift >= 0) {
+        *s = (uint32_t)(idx >> c->way_shift);
+        *way = (uint16_t)(idx & (c->ways - 1));
+    } else {
+        *s = (uint32_t)(idx / c->ways);
+        *way = (uint16_t)(idx % c->ways);
+    }
+}
+
 static void list_push_newest(sim_cache *c, sim_cache_line *set, uint32_t s, uint16_t way);
 
 void sim_cache_fill_foreign(sim_cache *c, uint32_t salt)
@@ -217,8 +231,9 @@ static void list_push_newest(sim_cache *c, sim_cache_line *set, uint32_t s, uint
 void sim_cache_make_newest(sim_cache *c, sim_cache_line *l)
 {
     size_t idx = (size_t)(l - c->lines);
-    uint32_t s = (uint32_t)(idx / c->ways);
-    uint16_t way = (uint16_t)(idx % c->ways);
+    uint32_t s;
+    uint16_t way;
+    set_and_way(c, idx, &s, &way);
     if (c->newest[s] == way)
         return;
     sim_cache_line *set = &c->lines[(size_t)s * c->ways];
@@ -271,8 +286,9 @@ int sim_cache_can_allocate(const sim_cache *c, uint64_t line)
 void sim_cache_install(sim_cache *c, sim_cache_line *l, uint64_t line)
 {
     size_t idx = (size_t)(l - c->lines);
-    uint32_t s = (uint32_t)(idx / c->ways);
-    uint16_t way = (uint16_t)(idx % c->ways);
+    uint32_t s;
+    uint16_t way;
+    set_and_way(c, idx, &s, &way);
     sim_cache_line *set = &c->lines[(size_t)s * c->ways];
     if (c->index) {
         if (l->present)

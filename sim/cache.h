@@ -26,6 +26,11 @@ typedef struct sim_cache_line {
 
 typedef struct sim_cache {
     uint32_t sets, ways;
+    /* sets - 1 and log2(ways) where they are powers of two (a mask and a shift
+     * instead of a division on every lookup); set_mask UINT32_MAX and way_shift
+     * -1 mean a division (non-power-of-two geometries) */
+    uint32_t set_mask;
+    int way_shift;
     uint32_t line_bytes, sector_bytes, sectors_per_line;
     unsigned line_shift, sector_shift;
     gd_replacement replacement;
@@ -56,7 +61,7 @@ static inline uint64_t sim_cache_line_of(const sim_cache *c, uint64_t addr)
 
 static inline uint32_t sim_cache_set_of(const sim_cache *c, uint64_t line)
 {
-    return (uint32_t)(line % c->sets);
+    return c->set_mask != UINT32_MAX ? (uint32_t)line & c->set_mask : (uint32_t)(line % c->sets);
 }
 
 /* Sector mask of [addr, addr+bytes) within its line (bytes may not cross the line). */

@@ -264,6 +264,11 @@ struct sim_engine {
     uint64_t warp_age;
     sim_sm **active_sms;
     uint32_t active_sm_count;
+    /* gpu.c's lone warp as the SMs' population makes it (one active SM, one
+     * warp, every CTA placed): recomputed only when lone_stale says a CTA was
+     * placed or retired, a warp exited or an SM went idle */
+    struct sim_warp *lone_cand;
+    int lone_stale;
     int failed;
     gd_err *err;
 };

@@ -572,6 +572,46 @@ int sim_exec(sim_engine *e, sim_sm *sm, sim_warp *w, const ptx_insn *in, uint32_
                                                  lane_value(e, sm, w, &in->src[0], lane),
                                                  lane_value(e, sm, w, &in->src[1], lane));
             return 0;
+        case OP_MOV: {
+            uint64_t v = lane_value(e, sm, w, &in->src[0], lane);
+            regs[dst + lane] =
+                t == PT_PRED && in->src[0].kind != OK_REG ? (v != 0) : trunc_bits(v, bits);
+            return 0;
+        }
+        case OP_CVT:
+            regs[dst + lane] =
+                convert(t, (ptx_type)in->type2, lane_value(e, sm, w, &in->src[0], lane));
+            return 0;
+        case OP_LD:
+        case OP_ST: {
+            if (in->vec)
+                break; /* the general path's exec_vector */
+            /* the general path's scalar access, for its one lane */
+            int is_store = in->op == OP_ST;
+            const ptx_operand *a = &in->src[0];
+            acc->mask = mask;
+            acc->space = in->space;
+            acc->is_store = (uint8_t)is_store;
+            acc->size = in->size;
+            acc->dst_more = 0;
+            uint64_t addr = (a->reg != PTX_NO_REG ? regs[(size_t)a->reg * SIM_WARP_LANES + lane] : 0) +
+                            (uint64_t)a->imm;
+            acc->addr[lane] = addr;
+            uint8_t *p = resolve(e, w, in, addr);
+            if (!p)
+                return -1;
+            if (is_store) {
+                uint64_t v = lane_value(e, sm, w, &in->src[1], lane);
+                memcpy(p, &v, in->size); /* little-endian host, as the GPU */
+            } else {
+                uint64_t v = 0;
+                memcpy(&v, p, in->size);
+                if (ptx_type_is_signed(t))
+                    v = (uint64_t)sext_bits(v, bits);
+                regs[dst + lane] = v;
+            }
+            return 0;
+        }
         default:
             break; /* the general path below */
         }

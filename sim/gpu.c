@@ -164,6 +164,7 @@ static void sm_activate(sim_engine *e, sim_sm *sm)
     if (!sm->active) {
         sm->active = 1;
         e->active_sms[e->active_sm_count++] = sm;
+        e->lone_stale = 1;
     }
 }
 
@@ -241,6 +242,7 @@ static int cta_launch(sim_engine *e, sim_sm *sm, uint64_t linear, uint64_t cycle
         sm->sub_warps[(size_t)sub * a->gpu.max_warps_per_sm + sm->sub_count[sub]++] = w;
         sm->sub_nonempty |= 1u << sub;
     }
+    e->lone_stale = 1;
     sim_engine_wake_at(e, cycle + 1);
     sm->ctas_resident++;
     sm->warps_resident += e->warps_per_cta;
@@ -288,6 +290,7 @@ static void sm_retire_ctas(sim_engine *e, sim_sm *sm, uint64_t cycle)
             cta->warps[wi]->state = WARP_FREE;
         cta->in_use = 0;
         sm->ctas_finished--;
+        e->lone_stale = 1;
         sm->ctas_resident--;
         sm->warps_resident -= cta->warps_total;
         sm->shared_used -= e->shared_per_cta;
@@ -320,6 +323,7 @@ static void barrier_check(sim_engine *e, sim_cta *cta, uint64_t cycle)
 static void warp_finish(sim_engine *e, sim_sm *sm, sim_warp *w, uint64_t cycle)
 {
     w->state = WARP_DONE;
+    e->lone_stale = 1;
     sub_remove(sm, e->arch, w);
     if (++w->cta->warps_done == w->cta->warps_total)
         sm->ctas_finished++;
@@ -616,11 +620,13 @@ static int warp_quiet(const sim_engine *e, const sim_warp *w)
            ((in->unit == UNIT_MEM) & (in->space == SP_SHARED));
 }
 
-static sim_warp *lone_warp(sim_engine *e)
+/* The one warp of the one active SM, every CTA placed and none finished: what
+ * the SMs' population makes a lone warp (NULL if none), whatever it issues. */
+static sim_warp *lone_candidate(const sim_engine *e)
 {
     if (e->active_sm_count != 1)
         return NULL;
-    sim_sm *sm = e->active_sms[0];
+    const sim_sm *sm = e->active_sms[0];
     if (sm->ctas_finished || e->ctas_launched < e->ctas_total)
         return NULL;
     uint32_t subs = sm->sub_nonempty;
@@ -629,8 +635,17 @@ static sim_warp *lone_warp(sim_engine *e)
     uint32_t sub = (uint32_t)__builtin_ctz(subs);
     if (sm->sub_count[sub] != 1)
         return NULL;
-    sim_warp *w = sm->sub_warps[(size_t)sub * e->arch->gpu.max_warps_per_sm];
-    return warp_quiet(e, w) ? w : NULL;
+    return sm->sub_warps[(size_t)sub * e->arch->gpu.max_warps_per_sm];
+}
+
+static sim_warp *lone_warp(sim_engine *e)
+{
+    if (e->lone_stale) {
+        e->lone_cand = lone_candidate(e);
+        e->lone_stale = 0;
+    }
+    sim_warp *w = e->lone_cand;
+    return w && warp_quiet(e, w) ? w : NULL;
 }
 
 /* Issues the lone warp at `cycle` and, while its next instruction is quiet and
@@ -698,6 +713,7 @@ int sim_engine_run(sim_engine *e, const sim_launch_config *l, gd_err *err)
     e->ctas_launched = 0;
     e->ctas_done = 0;
     e->active_sm_count = 0;
+    e->lone_stale = 1;
     for (uint32_t s = 0; s < e->sm_count; s++) {
         e->sms[s].active = 0;
         e->sms[s].ran_ctas = 0;
@@ -753,6 +769,7 @@ int sim_engine_run(sim_engine *e, const sim_launch_config *l, gd_err *err)
             if (!sm->ctas_resident && (!mem_active || !sim_lsu_busy(sm))) {
                 sm->active = 0;
                 e->active_sms[i] = e->active_sms[--e->active_sm_count];
+                e->lone_stale = 1;
             } else {
                 i++;
             }
