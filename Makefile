@@ -73,12 +73,89 @@ DEB_PKGS := gcc make gnuplot-nox libhwloc-dev libcmocka-dev libjansson-dev libin
 .PHONY: all deps demo test bench valgrind clean tests-build check-layout recovery fuzz fuzz-build
 all: $(BIN)
 
-$(BIN): $(BUILD)/host/main.o $(BUILD)/libgd.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/libgd.a: $(LIB_OBJ)
+# The simulator (sim/*.c, and the address maps it calls on every access) is
+# built with profile feedback and link-time optimization (issue 18): its files
+# are compiled once with -fprofile-generate, linked into a training binary that
+# runs a few short sweeps of the bundled GPUs (SIM_TRAIN), then compiled again
+# with -fprofile-use -flto.  gpudissect and the benchmarks link those objects
+# whole (gcc inlines across the simulator's files at their link, about 2 s);
+# libgd.a, which the tests link, holds them joined into one ordinary object by
+# a relocatable link (gcc -r).  The training runs again whenever a source
+# changes.  gcc only; off under SAN=1 and with SIM_OPT=0 (plain -O2 objects).
+SIM_SRC := $(wildcard sim/*.c) analysis/arch_mem.c
+SIM_OPT ?= $(if $(SAN)$(IS_CLANG),0,1)
+LIB_BASE_OBJ := $(filter-out $(SIM_SRC:%.c=$(BUILD)/%.o),$(LIB_OBJ))
+ifeq ($(SIM_OPT),1)
+PGO := $(BUILD)/pgo
+PGO_GEN_OBJ := $(SIM_SRC:%.c=$(PGO)/gen/%.o)
+PGO_USE_OBJ := $(SIM_SRC:%.c=$(PGO)/use/%.o)
+LIB_LINK_OBJ := $(LIB_BASE_OBJ) $(BUILD)/sim-opt.o
+PGO_USE := -fprofile-use -fprofile-partial-training -Wno-missing-profile
+LINK_FLAGS := $(filter-out -MMD -MP,$(CFLAGS)) $(LDFLAGS) -flto=auto $(PGO_USE)
+# what gpudissect and the benchmarks link: the simulator whole, then the rest
+BIN_LINK := $(PGO_USE_OBJ) $(BUILD)/libgd-base.a
+# one profile name for both compiles of a file (PGO/prof/sim_x.gcda): gcc
+# numbers a file's static functions by its output name, so the two objects'
+# own names would not find each other's counts
+pgo_name = -dumpdir $(abspath $(PGO))/prof/ -dumpbase $(subst /,_,$(1))
+# the training: each command a sweep of well under a second on the
+# instrumented binary (one thread, the chains, sliced L2 and TLBs, the
+# instruction fetch, constant caches, every SM streaming, an L1 set, the MSHRs,
+# shared-memory banks)
+SIM_TRAIN := \
+  "run --device sim:t4 --probe pchase --sweep 1KiB:4MiB" \
+  "run --device sim:a100 --probe pchase --sweep 16KiB:2MiB:4" \
+  "run --device sim:t4 --probe icache_seq --sweep 4KiB:256KiB:4" \
+  "run --device sim:t4 --probe const_seq --sweep 1KiB:64KiB:4" \
+  "run --device sim:tiny --probe bandwidth --sweep 64KiB:256KiB:2" \
+  "run --device sim:t4 --probe pchase_fine --sweep 4:64:4" \
+  "run --device sim:t4 --probe mshr --sweep 8:256:3" \
+  "run --device sim:t4 --probe smem_bank --sweep 4:128"
+
+.SECONDARY: $(PGO_GEN_OBJ) $(PGO_USE_OBJ)
+
+$(PGO)/gen/%.o: %.c $(CC_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -flto -fprofile-generate -fprofile-update=single $(call pgo_name,$*) -c -o $@ $<
+
+$(PGO)/gd-train: $(BUILD)/host/main.o $(PGO_GEN_OBJ) $(BUILD)/libgd-base.a
+	$(CC) $(filter-out $(PGO_USE),$(LINK_FLAGS)) -fprofile-generate -fprofile-update=single -o $@ $^ $(LDLIBS)
+
+$(PGO)/profile.stamp: $(PGO)/gd-train
+	@rm -rf $(PGO)/prof $(PGO)/train
+	@for c in $(SIM_TRAIN); do \
+	  $(PGO)/gd-train $$c --chained -j 1 --quiet --out $(PGO)/train >/dev/null || \
+	    { echo "sim training failed: gpudissect $$c"; exit 1; }; rm -rf $(PGO)/train; \
+	done
+	@touch $@
+
+$(PGO)/use/%.o: %.c $(PGO)/profile.stamp
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -flto $(PGO_USE) $(call pgo_name,$*) -c -o $@ $<
+
+$(BUILD)/sim-opt.o: $(PGO_USE_OBJ)
+	$(CC) $(LINK_FLAGS) -r -flinker-output=nolto-rel -o $@ $^
+else
+LIB_LINK_OBJ := $(LIB_OBJ)
+LINK_FLAGS := $(LDFLAGS)
+BIN_LINK := $(BUILD)/libgd.a
+endif
+
+$(BUILD)/libgd-base.a: $(LIB_BASE_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
+
+$(BUILD)/libgd.a: $(LIB_LINK_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BIN): $(BUILD)/host/main.o $(BIN_LINK)
+	$(CC) $(LINK_FLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/bench/%: bench/%.c $(BIN_LINK)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(LINK_FLAGS) -o $@ $^ $(LDLIBS)
 
 # One build directory, one compiler: `make test SAN=1` takes clang where it is
 # installed and gcc elsewhere, and objects or mock libraries of the other one
@@ -98,9 +175,6 @@ $(BUILD)/tests/%: tests/%.c $(BUILD)/libgd.a $(wildcard tests/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libgd.a -lcmocka $(LDLIBS)
 
-$(BUILD)/bench/%: bench/%.c $(BUILD)/libgd.a
-	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libgd.a $(LDLIBS)
 
 # The fuzz targets (tests/fuzz/): the replay of their reproducers is a plain
 # test; `make fuzz` builds them again with clang and libFuzzer.
@@ -259,4 +333,4 @@ demo: deps
 clean:
 	rm -rf build build-san build-fuzz gpudissect gpudissect-san
 
--include $(LIB_OBJ:.o=.d) $(BUILD)/host/main.d $(wildcard $(FUZZ_BUILD)/*/*.d $(FUZZ_BUILD)/*/*/*.d)
+-include $(LIB_OBJ:.o=.d) $(BUILD)/host/main.d $(PGO_GEN_OBJ:.o=.d) $(PGO_USE_OBJ:.o=.d) $(wildcard $(FUZZ_BUILD)/*/*.d $(FUZZ_BUILD)/*/*/*.d)
