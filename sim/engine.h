@@ -54,6 +54,8 @@ typedef struct sim_warp {
     uint32_t pending_loads;
     uint64_t age;             /* launch order, for oldest-first scheduling */
     uint64_t fetch_line;      /* the instruction line it is executing from (fetch.c) */
+    uint32_t fetch_pc_lo, fetch_pc_hi; /* the instructions [lo, hi) in that line: gpu.c's
+                                        * test for a new line, without the address */
 } sim_warp;
 
 struct sim_cta {
@@ -248,8 +250,6 @@ struct sim_engine {
     void *wbuf_trace_user;
     int ifetch_on;            /* the arch has instruction caches */
     gd_level_id ifetch_first; /* the first of them (L0I, or L1I without an L0) */
-    unsigned ifetch_line_shift; /* log2 of that level's line bytes: gpu.c checks a warp's
-                                 * fetch line inline and calls sim_fetch only on a change */
 
     /* the current launch */
     const sim_launch_config *launch;

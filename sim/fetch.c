@@ -91,7 +91,6 @@ int sim_fetch_create(sim_engine *e, gd_err *err)
         if (e->lc[icache_levels[i]].present) {
             e->ifetch_on = 1;
             e->ifetch_first = icache_levels[i];
-            e->ifetch_line_shift = e->lc[icache_levels[i]].inst[0].line_shift;
             break;
         }
     return 0;
@@ -194,6 +193,13 @@ uint64_t sim_fetch(sim_engine *e, sim_sm *sm, sim_warp *w, uint32_t pc, uint64_t
     if (line == w->fetch_line)
         return cycle;
     w->fetch_line = line;
+    /* the instructions of this line: the first whose address is in it, and
+     * the first past it */
+    uint64_t first_byte = line << c0->line_shift, end_byte = (line + 1) << c0->line_shift;
+    w->fetch_pc_lo = first_byte > l->code_base
+                         ? (uint32_t)((first_byte - l->code_base + SIM_INSN_BYTES - 1) / SIM_INSN_BYTES)
+                         : 0;
+    w->fetch_pc_hi = (uint32_t)((end_byte - l->code_base + SIM_INSN_BYTES - 1) / SIM_INSN_BYTES);
     sim_cache_line *hit = sim_cache_find(c0, line);
     if (hit) {
         sim_cache_touch(c0, hit);

@@ -219,6 +219,8 @@ static int cta_launch(sim_engine *e, sim_sm *sm, uint64_t linear, uint64_t cycle
         w->diverged = 0;
         w->scoreboard_clear = 0;
         w->fetch_line = UINT64_MAX;
+        w->fetch_pc_lo = UINT32_MAX; /* no instruction is in no line */
+        w->fetch_pc_hi = 0;
         w->state = WARP_RUNNING;
         w->slot = slot;
         w->subpartition = (uint16_t)(slot % nsub);
@@ -387,9 +389,8 @@ static int warp_try_issue(sim_engine *e, sim_sm *sm, sim_warp *w, uint64_t cycle
 
     /* instruction fetch: a warp moving to a line its first instruction cache
      * lacks waits for the line (sim_fetch is called only when the line changes:
-     * the same test it makes first, without the call) */
-    if (e->ifetch_on && ((e->launch->code_base + (uint64_t)pc * SIM_INSN_BYTES) >>
-                         e->ifetch_line_shift) != w->fetch_line) {
+     * the same test it makes first, on the instruction numbers of the line) */
+    if (e->ifetch_on && (pc < w->fetch_pc_lo || pc >= w->fetch_pc_hi)) {
         uint64_t t = sim_fetch(e, sm, w, pc, cycle);
         if (t > cycle) {
             w->ready_cycle = t;

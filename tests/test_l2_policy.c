@@ -320,10 +320,65 @@ static void test_late_knee_moves_back(void **state)
     gd_curve_free(&c);
 }
 
+/* A stride sweep (16 B to 1 KiB) at a fixed footprint over an L2 with a
+ * 32-byte fetch granularity whose capacity hits `hit` of the accesses at
+ * every stride (random replacement, the footprint 1.5x the L2: past the line
+ * the lines touched shrink, and so do the sets they fall in -- generated seed
+ * 1017's 24 MiB L2 kept 27% hits from 32 bytes to 1 KiB); below the
+ * granularity the accesses inside a fetched sector hit as well. */
+static void stride_curve(gd_curve *c, double hit)
+{
+    const gd_probe *p = gd_probe_find("pchase_stride");
+    assert_non_null(p);
+    gd_probe_opts opts;
+    memset(&opts, 0, sizeof opts);
+    snprintf(opts.variant, sizeof opts.variant, "cg");
+    gd_curve_init(c, "stride-l2", p, &opts);
+    for (uint64_t stride = 16; stride <= 1024; stride *= 2) {
+        gd_point pt;
+        enum { COUNT = 4096 };
+        memset(&pt, 0, sizeof pt);
+        pt.x = (double)stride;
+        snprintf(pt.series[0].name, sizeof pt.series[0].name, "cycles");
+        pt.series[0].samples = malloc(COUNT * sizeof(double));
+        assert_non_null(pt.series[0].samples);
+        double first_share = stride >= 32 ? 1.0 : (double)stride / 32; /* first in its sector */
+        uint64_t misses = (uint64_t)llround(first_share * (1 - hit) * COUNT);
+        for (uint64_t i = 0; i < COUNT; i++) {
+            int miss = misses && (i * misses / COUNT) != ((i + 1) * misses / COUNT);
+            pt.series[0].samples[i] = (miss ? MISS_CYCLES : HIT_CYCLES) + (double)(i * 7 % 5) - 2;
+        }
+        point_insert(c, &pt, COUNT);
+    }
+}
+
+static void test_stride_granularity_with_hits_at_every_stride(void **state)
+{
+    (void)state;
+    static const double hits[] = {0.0, 0.1, 0.27, 0.45};
+    for (size_t h = 0; h < sizeof hits / sizeof *hits; h++) {
+        gd_curve c;
+        gd_segmentation seg;
+        gd_err err;
+        gd_inference inf;
+        stride_curve(&c, hits[h]);
+        memset(&inf, 0, sizeof inf);
+        assert_int_equal(gd_curve_segment(&c, "cycles", &seg, &err), 0);
+        if (gd_infer_stride(&inf, &c, &seg, GD_INF_L2, &err) != 0)
+            fail_msg("%s", err.msg);
+        if (inf.level[GD_INF_L2].sector_bytes != 32)
+            fail_msg("%.0f%% hits at every stride: granularity %llu, not 32", 100 * hits[h],
+                     (unsigned long long)inf.level[GD_INF_L2].sector_bytes);
+        gd_segmentation_free(&seg);
+        gd_curve_free(&c);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_model),
+        cmocka_unit_test(test_stride_granularity_with_hits_at_every_stride),
         cmocka_unit_test(test_random_l2_is_fitted),
         cmocka_unit_test(test_lru_l2_keeps_its_knee),
         cmocka_unit_test(test_far_partition_below_line),

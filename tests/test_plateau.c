@@ -13,6 +13,7 @@
 #include "tests/testing.h"
 
 #include "analysis/plateau.h"
+#include "analysis/stats.h"
 
 #include <math.h>
 #include <time.h>
@@ -627,9 +628,55 @@ static void test_large_curve(void **unused)
     curve_free(&c);
 }
 
+static int cmp_double_ref(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* gd_sort_doubles (its own three-way quicksort since issue 18) gives what
+ * qsort gives: random values, an integer timer's runs of equal values, sorted,
+ * reversed and organ-pipe inputs, every size up to past the insertion cutoff
+ * and a few large ones. */
+static void test_sort_doubles_matches_qsort(void **state)
+{
+    (void)state;
+    static const size_t sizes[] = {0, 1, 2, 3, 15, 16, 17, 31, 64, 100, 1000, 4096, 20000};
+    uint64_t r = 12345;
+    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+        size_t n = sizes[si];
+        double *a = malloc((n ? n : 1) * sizeof *a), *b = malloc((n ? n : 1) * sizeof *b);
+        assert_non_null(a);
+        assert_non_null(b);
+        for (int shape = 0; shape < 5; shape++) {
+            for (size_t i = 0; i < n; i++) {
+                r = r * 6364136223846793005ull + 1442695040888963407ull;
+                double x = (double)(r >> 11) / 9007199254740992.0;
+                switch (shape) {
+                case 0: a[i] = x * 1e6 - 5e5; break;             /* spread, negative too */
+                case 1: a[i] = (double)(30 + (r >> 60)); break;   /* a timer: 16 values */
+                case 2: a[i] = (double)i; break;                  /* sorted */
+                case 3: a[i] = (double)(n - i); break;            /* reversed */
+                default: a[i] = (double)(i < n / 2 ? i : n - i); break; /* organ pipe */
+                }
+            }
+            memcpy(b, a, n * sizeof *a);
+            gd_sort_doubles(a, n);
+            qsort(b, n, sizeof *b, cmp_double_ref);
+            for (size_t i = 0; i < n; i++)
+                if (a[i] != b[i])
+                    fail_msg("size %zu shape %d: element %zu is %g, qsort's %g", n, shape, i, a[i],
+                             b[i]);
+        }
+        free(a);
+        free(b);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sort_doubles_matches_qsort),
         cmocka_unit_test(test_noiseless_three_levels),
         cmocka_unit_test(test_noisy_three_levels),
         cmocka_unit_test(test_transition_points),
