@@ -545,6 +545,9 @@ static int exec_vector(sim_engine *e, sim_warp *w, const ptx_insn *in, uint32_t 
     return 0;
 }
 
+static int exec_lanes(sim_engine *e, sim_sm *sm, sim_warp *w, const ptx_insn *in, uint32_t mask,
+                      sim_mem_access *acc) __attribute__((noinline));
+
 int sim_exec(sim_engine *e, sim_sm *sm, sim_warp *w, const ptx_insn *in, uint32_t mask,
              sim_mem_access *acc)
 {
@@ -613,9 +616,22 @@ int sim_exec(sim_engine *e, sim_sm *sm, sim_warp *w, const ptx_insn *in, uint32_
             return 0;
         }
         default:
-            break; /* the general path below */
+            break; /* the general path */
         }
     }
+    return exec_lanes(e, sm, w, in, mask, acc);
+}
+
+/* Every lane of `mask` through operand tables: the general path (and a
+ * lone lane's vector access, selp, and the rest), kept out of sim_exec so
+ * that the one-lane cases do not set up its frame. */
+static int exec_lanes(sim_engine *e, sim_sm *sm, sim_warp *w, const ptx_insn *in, uint32_t mask,
+                      sim_mem_access *acc)
+{
+    uint64_t *regs = w->regs;
+    ptx_type t = (ptx_type)in->type;
+    unsigned bits = in->bits;
+    size_t dst = (size_t)in->dst.reg * SIM_WARP_LANES;
     uint64_t uniform[3], scratch[3][SIM_WARP_LANES];
     lane_operand src[3];
     unsigned nsrc = in->op == OP_LD ? 0 : in->op == OP_ST ? 2 : in->nsrc;

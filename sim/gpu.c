@@ -353,6 +353,41 @@ static uint64_t warp_next_ready(const sim_engine *e, const sim_sm *sm, const sim
     return t;
 }
 
+/* A memory instruction's work once it issues: its values (sim_exec) and its
+ * access to the state space's timing model.  0, or -1 when the engine failed.
+ * Out of line: the access record (a lane's address each) would make every
+ * issue's frame a kilobyte. */
+static __attribute__((noinline)) int issue_mem(sim_engine *e, sim_sm *sm, sim_warp *w,
+                                               const ptx_insn *in, uint32_t exec, uint64_t cycle)
+{
+    sim_mem_access acc;
+    acc.bypass_l1 = 0;
+    if (sim_exec(e, sm, w, in, exec, &acc))
+        return -1;
+    if (!exec)
+        return 0;
+    switch ((ptx_space)in->space) {
+    case SP_GLOBAL:
+        acc.bypass_l1 = !acc.is_store && (in->cache_op == CO_CG || in->cache_op == CO_CV ||
+                                          in->volatile_);
+        sim_lsu_issue(e, sm, w, &acc, acc.is_store ? PTX_NO_REG : in->dst.reg, cycle);
+        return 0;
+    case SP_SHARED: {
+        uint64_t ready = sim_smem_access(e, sm, &acc, cycle);
+        if (!acc.is_store)
+            w->reg_ready[in->dst.reg] = ready;
+        return 0;
+    }
+    case SP_PARAM:
+    case SP_CONST:
+        w->reg_ready[in->dst.reg] = cycle + sim_const_access(e, sm, w, &acc, cycle);
+        return 0;
+    default:
+        sim_engine_fail(e, "ptx:%u: state space not simulated", in->line);
+        return -1;
+    }
+}
+
 /* Tries to issue one instruction of w.  Returns 1 if it issued. */
 static int warp_try_issue(sim_engine *e, sim_sm *sm, sim_warp *w, uint64_t cycle, uint64_t *wake)
 {
@@ -462,34 +497,10 @@ static int warp_try_issue(sim_engine *e, sim_sm *sm, sim_warp *w, uint64_t cycle
             return 0;
         w->reg_ready[in->dst.reg] = cycle + a->gpu.alu_latency_cycles;
         break;
-    case UNIT_MEM: {
-        sim_mem_access acc;
-        acc.bypass_l1 = 0;
-        if (sim_exec(e, sm, w, in, exec, &acc))
+    case UNIT_MEM:
+        if (issue_mem(e, sm, w, in, exec, cycle))
             return 0;
-        if (!exec)
-            break;
-        switch ((ptx_space)in->space) {
-        case SP_GLOBAL:
-            acc.bypass_l1 = !acc.is_store && (in->cache_op == CO_CG || in->cache_op == CO_CV ||
-                                              in->volatile_);
-            sim_lsu_issue(e, sm, w, &acc, acc.is_store ? PTX_NO_REG : in->dst.reg, cycle);
-            break;
-        case SP_SHARED: {
-            uint64_t ready = sim_smem_access(e, sm, &acc, cycle);
-            if (!acc.is_store)
-                w->reg_ready[in->dst.reg] = ready;
-            break;
-        }
-        case SP_PARAM:
-        case SP_CONST:
-            w->reg_ready[in->dst.reg] = cycle + sim_const_access(e, sm, w, &acc, cycle);
-            break;
-        default:
-            return sim_engine_fail(e, "ptx:%u: state space not simulated", in->line), 0;
-        }
         break;
-    }
     case UNIT_BRANCH:
         advance = 0;
         if (in->op == OP_BRA) {
