@@ -95,6 +95,7 @@ static int is_level_plateau(const gd_plateau *p)
 #define ICACHE_RAMP_POINTS 6      /* ramp points fitted, at most */
 #define ICACHE_RAMP_FLOOR 0.002   /* a point above the plateau by this share climbs */
 #define ICACHE_RAMP_BACK_LINES 16
+#define ICACHE_RAMP_ABOVE 1.5     /* a last, unflat plateau this far above ends the level before */
 
 static double primary_cpi(const gd_curve *c, size_t i)
 {
@@ -148,6 +149,20 @@ int gd_infer_icache_seq(gd_inference *inf, const gd_curve *curve, const gd_segme
     for (size_t i = 0; i < seg->plateau_count && nl < ICACHE_MAX_LEVELS; i++)
         if (i == 0 || is_level_plateau(&seg->plateaus[i]))
             levels[nl++] = i;
+    /* The last plateau, not flat (a level and the one past it so close in CPI
+     * that their ramps run together), still ends the level before it where it
+     * stands clearly above it: that level's capacity is where the CPI leaves
+     * it (generated seed 1067: a crisp 32 KiB L0I, then the 128 KiB L1I at
+     * 100 cycles and the L2C at 125 one ramp from CPI 1.3 to 8.8 -- no flat
+     * level after the L0I, which was reported as ">= 512 KiB", and the next
+     * step's L2 knee named it).  The ramp bounds nothing after it. */
+    int ramp_last = 0;
+    size_t lastp = seg->plateau_count - 1;
+    if (nl < ICACHE_MAX_LEVELS && levels[nl - 1] < lastp &&
+        seg->plateaus[lastp].level > ICACHE_RAMP_ABOVE * seg->plateaus[levels[nl - 1]].level) {
+        levels[nl++] = lastp;
+        ramp_last = 1;
+    }
     /* a level's capacity: the last point on its plateau (the next already
      * misses), where another level follows */
     size_t sized = 0;
@@ -166,8 +181,9 @@ int gd_infer_icache_seq(gd_inference *inf, const gd_curve *curve, const gd_segme
                                                    : p->x_last;
         snprintf(l->size_from, sizeof l->size_from, "%s", curve->label);
     }
-    /* the last level the sweep stayed in: at least the largest loop measured */
-    if (sized < 2) {
+    /* the last level the sweep stayed in: at least the largest loop measured
+     * (not where the sweep ended on a ramp of levels run together) */
+    if (sized < 2 && !ramp_last) {
         gd_inferred_level *l = &inf->level[names[sized]];
         if (!l->has_size) {
             l->present = 1;

@@ -216,7 +216,12 @@ int gd_infer_curve(gd_inference *run_inf, const gd_curve *curve, const gd_segmen
                                        : (bypass ? GD_INF_L2 : GD_INF_L1D);
         rc = gd_infer_stride(&step_inf, curve, seg, lv, err);
     } else if (!strcmp(pn, "icache_seq")) {
-        rc = gd_infer_icache_seq(&step_inf, curve, seg, cc_major >= 7, err);
+        /* --level L2: a sweep from past the instruction caches (the L2 -> DRAM
+         * step of Jia et al.'s Fig. 3.6), plotted and reported; its first
+         * plateau is no L0I or L1I (generated seed 1067: its knee at 22 MiB was
+         * read as the L0I's size, its end as an L1I of at least 64 MiB) */
+        if (strcmp(level, "L2") != 0)
+            rc = gd_infer_icache_seq(&step_inf, curve, seg, cc_major >= 7, err);
     } else if (!strcmp(pn, "icache_av")) {
         if (!level[0]) {
             rc = gd_fail(err, "%s: an icache_av step needs --level (the level its victim "

@@ -23,7 +23,8 @@
  *     replacement (the knee a point late), the L1I knee where
  *     its lines are larger than the L0I's (the simulator's free prefetch), the
  *     L2 constant latency behind an 8 KiB L1C (the sharing victim stayed in it),
- *     constant levels whose latencies are close.
+ *     constant levels whose latencies are close, an L0I followed by no flat
+ *     level (seed 1067 of the full L2 range: reported as a bound).
  */
 #include "tests/testing.h"
 #include "tests/results_json.h"
@@ -337,11 +338,12 @@ static json_t *characterize_steps(const char *device, const char *sets, const ch
  * over the named steps of full.suite, after a p-chase across the L1D (1 KiB..1
  * MiB at the L1D's line) where `level` is "L1D"; returns inferred.json's
  * `level` (a new reference) and the arch in `arch`. */
-static json_t *characterize_seed_steps(uint64_t seed, const char *const *labels, gd_arch *arch,
-                                       const char *level)
+static json_t *characterize_seed_steps_l2(uint64_t seed, uint64_t max_l2,
+                                          const char *const *labels, gd_arch *arch,
+                                          const char *level)
 {
     static char text[GEN_TEXT_BYTES];
-    gd_arch_gen_opts o = {.max_l2_bytes = 8u << 20, .noise = -1};
+    gd_arch_gen_opts o = {.max_l2_bytes = max_l2, .noise = -1};
     assert_int_equal(gd_arch_generate(seed, &o, text, sizeof text), 0);
     gd_err err;
     if (gd_arch_parse_string(text, "generated.arch", NULL, 0, arch, &err) != 0)
@@ -359,6 +361,12 @@ static json_t *characterize_seed_steps(uint64_t seed, const char *const *labels,
     gd_test_rmrf(dir);
     free(dir);
     return l;
+}
+
+static json_t *characterize_seed_steps(uint64_t seed, const char *const *labels, gd_arch *arch,
+                                       const char *level)
+{
+    return characterize_seed_steps_l2(seed, 8u << 20, labels, arch, level);
 }
 
 /* With noise (1-2 cycles of jitter, 0.1-0.5% outliers of 100-600 cycles) an
@@ -453,6 +461,26 @@ static void test_l1i_knee_with_lines_larger_than_the_l0i(void **state)
     const json_t *l0i = gd_test_need_level(inf, "L0I");
     assert_true(fabs(json_number_value(json_object_get(l0i, "size_bytes")) - 16384) <= 128);
     json_decref(inf);
+}
+
+/* An L0I followed by no flat level: the 128 KiB L1I at 100 cycles and the L2C
+ * at 125 climb as one ramp from CPI 1.3 to 8.8 past the crisp 32 KiB L0I, and
+ * with no level plateau after it the L0I was reported as ">= 512 KiB" (the
+ * icache-l2 step's knee at 22 MiB then named it).  Seed 1067 of `make
+ * recovery`'s full L2 range (its L2 is 24 MiB; the icache step does not
+ * depend on it). */
+static void test_l0i_before_a_ramp(void **state)
+{
+    (void)state;
+    static const char *const steps[] = {"icache", NULL};
+    gd_arch arch;
+    json_t *l = characterize_seed_steps_l2(1067, 0, steps, &arch, "L0I");
+    assert_int_equal(arch.level[GD_L0I].size_bytes, 32768); /* the case this guards */
+    assert_false(json_is_true(json_object_get(l, "size_is_lower_bound")));
+    const json_t *size = json_object_get(l, "size_bytes");
+    if (!json_is_number(size) || json_number_value(size) != 32768.0)
+        fail_msg("L0I %.0f bytes, the arch's 32768", json_is_number(size) ? json_number_value(size) : -1.0);
+    json_decref(l);
 }
 
 /* The L2 constant latency where the L1.5 constant cache is the L1I's storage
@@ -570,6 +598,7 @@ int main(void)
         cmocka_unit_test(test_l1_ways_random_replacement),
         cmocka_unit_test(test_l1i_knee_with_lines_larger_than_the_l0i),
         cmocka_unit_test(test_l2c_latency_behind_an_8k_l1c),
+        cmocka_unit_test(test_l0i_before_a_ramp),
         cmocka_unit_test(test_close_constant_levels),
         cmocka_unit_test(test_recovery),
     };
