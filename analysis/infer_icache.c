@@ -107,6 +107,14 @@ static double ramp_start(const gd_curve *curve, const gd_plateau *p, const gd_pl
 {
     double x[ICACHE_RAMP_POINTS], y[ICACHE_RAMP_POINTS];
     size_t n = 0;
+    /* only where the ramp began on the plateau: its last point already above
+     * the level.  A plateau flat to its end followed by a steep, then flatter
+     * climb (a concave ramp) put the fitted line's start a KiB early
+     * (generated seeds 1026 and 1032: a 46 KiB 8-way L1I of 256-byte lines,
+     * flat to 46464 bytes, read 45 KiB; 1061: 96 KiB read 95) */
+    double end_cpi = primary_cpi(curve, p->last);
+    if (!(end_cpi > p->level * (1 + ICACHE_RAMP_FLOOR)))
+        return NAN;
     for (size_t i = p->last + 1; i < next->first && i < curve->count && n < ICACHE_RAMP_POINTS;
          i++) {
         double c = primary_cpi(curve, i);

@@ -24,7 +24,8 @@
  *     its lines are larger than the L0I's (the simulator's free prefetch), the
  *     L2 constant latency behind an 8 KiB L1C (the sharing victim stayed in it),
  *     constant levels whose latencies are close, an L0I followed by no flat
- *     level (seed 1067 of the full L2 range: reported as a bound).
+ *     level (seed 1067 of the full L2 range: reported as a bound), an L1I
+ *     flat to its end read a KiB early (1026, 1061).
  */
 #include "tests/testing.h"
 #include "tests/results_json.h"
@@ -483,6 +484,28 @@ static void test_l0i_before_a_ramp(void **state)
     json_decref(l);
 }
 
+/* A plateau flat to its end, then a concave climb: the ramp extrapolation
+ * (for a set-associative level whose first overflowing lines still pass for
+ * its plateau) put the L1I's start a KiB early.  Seeds 1026 (46 KiB, 8 ways of
+ * 256-byte lines: read 45 KiB) and 1061 (96 KiB: read 95) of the full L2
+ * range; the extrapolation now needs the plateau's last point above it. */
+static void test_l1i_flat_to_its_end(void **state)
+{
+    (void)state;
+    static const char *const steps[] = {"icache", NULL};
+    static const uint64_t seeds[] = {1026, 1061};
+    for (size_t k = 0; k < sizeof seeds / sizeof *seeds; k++) {
+        gd_arch arch;
+        json_t *l = characterize_seed_steps_l2(seeds[k], 0, steps, &arch, "L1I");
+        const json_t *size = json_object_get(l, "size_bytes");
+        if (!json_is_number(size) || json_number_value(size) != (double)arch.level[GD_L1I].size_bytes)
+            fail_msg("seed %llu: L1I %.0f bytes, the arch's %llu", (unsigned long long)seeds[k],
+                     json_is_number(size) ? json_number_value(size) : -1.0,
+                     (unsigned long long)arch.level[GD_L1I].size_bytes);
+        json_decref(l);
+    }
+}
+
 /* The L2 constant latency where the L1.5 constant cache is the L1I's storage
  * comes from const-share: code evicts the victim, whose accesses then go to
  * the L2.  An 8 KiB victim in an 8 KiB L1C never left the L1C (seeds 1011 and
@@ -599,6 +622,7 @@ int main(void)
         cmocka_unit_test(test_l1i_knee_with_lines_larger_than_the_l0i),
         cmocka_unit_test(test_l2c_latency_behind_an_8k_l1c),
         cmocka_unit_test(test_l0i_before_a_ramp),
+        cmocka_unit_test(test_l1i_flat_to_its_end),
         cmocka_unit_test(test_close_constant_levels),
         cmocka_unit_test(test_recovery),
     };
