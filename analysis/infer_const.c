@@ -129,6 +129,12 @@ int gd_infer_const_seq(gd_inference *inf, const gd_curve *curve, const gd_segmen
         if (at == 2)
             continue; /* the L2's capacity is not a constant-cache figure */
         int line_ok = !l->has_sector || stride <= l->sector_bytes;
+        /* the L1.5's capacity from the scan at its own line only, once that is
+         * known: a finer scan misses once per line, its median moves late (a
+         * 16 KiB L1.5 of 128-byte lines read 18 KiB from the L1C's 64-byte
+         * scan, which runs first: generated seed 1059) */
+        if (order[at] == GD_INF_L15C && l->has_sector && stride != l->sector_bytes)
+            line_ok = 0;
         if (i < seg->knee_count) {
             if (line_ok && (!l->has_size || l->size_is_lower_bound))
                 gd_inferred_set_size(l, &seg->knees[i], curve->label);

@@ -25,7 +25,8 @@
  *     L2 constant latency behind an 8 KiB L1C (the sharing victim stayed in it),
  *     constant levels whose latencies are close, an L0I followed by no flat
  *     level (seed 1067 of the full L2 range: reported as a bound), an L1I
- *     flat to its end read a KiB early (1026, 1061).
+ *     flat to its end read a KiB early (1026, 1061), a separate L1.5 sized
+ *     from the L1C's finer scan (1059).
  */
 #include "tests/testing.h"
 #include "tests/results_json.h"
@@ -506,6 +507,23 @@ static void test_l1i_flat_to_its_end(void **state)
     }
 }
 
+/* A separate L1.5's capacity from the scan at its own line: the L1C's 64-byte
+ * scan, which runs first, misses the L1.5 once per 128-byte line, its median
+ * moves late, and seed 1059's 16 KiB L1.5 (full L2 range) read 18 KiB. */
+static void test_l15c_from_its_own_line(void **state)
+{
+    (void)state;
+    static const char *const steps[] = {"const-stride", "const-l1", "const-l15", NULL};
+    gd_arch arch;
+    json_t *l = characterize_seed_steps_l2(1059, 0, steps, &arch, "L15C");
+    assert_int_equal(arch.level[GD_L15C].line_bytes, 128); /* the case this guards */
+    const json_t *size = json_object_get(l, "size_bytes");
+    if (!json_is_number(size) || json_number_value(size) != (double)arch.level[GD_L15C].size_bytes)
+        fail_msg("L15C %.0f bytes, the arch's %llu", json_is_number(size) ? json_number_value(size) : -1.0,
+                 (unsigned long long)arch.level[GD_L15C].size_bytes);
+    json_decref(l);
+}
+
 /* The L2 constant latency where the L1.5 constant cache is the L1I's storage
  * comes from const-share: code evicts the victim, whose accesses then go to
  * the L2.  An 8 KiB victim in an 8 KiB L1C never left the L1C (seeds 1011 and
@@ -623,6 +641,7 @@ int main(void)
         cmocka_unit_test(test_l2c_latency_behind_an_8k_l1c),
         cmocka_unit_test(test_l0i_before_a_ramp),
         cmocka_unit_test(test_l1i_flat_to_its_end),
+        cmocka_unit_test(test_l15c_from_its_own_line),
         cmocka_unit_test(test_close_constant_levels),
         cmocka_unit_test(test_recovery),
     };
