@@ -122,7 +122,7 @@ $(PGO)/gen/%.o: %.c $(CC_STAMP)
 $(PGO)/gd-train: $(BUILD)/host/main.o $(PGO_GEN_OBJ) $(BUILD)/libgd-base.a
 	$(CC) $(filter-out $(PGO_USE),$(LINK_FLAGS)) -fprofile-generate -fprofile-update=single -o $@ $^ $(LDLIBS)
 
-$(PGO)/profile.stamp: $(PGO)/gd-train
+$(PGO)/profile.stamp: $(PGO)/gd-train Makefile
 	@rm -rf $(PGO)/prof $(PGO)/train
 	@for c in $(SIM_TRAIN); do \
 	  $(PGO)/gd-train $$c --chained -j 1 --quiet --out $(PGO)/train >/dev/null || \
