@@ -49,6 +49,23 @@ static double median_of_three(double a, double b, double c)
     return fmax(fmin(a, b), fmin(fmax(a, b), c));
 }
 
+/* Three-way partition of v[lo..hi) around pivot: [lo, *lt) below it,
+ * [*lt, *gt) equal, [*gt, hi) above (runs of equal values cost one pass). */
+static void partition3(double *v, size_t lo, size_t hi, double pivot, size_t *lt, size_t *gt)
+{
+    size_t l = lo, i = lo, g = hi;
+    while (i < g) {
+        if (v[i] < pivot)
+            swap_doubles(v, l++, i++);
+        else if (v[i] > pivot)
+            swap_doubles(v, i, --g);
+        else
+            i++;
+    }
+    *lt = l;
+    *gt = g;
+}
+
 /* Three-way quicksort on doubles, compared inline (qsort's call per
  * comparison was a few percent of a simulated sweep: each point sorts its
  * samples); runs of equal values (an integer timer) cost one pass.  Past a
@@ -62,16 +79,8 @@ static void sort_doubles_from(double *v, size_t n, unsigned depth)
             qsort(v, n, sizeof *v, cmp_double);
             return;
         }
-        double pivot = median_of_three(v[0], v[n / 2], v[n - 1]);
-        size_t lt = 0, i = 0, gt = n;
-        while (i < gt) {
-            if (v[i] < pivot)
-                swap_doubles(v, lt++, i++);
-            else if (v[i] > pivot)
-                swap_doubles(v, i, --gt);
-            else
-                i++;
-        }
+        size_t lt, gt;
+        partition3(v, 0, n, median_of_three(v[0], v[n / 2], v[n - 1]), &lt, &gt);
         /* the smaller side by recursion, the larger by the loop */
         if (lt < n - gt) {
             sort_doubles_from(v, lt, depth);
@@ -174,15 +183,8 @@ double gd_select_kth(double *v, size_t n, size_t k)
     size_t lo = 0, hi = n;
     while (hi - lo > 1) {
         double pivot = median_of_three(v[lo], v[lo + (hi - lo) / 2], v[hi - 1]);
-        size_t lt = lo, i = lo, gt = hi;
-        while (i < gt) {
-            if (v[i] < pivot)
-                swap_doubles(v, lt++, i++);
-            else if (v[i] > pivot)
-                swap_doubles(v, i, --gt);
-            else
-                i++;
-        }
+        size_t lt, gt;
+        partition3(v, lo, hi, pivot, &lt, &gt);
         if (k < lt)
             hi = lt;
         else if (k >= gt)

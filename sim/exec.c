@@ -508,6 +508,31 @@ static uint8_t *resolve(sim_engine *e, sim_warp *w, const ptx_insn *in, uint64_t
     return p;
 }
 
+/* One lane's scalar ld/st: its address (into the access record), then the
+ * value stored (`store_value`) or the register loaded, sign-extended by type. */
+static inline int scalar_access(sim_engine *e, sim_warp *w, const ptx_insn *in,
+                                sim_mem_access *acc, unsigned lane, uint64_t store_value)
+{
+    const ptx_operand *a = &in->src[0];
+    uint64_t *regs = w->regs;
+    uint64_t addr = (a->reg != PTX_NO_REG ? regs[(size_t)a->reg * SIM_WARP_LANES + lane] : 0) +
+                    (uint64_t)a->imm;
+    acc->addr[lane] = addr;
+    uint8_t *p = resolve(e, w, in, addr);
+    if (!p)
+        return -1;
+    if (in->op == OP_ST) {
+        memcpy(p, &store_value, in->size); /* little-endian host, as the GPU */
+    } else {
+        uint64_t v = 0;
+        memcpy(&v, p, in->size);
+        if (ptx_type_is_signed((ptx_type)in->type))
+            v = (uint64_t)sext_bits(v, in->bits);
+        regs[(size_t)in->dst.reg * SIM_WARP_LANES + lane] = v;
+    }
+    return 0;
+}
+
 /* ld/st.global .v2/.v4: one access of the whole vector per lane (aligned to
  * it, as PTX requires), its elements to or from the vector's registers; a
  * load's further registers go to the access, for the scoreboard. */
@@ -590,30 +615,13 @@ int sim_exec(sim_engine *e, sim_sm *sm, sim_warp *w, const ptx_insn *in, uint32_
             if (in->vec)
                 break; /* the general path's exec_vector */
             /* the general path's scalar access, for its one lane */
-            int is_store = in->op == OP_ST;
-            const ptx_operand *a = &in->src[0];
             acc->mask = mask;
             acc->space = in->space;
-            acc->is_store = (uint8_t)is_store;
+            acc->is_store = (uint8_t)(in->op == OP_ST);
             acc->size = in->size;
             acc->dst_more = 0;
-            uint64_t addr = (a->reg != PTX_NO_REG ? regs[(size_t)a->reg * SIM_WARP_LANES + lane] : 0) +
-                            (uint64_t)a->imm;
-            acc->addr[lane] = addr;
-            uint8_t *p = resolve(e, w, in, addr);
-            if (!p)
-                return -1;
-            if (is_store) {
-                uint64_t v = lane_value(e, sm, w, &in->src[1], lane);
-                memcpy(p, &v, in->size); /* little-endian host, as the GPU */
-            } else {
-                uint64_t v = 0;
-                memcpy(&v, p, in->size);
-                if (ptx_type_is_signed(t))
-                    v = (uint64_t)sext_bits(v, bits);
-                regs[dst + lane] = v;
-            }
-            return 0;
+            return scalar_access(e, w, in, acc, lane,
+                                 in->op == OP_ST ? lane_value(e, sm, w, &in->src[1], lane) : 0);
         }
         default:
             break; /* the general path */
@@ -692,7 +700,6 @@ static int exec_lanes(sim_engine *e, sim_sm *sm, sim_warp *w, const ptx_insn *in
     case OP_LD:
     case OP_ST: {
         int is_store = in->op == OP_ST;
-        const ptx_operand *a = &in->src[0];
         acc->mask = mask;
         acc->space = in->space;
         acc->is_store = (uint8_t)is_store;
@@ -702,22 +709,8 @@ static int exec_lanes(sim_engine *e, sim_sm *sm, sim_warp *w, const ptx_insn *in
             return exec_vector(e, w, in, mask, acc);
         FOR_LANES(mask, lane)
         {
-            uint64_t addr = (a->reg != PTX_NO_REG ? regs[(size_t)a->reg * SIM_WARP_LANES + lane] : 0) +
-                            (uint64_t)a->imm;
-            acc->addr[lane] = addr;
-            uint8_t *p = resolve(e, w, in, addr);
-            if (!p)
+            if (scalar_access(e, w, in, acc, lane, is_store ? LANE_VALUE(src[1], lane) : 0))
                 return -1;
-            if (is_store) {
-                uint64_t v = LANE_VALUE(src[1], lane);
-                memcpy(p, &v, in->size); /* little-endian host, as the GPU */
-            } else {
-                uint64_t v = 0;
-                memcpy(&v, p, in->size);
-                if (ptx_type_is_signed(t))
-                    v = (uint64_t)sext_bits(v, bits);
-                regs[dst + lane] = v;
-            }
         }
         return 0;
     }
