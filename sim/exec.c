@@ -508,17 +508,25 @@ static uint8_t *resolve(sim_engine *e, sim_warp *w, const ptx_insn *in, uint64_t
     return p;
 }
 
+/* One lane's address (base register + offset) into the access record, and
+ * the host memory behind it (NULL after failing the engine). */
+static inline uint8_t *lane_address(sim_engine *e, sim_warp *w, const ptx_insn *in,
+                                    sim_mem_access *acc, unsigned lane)
+{
+    const ptx_operand *a = &in->src[0];
+    uint64_t addr =
+        (a->reg != PTX_NO_REG ? w->regs[(size_t)a->reg * SIM_WARP_LANES + lane] : 0) + (uint64_t)a->imm;
+    acc->addr[lane] = addr;
+    return resolve(e, w, in, addr);
+}
+
 /* One lane's scalar ld/st: its address (into the access record), then the
  * value stored (`store_value`) or the register loaded, sign-extended by type. */
 static inline int scalar_access(sim_engine *e, sim_warp *w, const ptx_insn *in,
                                 sim_mem_access *acc, unsigned lane, uint64_t store_value)
 {
-    const ptx_operand *a = &in->src[0];
     uint64_t *regs = w->regs;
-    uint64_t addr = (a->reg != PTX_NO_REG ? regs[(size_t)a->reg * SIM_WARP_LANES + lane] : 0) +
-                    (uint64_t)a->imm;
-    acc->addr[lane] = addr;
-    uint8_t *p = resolve(e, w, in, addr);
+    uint8_t *p = lane_address(e, w, in, acc, lane);
     if (!p)
         return -1;
     if (in->op == OP_ST) {
@@ -540,7 +548,6 @@ static int exec_vector(sim_engine *e, sim_warp *w, const ptx_insn *in, uint32_t 
                        sim_mem_access *acc)
 {
     uint64_t *regs = w->regs;
-    const ptx_operand *a = &in->src[0];
     unsigned esize = in->size / in->vec, ebits = esize * 8;
     int is_store = in->op == OP_ST, is_signed = ptx_type_is_signed((ptx_type)in->type);
     if (!is_store) {
@@ -550,10 +557,7 @@ static int exec_vector(sim_engine *e, sim_warp *w, const ptx_insn *in, uint32_t 
     }
     FOR_LANES(mask, lane)
     {
-        uint64_t addr = (a->reg != PTX_NO_REG ? regs[(size_t)a->reg * SIM_WARP_LANES + lane] : 0) +
-                        (uint64_t)a->imm;
-        acc->addr[lane] = addr;
-        uint8_t *p = resolve(e, w, in, addr);
+        uint8_t *p = lane_address(e, w, in, acc, lane);
         if (!p)
             return -1;
         for (unsigned v = 0; v < in->vec; v++) {
