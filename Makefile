@@ -1,6 +1,7 @@
 # gpudissect -- build, test, demo, bench.
 #
-#   make          build ./gpudissect
+#   make          build ./gpudissect (the simulator profile-fed and link-time
+#                 optimized after a few seconds of training runs; SIM_OPT=0: plain)
 #   make demo     install missing Debian packages, build, characterize sim:t4
 #   make test     install missing Debian packages, build, run the test suite
 #   make bench    simulator and analysis benchmarks (prints measured ratios)
