@@ -465,6 +465,18 @@ static void test_l1i_knee_with_lines_larger_than_the_l0i(void **state)
     json_decref(inf);
 }
 
+/* The level's reported size_bytes is the arch's `want` exactly (a bound is not). */
+static void expect_size(const json_t *l, const char *name, uint64_t seed, uint64_t want)
+{
+    const json_t *size = json_object_get(l, "size_bytes");
+    if (json_is_true(json_object_get(l, "size_is_lower_bound")) || !json_is_number(size) ||
+        json_number_value(size) != (double)want)
+        fail_msg("seed %llu: %s %.0f bytes%s, the arch's %llu", (unsigned long long)seed, name,
+                 json_is_number(size) ? json_number_value(size) : -1.0,
+                 json_is_true(json_object_get(l, "size_is_lower_bound")) ? " (a bound)" : "",
+                 (unsigned long long)want);
+}
+
 /* An L0I followed by no flat level: the 128 KiB L1I at 100 cycles and the L2C
  * at 125 climb as one ramp from CPI 1.3 to 8.8 past the crisp 32 KiB L0I, and
  * with no level plateau after it the L0I was reported as ">= 512 KiB" (the
@@ -478,10 +490,7 @@ static void test_l0i_before_a_ramp(void **state)
     gd_arch arch;
     json_t *l = characterize_seed_steps_l2(1067, 0, steps, &arch, "L0I");
     assert_int_equal(arch.level[GD_L0I].size_bytes, 32768); /* the case this guards */
-    assert_false(json_is_true(json_object_get(l, "size_is_lower_bound")));
-    const json_t *size = json_object_get(l, "size_bytes");
-    if (!json_is_number(size) || json_number_value(size) != 32768.0)
-        fail_msg("L0I %.0f bytes, the arch's 32768", json_is_number(size) ? json_number_value(size) : -1.0);
+    expect_size(l, "L0I", 1067, 32768);
     json_decref(l);
 }
 
@@ -498,11 +507,7 @@ static void test_l1i_flat_to_its_end(void **state)
     for (size_t k = 0; k < sizeof seeds / sizeof *seeds; k++) {
         gd_arch arch;
         json_t *l = characterize_seed_steps_l2(seeds[k], 0, steps, &arch, "L1I");
-        const json_t *size = json_object_get(l, "size_bytes");
-        if (!json_is_number(size) || json_number_value(size) != (double)arch.level[GD_L1I].size_bytes)
-            fail_msg("seed %llu: L1I %.0f bytes, the arch's %llu", (unsigned long long)seeds[k],
-                     json_is_number(size) ? json_number_value(size) : -1.0,
-                     (unsigned long long)arch.level[GD_L1I].size_bytes);
+        expect_size(l, "L1I", seeds[k], arch.level[GD_L1I].size_bytes);
         json_decref(l);
     }
 }
@@ -517,10 +522,7 @@ static void test_l15c_from_its_own_line(void **state)
     gd_arch arch;
     json_t *l = characterize_seed_steps_l2(1059, 0, steps, &arch, "L15C");
     assert_int_equal(arch.level[GD_L15C].line_bytes, 128); /* the case this guards */
-    const json_t *size = json_object_get(l, "size_bytes");
-    if (!json_is_number(size) || json_number_value(size) != (double)arch.level[GD_L15C].size_bytes)
-        fail_msg("L15C %.0f bytes, the arch's %llu", json_is_number(size) ? json_number_value(size) : -1.0,
-                 (unsigned long long)arch.level[GD_L15C].size_bytes);
+    expect_size(l, "L15C", 1059, arch.level[GD_L15C].size_bytes);
     json_decref(l);
 }
 
