@@ -22,6 +22,11 @@
  * lower median either way, never noise on a flat curve.  The quarter alone
  * would also halve the steep end of a gradual climb (an L2 ramping into DRAM:
  * seed 1011, whose extra points then hid its L1I).
+ *
+ * A ramp whose analysis reads only its first step (the probe's
+ * first_step_only: mshr, resv_stall) has only that step bisected: each of
+ * their points first evicts the L2, and the later steps of the merge limit's
+ * staircase took 35 of l1-merge's 51 points on a 40 MiB L2 (issue 17's cost).
  */
 #include "host/adaptive.h"
 
@@ -112,8 +117,10 @@ int gd_runner_adaptive(gd_runner *r, gd_curve *curve, const gd_sweep *coarse, ui
         size_t nb = 0;
         if (curve->probe->ramp_curve) {
             gd_step steps[64];
-            size_t ns = gd_curve_steps(curve, gd_probe_primary_series(curve->probe), steps, 64);
-            for (size_t k = 0; k < ns && k < 64; k++, nb++) {
+            size_t cap = curve->probe->first_step_only ? 1 : 64;
+            /* (the count of every step: at most cap of them are written) */
+            size_t ns = gd_curve_steps(curve, gd_probe_primary_series(curve->probe), steps, cap);
+            for (size_t k = 0; k < ns && k < cap; k++, nb++) {
                 lows[nb] = curve->points[steps[k].below].x;
                 highs[nb] = curve->points[steps[k].above].x;
             }

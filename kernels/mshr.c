@@ -312,6 +312,7 @@ const gd_probe gd_probe_mshr = {
     .value_unit = "cycles",
     .aggregate_samples = 1,
     .ramp_curve = 1,
+    .first_step_only = 1,
     .primary_series = "follower_cycles",
     .default_stride_bytes = MSHR_DEFAULT_STRIDE,
     .sweep_granularity = 1,

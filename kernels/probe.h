@@ -90,6 +90,10 @@ struct gd_probe {            /* typedef gd_probe: kernels/probe_layout.h */
                                * not one access: a knee needs a quarter of them off */
     int ramp_curve;           /* the primary series is a ramp with steps (completion
                                * times), not plateaus: adaptive sweeps bisect steps */
+    int first_step_only;      /* (ramp curves) the analysis reads the first step
+                               * alone: adaptive sweeps bisect no other (each point
+                               * of mshr and resv_stall evicts the L2 first: on a
+                               * 40 MiB L2, 80 MiB of loads a point) */
     uint64_t default_stride_bytes;
     uint64_t sweep_granularity; /* sweep values are multiples of this; 0: of the stride
                                  * (footprints are whole elements) */

@@ -530,6 +530,7 @@ const gd_probe gd_probe_resv_stall = {
     .value_unit = "cycles",
     .aggregate_samples = 1,
     .ramp_curve = 1,
+    .first_step_only = 1,
     .primary_series = "a_cycles",
     .default_stride_bytes = RS_DEFAULT_STRIDE,
     .sweep_granularity = 1,

@@ -19,6 +19,9 @@
 #include "host/adaptive.h"
 #include "analysis/results.h"
 #include "host/runner.h"
+#include "analysis/infer.h"
+#include "analysis/steps.h"
+#include "kernels/probe.h"
 
 static char out[1 << 16];
 
@@ -245,6 +248,69 @@ static void test_adaptive_pins_dense_knees(void **state)
     gd_device_close(dev);
 }
 
+/* The merge limit's staircase (sim:tiny: 8 requests per MSHR entry) through
+ * the adaptive sweep of l1-merge: mshr reads its first step alone
+ * (first_step_only), so only that step is bisected -- to one request, the
+ * limit read from it -- and the later steps keep their coarse brackets, where
+ * the same probe without the flag bisects them too (every point of mshr
+ * evicts the L2 first: 80 MiB of loads on a 40 MiB L2). */
+static size_t merge_staircase(const gd_probe *probe, gd_curve *c, gd_step *steps, size_t cap)
+{
+    gd_device *dev;
+    gd_err err;
+    assert_int_equal(gd_device_open("sim:tiny", NULL, &dev, &err), 0);
+    gd_runner r;
+    gd_runner_init(&r, dev, NULL, NULL);
+    gd_probe_opts opts = {.stride_bytes = 128};
+    snprintf(opts.variant, sizeof opts.variant, "merge");
+    gd_curve_init(c, "l1-merge", probe, &opts);
+    gd_sweep coarse;
+    assert_int_equal(gd_sweep_parse("1:128:16", 1, &coarse, &err), 0);
+    gd_adaptive_stats st;
+    if (gd_runner_adaptive(&r, c, &coarse, 1, &st, &err) != 0)
+        fail_msg("%s", err.msg);
+    gd_sweep_free(&coarse);
+    gd_runner_close(&r);
+    gd_device_close(dev);
+    size_t n = gd_curve_steps(c, "follower_cycles", steps, cap);
+    return n < cap ? n : cap;
+}
+
+static void test_adaptive_first_step_only(void **state)
+{
+    (void)state;
+    const gd_probe *mshr = gd_probe_find("mshr");
+    assert_non_null(mshr);
+    assert_true(mshr->first_step_only && gd_probe_find("resv_stall")->first_step_only);
+    gd_curve c;
+    gd_step steps[16];
+    size_t n = merge_staircase(mshr, &c, steps, 16);
+    assert_true(n >= 2); /* a staircase: the limit, then every further 8 */
+    assert_int_equal(c.points[steps[0].below].x, 8);
+    assert_int_equal(c.points[steps[0].above].x, 9);
+    for (size_t k = 1; k < n; k++)
+        assert_true(c.points[steps[k].above].x - c.points[steps[k].below].x > 1);
+    gd_inference inf;
+    memset(&inf, 0, sizeof inf);
+    gd_err err;
+    assert_int_equal(gd_infer_mshr(&inf, &c, &err), 0);
+    assert_int_equal(inf.level[GD_INF_L1D].mshr_merge, 8);
+    assert_false(inf.level[GD_INF_L1D].mshr_merge_is_lower_bound);
+    size_t fewer = c.count;
+    gd_curve_free(&c);
+    /* the control: the same probe bisecting every step */
+    gd_probe every = *mshr;
+    every.first_step_only = 0;
+    n = merge_staircase(&every, &c, steps, 16);
+    int later_pinned = 0;
+    for (size_t k = 1; k < n; k++)
+        later_pinned |= c.points[steps[k].above].x - c.points[steps[k].below].x == 1;
+    assert_true(later_pinned);
+    assert_true(c.count > fewer);
+    printf("note: l1-merge on sim:tiny: %zu points (first step only) vs %zu\n", fewer, c.count);
+    gd_curve_free(&c);
+}
+
 static void test_model_command(void **state)
 {
     (void)state;
@@ -455,6 +521,7 @@ int main(void)
         cmocka_unit_test(test_recovery_unsectored_l1),
         cmocka_unit_test(test_t4_plots_and_report),
         cmocka_unit_test(test_adaptive_pins_dense_knees),
+        cmocka_unit_test(test_adaptive_first_step_only),
         cmocka_unit_test(test_model_command),
         cmocka_unit_test(test_compare_finds_a_wrong_arch),
         cmocka_unit_test(test_bad_input),
