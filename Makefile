@@ -11,7 +11,10 @@
 #                          parameter (RECOVERY_CONFIGS=200 RECOVERY_SEED=1000),
 #                          the levels below the L1 on generated GPUs
 #                          (BELOW_L1_CONFIGS=60 BELOW_L1_SEED=1), then the full
-#                          suite on sim:a100 and sim:h100 (tests/test_big_l2.c)
+#                          suite on sim:a100 and sim:h100 (tests/test_big_l2.c);
+#                          RECOVERY_KEEP=DIR keeps the sweep's arch files and runs
+#   make rescore RECOVERY_RESCORE=DIR   score a kept sweep again with today's
+#                          analysis (`gpudissect infer` on each run: minutes)
 #   make check-layout      the include and call graphs between the rooms
 #                          (no cycle, no include across a room's rule)
 #   make fuzz SECONDS=N    every fuzz target of tests/fuzz/ for N seconds each
@@ -71,7 +74,7 @@ BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 DEB_PKGS := gcc make gnuplot-nox libhwloc-dev libcmocka-dev libjansson-dev libinih-dev \
             slurm-wlm munge zlib1g-dev clang linux-perf
 
-.PHONY: all deps demo test bench valgrind clean tests-build check-layout recovery fuzz fuzz-build
+.PHONY: all deps demo test bench valgrind clean tests-build check-layout recovery rescore fuzz fuzz-build
 all: $(BIN)
 
 
@@ -282,16 +285,25 @@ test: deps
 RECOVERY_CONFIGS ?= 200
 RECOVERY_SEED ?= 1000
 RECOVERY_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+RECOVERY_KEEP ?=
+RECOVERY_RESCORE ?=
 BELOW_L1_CONFIGS ?= 60
 BELOW_L1_SEED ?= 1
 recovery: deps
 	@$(MAKE) --no-print-directory $(BIN) $(BUILD)/tests/test_recovery $(BUILD)/tests/test_big_l2 \
 	    $(BUILD)/tests/test_below_l1_recovery
 	@GD_BIN=./$(BIN) GD_RECOVERY_CONFIGS=$(RECOVERY_CONFIGS) GD_RECOVERY_SEED=$(RECOVERY_SEED) \
-	    GD_RECOVERY_JOBS=$(RECOVERY_JOBS) $(BUILD)/tests/test_recovery
+	    GD_RECOVERY_JOBS=$(RECOVERY_JOBS) GD_RECOVERY_KEEP=$(RECOVERY_KEEP) $(BUILD)/tests/test_recovery
 	@GD_BIN=./$(BIN) GD_BELOW_L1_CONFIGS=$(BELOW_L1_CONFIGS) GD_BELOW_L1_SEED=$(BELOW_L1_SEED) \
 	    $(BUILD)/tests/test_below_l1_recovery
 	@GD_BIN=./$(BIN) GD_BIG_L2=1 $(BUILD)/tests/test_big_l2
+
+rescore:
+	@test -n "$(RECOVERY_RESCORE)" || { echo "make rescore: set RECOVERY_RESCORE=DIR (a sweep kept with RECOVERY_KEEP=DIR)"; exit 2; }
+	@$(MAKE) --no-print-directory $(BIN) $(BUILD)/tests/test_recovery
+	@GD_BIN=./$(BIN) GD_RECOVERY_CONFIGS=$(RECOVERY_CONFIGS) GD_RECOVERY_SEED=$(RECOVERY_SEED) \
+	    GD_RECOVERY_JOBS=$(RECOVERY_JOBS) GD_RECOVERY_RESCORE=$(RECOVERY_RESCORE) \
+	    GD_TEST_FILTER=test_recovery $(BUILD)/tests/test_recovery
 
 check-layout: $(LIB_OBJ)
 	@GD_BUILD_DIR=$(BUILD) tests/check-layout.sh

@@ -31,6 +31,8 @@
 #include "tests/testing.h"
 #include "tests/results_json.h"
 
+#include <errno.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -47,6 +49,7 @@ typedef struct recovery_tally {
     unsigned right[GD_SCORE_PARAM_COUNT], wrong[GD_SCORE_PARAM_COUNT],
         missing[GD_SCORE_PARAM_COUNT];
     unsigned runs, failed_runs, failed_steps;
+    uint64_t first_seed, last_seed; /* of the runs scored */
     char worst[512][200];
     unsigned worst_count;
 } recovery_tally;
@@ -106,9 +109,43 @@ typedef struct recovery_job {
     struct timespec start; /* the run's wall time is printed as each GPU is scored */
 } recovery_job;
 
+/* GD_RECOVERY_RESCORE=DIR: a sweep kept with GD_RECOVERY_KEEP=DIR is scored
+ * again by `gpudissect infer` on each of its runs (the analysis of today on
+ * the measurements of then: minutes, not hours); seeds without a run there
+ * are skipped.  Returns 1 for such a seed. */
+static int start_rescore(recovery_job *job, const char *dir)
+{
+    snprintf(job->arch_path, sizeof job->arch_path, "%s/gen-%llu.arch", dir,
+             (unsigned long long)job->seed);
+    snprintf(job->run_dir, sizeof job->run_dir, "%s/run-%llu", dir,
+             (unsigned long long)job->seed);
+    char meta[1200];
+    snprintf(meta, sizeof meta, "%s/meta.json", job->run_dir);
+    if (access(job->arch_path, R_OK) != 0 || access(meta, R_OK) != 0)
+        return 1;
+    char log[1100];
+    snprintf(log, sizeof log, "%s.rescore.log", job->run_dir);
+    fflush(stdout);
+    clock_gettime(CLOCK_MONOTONIC, &job->start);
+    job->pid = fork();
+    if (job->pid < 0)
+        return -1;
+    if (job->pid == 0) {
+        FILE *l = freopen(log, "w", stdout);
+        if (!l || dup2(fileno(stdout), 2) < 0)
+            _exit(126);
+        execl(gd_test_binary(), gd_test_binary(), "infer", job->run_dir, (char *)NULL);
+        _exit(127);
+    }
+    return 0;
+}
+
 static int start_job(recovery_job *job, const char *dir, const gd_arch_gen_opts *opts)
 {
     static char text[GEN_TEXT_BYTES];
+    const char *rescore = getenv("GD_RECOVERY_RESCORE");
+    if (rescore && *rescore)
+        return start_rescore(job, rescore);
     if (gd_arch_generate(job->seed, opts, text, sizeof text) != 0)
         return -1;
     snprintf(job->arch_path, sizeof job->arch_path, "%s/gen-%llu.arch", dir,
@@ -144,7 +181,10 @@ static void score_job(const recovery_job *job, recovery_tally *t, int verbose)
 {
     gd_arch arch;
     gd_err err;
-    t->runs++;
+    if (!t->runs++ || job->seed < t->first_seed)
+        t->first_seed = job->seed;
+    if (job->seed > t->last_seed)
+        t->last_seed = job->seed;
     if (gd_arch_load(job->arch_path, NULL, 0, &arch, &err) != 0) {
         t->failed_runs++;
         printf("seed %llu: %s\n", (unsigned long long)job->seed, err.msg);
@@ -220,18 +260,30 @@ static void score_job(const recovery_job *job, recovery_tally *t, int verbose)
 static void run_recovery(uint64_t seed, unsigned count, unsigned jobs,
                          const gd_arch_gen_opts *opts, recovery_tally *t, int verbose)
 {
-    char *dir = gd_test_tmpdir();
+    /* GD_RECOVERY_KEEP=DIR: the sweep's arch files and runs stay in DIR (for
+     * GD_RECOVERY_RESCORE) */
+    const char *keep = getenv("GD_RECOVERY_KEEP");
+    char *dir = keep && *keep ? strdup(keep) : gd_test_tmpdir();
+    assert_non_null(dir);
+    if (keep && *keep && mkdir(dir, 0755) != 0 && errno != EEXIST)
+        fail_msg("GD_RECOVERY_KEEP=%s: %s", dir, strerror(errno));
     recovery_job *all = calloc(count, sizeof *all);
     assert_non_null(all);
     unsigned next = 0, done = 0, running = 0;
     while (done < count) {
         while (running < jobs && next < count) {
             all[next].seed = seed + next;
-            if (start_job(&all[next], dir, opts) != 0)
+            int started = start_job(&all[next], dir, opts);
+            if (started < 0)
                 fail_msg("seed %llu: cannot start characterize", (unsigned long long)all[next].seed);
             next++;
-            running++;
+            if (started > 0)
+                done++; /* rescoring: no run of this seed was kept */
+            else
+                running++;
         }
+        if (!running)
+            break;
         int status;
         pid_t pid = wait(&status);
         if (pid < 0)
@@ -246,16 +298,18 @@ static void run_recovery(uint64_t seed, unsigned count, unsigned jobs,
             }
     }
     free(all);
-    gd_test_rmrf(dir);
+    if (!(keep && *keep))
+        gd_test_rmrf(dir);
     free(dir);
 }
 
-static void print_table(const recovery_tally *t, uint64_t seed)
+static void print_table(const recovery_tally *t)
 {
     unsigned right = 0, scored = 0;
-    printf("\nrecovery over %u generated GPUs (seeds %llu..%llu): %u runs failed, %u steps "
+    printf("\nrecovery over %u generated GPUs (seeds %llu..%llu%s): %u runs failed, %u steps "
            "failed\n\n| parameter | recovered | wrong | not reported |\n| --- | --- | --- | --- |\n",
-           t->runs, (unsigned long long)seed, (unsigned long long)(seed + t->runs - 1),
+           t->runs, (unsigned long long)t->first_seed, (unsigned long long)t->last_seed,
+           t->runs && t->last_seed - t->first_seed + 1 != t->runs ? ", not all of them" : "",
            t->failed_runs, t->failed_steps);
     for (size_t k = 0; k < GD_SCORE_PARAM_COUNT; k++) {
         unsigned n = t->right[k] + t->wrong[k] + t->missing[k];
@@ -614,7 +668,7 @@ static void test_recovery(void **state)
     recovery_tally *t = calloc(1, sizeof *t);
     assert_non_null(t);
     run_recovery(seed, count, jobs ? jobs : 1, &opts, t, !sweep);
-    print_table(t, seed);
+    print_table(t);
     if (t->failed_runs || t->failed_steps)
         fail_msg("%u of %u characterize runs failed, %u steps failed", t->failed_runs, t->runs,
                  t->failed_steps);
