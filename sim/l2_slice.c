@@ -272,6 +272,7 @@ static int slice_access(sim_engine *e, uint32_t slice, int32_t mid, uint64_t cyc
             sim_cache_install(c, l, key);
         }
         m = mshr_alloc(mt, key);
+        m->way = l;
         l->reserved = 1;
     }
     e->stats.l2_misses++;
@@ -299,9 +300,9 @@ void sim_l2_fill(sim_engine *e, int32_t mid, uint64_t cycle)
     gd_arch_l2_slice_of(e->arch, line, 0, &where, &key);
     uint32_t sectors = msg->sectors;
     sim_msg_free(ms, mid);
-    sim_cache_line *l = sim_cache_find(c, key);
     sim_mshr *m = mshr_find(sl->mshr, key);
-    if (!l || !m) {
+    sim_cache_line *l = m ? m->way : NULL;
+    if (!l || !m || !l->present || l->tag != key) {
         sim_engine_fail(e, "sim: internal error: a DRAM fill for L2 line 0x%llx has no MSHR",
                         (unsigned long long)(line * c->line_bytes));
         return;

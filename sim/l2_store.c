@@ -107,6 +107,7 @@ int sim_l2_store(sim_engine *e, uint32_t slice, int32_t mid, uint64_t line, uint
     if (fetch) {
         if (!m) {
             m = mshr_alloc(mt, key);
+            m->way = l;
             l->reserved = 1;
         }
         m->pending_sectors |= fetch;

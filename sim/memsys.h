@@ -85,6 +85,9 @@ typedef struct sim_mshr {      /* an L1 or L2 miss being filled */
     uint32_t merged;
     int32_t waiters;
     int in_use;
+    /* (L2) the way being filled: reserved, so no victim choice takes it
+     * while the entry lives -- the fill needs no second search of its set */
+    struct sim_cache_line *way;
 } sim_mshr;
 
 typedef struct mshr_table {
