@@ -16,6 +16,13 @@ static int cmp_double(const void *a, const void *b)
 
 double gd_timer_median(const double *v, size_t n)
 {
+    double m;
+    return gd_timer_median_p95(v, n, &m);
+}
+
+double gd_timer_median_p95(const double *v, size_t n, double *p95)
+{
+    *p95 = NAN;
     if (n == 0)
         return NAN;
     double *s = malloc(n * sizeof *s);
@@ -24,6 +31,7 @@ double gd_timer_median(const double *v, size_t n)
     memcpy(s, v, n * sizeof *s);
     qsort(s, n, sizeof *s, cmp_double);
     double m = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+    *p95 = s[(size_t)(0.95 * (double)(n - 1) + 0.5)];
     free(s);
     return m;
 }

@@ -58,6 +58,8 @@ double gd_timer_median_u32(const uint8_t *buf, size_t n);
 double gd_timer_min_u32(const uint8_t *buf, size_t n);
 /* The median of n doubles (a sorted copy is made; n <= 65536; NAN for none). */
 double gd_timer_median(const double *v, size_t n);
+/* The median of v[0..n), and its 95th percentile (the nearest sample) in *p95. */
+double gd_timer_median_p95(const double *v, size_t n, double *p95);
 
 /* --timer clock32: the PTX with every %clock64 read replaced by a 32-bit
  * %clock read widened into the same register (GPGPU-Sim implements %clock

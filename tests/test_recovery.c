@@ -580,6 +580,26 @@ static void test_l15c_from_its_own_line(void **state)
     json_decref(l);
 }
 
+/* const-share counted a victim access as an L1.5 miss only past 1.5x the
+ * warm walk's median: seed 1068's L2 constant latency (122 cycles) behind a
+ * shared L1.5 of 82 read as hits, the L1.5 "separate", no L2C latency.  The
+ * threshold is now the median + 8 cycles (or twice the warm spread). */
+static void test_l2c_latency_close_behind_a_shared_l15(void **state)
+{
+    (void)state;
+    static const char *const steps[] = {"icache", "const-l1", "const-share", NULL};
+    gd_arch arch;
+    json_t *l = characterize_seed_steps_l2(1068, 0, steps, &arch, "L2C");
+    assert_int_equal(arch.level[GD_L15C].shared_with, GD_L1I); /* the case this guards */
+    assert_true(arch.level[GD_L2C].latency_cycles < 1.5 * arch.level[GD_L15C].latency_cycles);
+    const json_t *lat = json_object_get(l, "latency_cycles");
+    double want = arch.level[GD_L2C].latency_cycles;
+    if (!json_is_number(lat) || fabs(json_number_value(lat) - want) > 2.0)
+        fail_msg("seed 1068: L2C latency %s, the arch's %.0f",
+                 json_is_number(lat) ? "wrong" : "not measured", want);
+    json_decref(l);
+}
+
 /* The L2 constant latency where the L1.5 constant cache is the L1I's storage
  * comes from const-share: code evicts the victim, whose accesses then go to
  * the L2.  An 8 KiB victim in an 8 KiB L1C never left the L1C (seeds 1011 and
@@ -695,6 +715,7 @@ int main(void)
         cmocka_unit_test(test_l1_ways_random_replacement),
         cmocka_unit_test(test_l1i_knee_with_lines_larger_than_the_l0i),
         cmocka_unit_test(test_l2c_latency_behind_an_8k_l1c),
+        cmocka_unit_test(test_l2c_latency_close_behind_a_shared_l15),
         cmocka_unit_test(test_l0i_before_a_ramp),
         cmocka_unit_test(test_l1i_flat_to_its_end),
         cmocka_unit_test(test_l15c_from_its_own_line),
