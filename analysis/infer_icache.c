@@ -41,6 +41,7 @@
 #include <string.h>
 
 #include "analysis/run_load.h"
+#include "analysis/stats.h"
 
 #define INTERFERENCE_RATIO 1.15  /* victim CPI rise that counts as interference */
 #define EDGE_FRACTION 0.25       /* points at each end of the sweep compared */
@@ -96,6 +97,10 @@ static int is_level_plateau(const gd_plateau *p)
 #define ICACHE_RAMP_FLOOR 0.002   /* a point above the plateau by this share climbs */
 #define ICACHE_RAMP_BACK_LINES 16
 #define ICACHE_RAMP_ABOVE 1.5     /* a last, unflat plateau this far above ends the level before */
+/* a last plateau whose two ends are flat levels this far apart is two levels */
+#define ICACHE_SPLIT_ABOVE 1.15
+#define ICACHE_SPLIT_FLAT 0.01    /* an end's points within this share of its median */
+#define ICACHE_SPLIT_MIN_POINTS 8
 
 static double primary_cpi(const gd_curve *c, size_t i)
 {
@@ -142,6 +147,51 @@ static double ramp_start(const gd_curve *curve, const gd_plateau *p, const gd_pl
     if (!(x0 < p->x_last) || x0 < p->x_last - ICACHE_RAMP_BACK_LINES * 128.0 || x0 <= p->x_first)
         return NAN;
     return x0;
+}
+
+/* The last plateau the segmentation found may be two levels whose CPIs differ
+ * by less than it splits on, joined by a long ramp (generated seed 1086: an
+ * L1I of 128 KiB at CPI 4.56 after a 16 KiB L0I, the L2 at 5.62, the ramp
+ * between them set by set over 17 KiB: one plateau of level 5.08 from 18 KiB
+ * to the sweep's end, and the L1I went unreported).  Where the first and last
+ * quarters of its span are each flat (within ICACHE_SPLIT_FLAT of their own
+ * median) and ICACHE_SPLIT_ABOVE apart, the lower level ends at the last point
+ * still on it; returns that point's index, or -1. */
+static long split_flat_ends(const gd_curve *curve, const gd_plateau *p)
+{
+    if (p->last - p->first + 1 < ICACHE_SPLIT_MIN_POINTS || !(p->x_first > 0))
+        return -1;
+    /* the ends: the first and last quarters of the plateau's span in log(x)
+     * (a bisected ramp packs its points in between), the plateau's first
+     * point left out (the tail of the ramp before it) */
+    double span = log(p->x_last / p->x_first);
+    double lo_end = p->x_first * exp(span / 4), hi_start = p->x_last * exp(-span / 4);
+    double lo[64], hi[64];
+    size_t nl = 0, nh = 0, lo_last = p->first;
+    for (size_t i = p->first + 1; i <= p->last; i++) {
+        double x = (double)curve->points[i].x;
+        if (x <= lo_end && nl < 64) {
+            lo[nl++] = primary_cpi(curve, i);
+            lo_last = i;
+        } else if (x >= hi_start && nh < 64) {
+            hi[nh++] = primary_cpi(curve, i);
+        }
+    }
+    if (nl < 3 || nh < 3)
+        return -1;
+    double a = gd_median(lo, nl), b = gd_median(hi, nh);
+    if (!(a > 0) || !(b > ICACHE_SPLIT_ABOVE * a))
+        return -1;
+    for (size_t i = 0; i < nl; i++)
+        if (!(fabs(lo[i] - a) <= ICACHE_SPLIT_FLAT * a))
+            return -1;
+    for (size_t i = 0; i < nh; i++)
+        if (!(fabs(hi[i] - b) <= ICACHE_SPLIT_FLAT * b))
+            return -1;
+    size_t k = lo_last;
+    while (k + 1 <= p->last && primary_cpi(curve, k + 1) <= a * (1 + ICACHE_SPLIT_FLAT))
+        k++;
+    return k < p->last ? (long)k : -1;
 }
 
 int gd_infer_icache_seq(gd_inference *inf, const gd_curve *curve, const gd_segmentation *seg,
@@ -191,7 +241,21 @@ int gd_infer_icache_seq(gd_inference *inf, const gd_curve *curve, const gd_segme
     }
     /* the last level the sweep stayed in: at least the largest loop measured
      * (not where the sweep ended on a ramp of levels run together) */
-    if (sized < 2 && !ramp_last) {
+    const gd_plateau *end = &seg->plateaus[seg->plateau_count - 1];
+    long split = sized < 2 && nl >= 2 && levels[nl - 1] == seg->plateau_count - 1
+                     ? split_flat_ends(curve, end)
+                     : -1;
+    if (split >= 0) {
+        gd_inferred_level *l = &inf->level[names[sized]];
+        l->present = 1;
+        l->has_size = 1;
+        l->size_is_lower_bound = 0;
+        l->size_bytes = curve->points[split].x;
+        l->size_confidence = 0.5 * end->confidence + 0.5;
+        l->knee_below = (double)curve->points[split].x;
+        l->knee_above = (double)curve->points[split + 1].x;
+        snprintf(l->size_from, sizeof l->size_from, "%s", curve->label);
+    } else if (sized < 2 && !ramp_last) {
         gd_inferred_level *l = &inf->level[names[sized]];
         if (!l->has_size) {
             l->present = 1;

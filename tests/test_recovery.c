@@ -566,6 +566,24 @@ static void test_l1i_flat_to_its_end(void **state)
     }
 }
 
+/* An L1I whose CPI the L2's stands only 1.2-1.3x above, the ramp between
+ * them bisected set by set: the segmentation kept one plateau from the L0I's
+ * knee to the sweep's end (seed 1086: 128 KiB at CPI 4.56, the L2 at 5.62;
+ * 1067: 128 KiB), and the L1I went unreported.  Two flat ends that far apart
+ * now split it where the lower one ends. */
+static void test_l1i_close_below_the_l2(void **state)
+{
+    (void)state;
+    static const char *const steps[] = {"icache", NULL};
+    static const uint64_t seeds[] = {1086, 1067};
+    for (size_t k = 0; k < sizeof seeds / sizeof *seeds; k++) {
+        gd_arch arch;
+        json_t *l = characterize_seed_steps_l2(seeds[k], 0, steps, &arch, "L1I");
+        expect_size(l, "L1I", seeds[k], arch.level[GD_L1I].size_bytes);
+        json_decref(l);
+    }
+}
+
 /* A separate L1.5's capacity from the scan at its own line: the L1C's 64-byte
  * scan, which runs first, misses the L1.5 once per 128-byte line, its median
  * moves late, and seed 1059's 16 KiB L1.5 (full L2 range) read 18 KiB. */
@@ -718,6 +736,7 @@ int main(void)
         cmocka_unit_test(test_l2c_latency_close_behind_a_shared_l15),
         cmocka_unit_test(test_l0i_before_a_ramp),
         cmocka_unit_test(test_l1i_flat_to_its_end),
+        cmocka_unit_test(test_l1i_close_below_the_l2),
         cmocka_unit_test(test_l15c_from_its_own_line),
         cmocka_unit_test(test_close_constant_levels),
         cmocka_unit_test(test_recovery),
