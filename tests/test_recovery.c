@@ -553,17 +553,24 @@ static void test_l0i_before_a_ramp(void **state)
  * its plateau) put the L1I's start a KiB early.  Seeds 1026 (46 KiB, 8 ways of
  * 256-byte lines: read 45 KiB) and 1061 (96 KiB: read 95) of the full L2
  * range; the extrapolation now needs the plateau's last point above it. */
-static void test_l1i_flat_to_its_end(void **state)
+/* The icache step alone on generated seeds of the full L2 range: each one's
+ * L1I size exactly. */
+static void expect_l1i_sizes(const uint64_t *seeds, size_t n)
 {
-    (void)state;
     static const char *const steps[] = {"icache", NULL};
-    static const uint64_t seeds[] = {1026, 1061};
-    for (size_t k = 0; k < sizeof seeds / sizeof *seeds; k++) {
+    for (size_t k = 0; k < n; k++) {
         gd_arch arch;
         json_t *l = characterize_seed_steps_l2(seeds[k], 0, steps, &arch, "L1I");
         expect_size(l, "L1I", seeds[k], arch.level[GD_L1I].size_bytes);
         json_decref(l);
     }
+}
+
+static void test_l1i_flat_to_its_end(void **state)
+{
+    (void)state;
+    static const uint64_t seeds[] = {1026, 1061};
+    expect_l1i_sizes(seeds, sizeof seeds / sizeof *seeds);
 }
 
 /* An L1I whose CPI the L2's stands only 1.2-1.3x above, the ramp between
@@ -574,14 +581,8 @@ static void test_l1i_flat_to_its_end(void **state)
 static void test_l1i_close_below_the_l2(void **state)
 {
     (void)state;
-    static const char *const steps[] = {"icache", NULL};
     static const uint64_t seeds[] = {1086, 1067};
-    for (size_t k = 0; k < sizeof seeds / sizeof *seeds; k++) {
-        gd_arch arch;
-        json_t *l = characterize_seed_steps_l2(seeds[k], 0, steps, &arch, "L1I");
-        expect_size(l, "L1I", seeds[k], arch.level[GD_L1I].size_bytes);
-        json_decref(l);
-    }
+    expect_l1i_sizes(seeds, sizeof seeds / sizeof *seeds);
 }
 
 /* A separate L1.5's capacity from the scan at its own line: the L1C's 64-byte
