@@ -109,6 +109,25 @@ typedef struct recovery_job {
     struct timespec start; /* the run's wall time is printed as each GPU is scored */
 } recovery_job;
 
+/* Starts argv (the gpudissect binary first) as the job's child, its output
+ * to `log`.  0, or -1 when it cannot fork. */
+static int spawn_logged(recovery_job *job, const char *log, char *const *argv)
+{
+    fflush(stdout); /* or the child's freopen writes the parent's buffer out again */
+    clock_gettime(CLOCK_MONOTONIC, &job->start);
+    job->pid = fork();
+    if (job->pid < 0)
+        return -1;
+    if (job->pid == 0) {
+        FILE *l = freopen(log, "w", stdout);
+        if (!l || dup2(fileno(stdout), 2) < 0)
+            _exit(126);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    return 0;
+}
+
 /* GD_RECOVERY_RESCORE=DIR: a sweep kept with GD_RECOVERY_KEEP=DIR is scored
  * again by `gpudissect infer` on each of its runs (the analysis of today on
  * the measurements of then: minutes, not hours); seeds without a run there
@@ -125,19 +144,8 @@ static int start_rescore(recovery_job *job, const char *dir)
         return 1;
     char log[1100];
     snprintf(log, sizeof log, "%s.rescore.log", job->run_dir);
-    fflush(stdout);
-    clock_gettime(CLOCK_MONOTONIC, &job->start);
-    job->pid = fork();
-    if (job->pid < 0)
-        return -1;
-    if (job->pid == 0) {
-        FILE *l = freopen(log, "w", stdout);
-        if (!l || dup2(fileno(stdout), 2) < 0)
-            _exit(126);
-        execl(gd_test_binary(), gd_test_binary(), "infer", job->run_dir, (char *)NULL);
-        _exit(127);
-    }
-    return 0;
+    char *argv[] = {(char *)gd_test_binary(), "infer", job->run_dir, NULL};
+    return spawn_logged(job, log, argv);
 }
 
 static int start_job(recovery_job *job, const char *dir, const gd_arch_gen_opts *opts)
@@ -161,20 +169,9 @@ static int start_job(recovery_job *job, const char *dir, const gd_arch_gen_opts 
     snprintf(device, sizeof device, "sim:%s", job->arch_path);
     char log[1100];
     snprintf(log, sizeof log, "%s.log", job->run_dir);
-    fflush(stdout); /* or the child's freopen writes the parent's buffer out again */
-    clock_gettime(CLOCK_MONOTONIC, &job->start);
-    job->pid = fork();
-    if (job->pid < 0)
-        return -1;
-    if (job->pid == 0) {
-        FILE *l = freopen(log, "w", stdout);
-        if (!l || dup2(fileno(stdout), 2) < 0)
-            _exit(126);
-        execl(gd_test_binary(), gd_test_binary(), "characterize", "--device", device, "--suite",
-              "full", "--out", job->run_dir, "--quiet", (char *)NULL);
-        _exit(127);
-    }
-    return 0;
+    char *argv[] = {(char *)gd_test_binary(), "characterize", "--device", device, "--suite",
+                    "full", "--out", job->run_dir, "--quiet", NULL};
+    return spawn_logged(job, log, argv);
 }
 
 static void score_job(const recovery_job *job, recovery_tally *t, int verbose)
