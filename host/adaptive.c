@@ -27,6 +27,10 @@
  * first_step_only: mshr, resv_stall) has only that step bisected: each of
  * their points first evicts the L2, and the later steps of the merge limit's
  * staircase took 35 of l1-merge's 51 points on a 40 MiB L2 (issue 17's cost).
+ * And a sweep whose knees past some size are another step's to pin (a suite's
+ * --refine-below: the chase through the L1, whose L2 knee the ld.cg chase
+ * pins) bisects only the brackets that start below it -- at a 32-byte L1
+ * line, the L2 knees of a 40 MiB L2 took 33 points of 1.3 M accesses each.
  */
 #include "host/adaptive.h"
 
@@ -139,7 +143,7 @@ int gd_runner_adaptive(gd_runner *r, gd_curve *curve, const gd_sweep *coarse, ui
         size_t ntodo = 0;
         for (size_t k = 0; k < nb && ntodo < 64; k++) {
             uint64_t lo = lows[k], hi = highs[k];
-            if (hi - lo <= resolution)
+            if (hi - lo <= resolution || (coarse->refine_below && lo >= coarse->refine_below))
                 continue;
             uint64_t mid = snap_down(lo + (hi - lo) / 2, resolution);
             if (mid <= lo)

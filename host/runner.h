@@ -25,6 +25,9 @@
 typedef struct gd_sweep {
     uint64_t *points;
     size_t count;
+    /* adaptive sweeps: bisect only the knees whose bracket starts below this
+     * (0: every knee); a suite's --refine-below */
+    uint64_t refine_below;
 } gd_sweep;
 
 /* "A:B" (A, 2A, 4A, ... B), "A:B:N" (N points, geometric), "A:B:+S" (step S).

@@ -273,6 +273,8 @@ int gd_step_prepare(gd_characterize_ctx *ctx, const gd_suite_step *st, gd_step_p
     prep->resolution = granularity;
     bad = bad || (st->resolution[0] && gd_suite_eval(st->resolution, &vars, &prep->resolution, err));
     bad = bad || build_sweep(st, &vars, granularity, &prep->sweep, err) != 0;
+    bad = bad || (st->refine_below[0] &&
+                  gd_suite_eval(st->refine_below, &vars, &prep->sweep.refine_below, err));
     if (bad)
         return unknown_variable(err) ? 1 : gd_fail_prefix(err, "%s:%d", ctx->suite->path, st->line);
 

@@ -209,6 +209,9 @@ static char *options_text(const gd_characterize_ctx *ctx, const gd_suite_step *s
     json_object_set_new(doc, "probe", json_string(st->probe->name));
     json_object_set_new(doc, "adaptive", json_integer(st->adaptive));
     json_object_set_new(doc, "resolution", json_integer((json_int_t)prep->resolution));
+    if (prep->sweep.refine_below)
+        json_object_set_new(doc, "refine_below",
+                            json_integer((json_int_t)prep->sweep.refine_below));
     json_object_set_new(doc, "carveout_percent", json_integer(ctx->runner->carveout_percent));
     json_t *xs = json_array();
     for (size_t i = 0; i < prep->sweep.count; i++)

@@ -279,6 +279,7 @@ static int check_step_exprs(const gd_suite_step *st, const char *path, gd_err *e
         check_expr(st->sweep_to, path, st->line, err) || check_expr(steps, path, st->line, err) ||
         check_expr(st->footprint, path, st->line, err) ||
         check_expr(st->resolution, path, st->line, err) ||
+        check_expr(st->refine_below, path, st->line, err) ||
         check_expr(st->stride, path, st->line, err))
         return -1;
     return 0;
@@ -340,6 +341,9 @@ static int parse_step(char *text, const char *path, int line, gd_suite_step *st,
                 return -1;
         } else if (!strcmp(opt, "--resolution")) {
             if (copy_expr(st->resolution, val, path, line, "resolution", err))
+                return -1;
+        } else if (!strcmp(opt, "--refine-below")) {
+            if (copy_expr(st->refine_below, val, path, line, "refine-below", err))
                 return -1;
         } else if (!strcmp(opt, "--stride")) {
             if (copy_expr(st->stride, val, path, line, "stride", err))

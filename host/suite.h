@@ -2,8 +2,9 @@
  *
  * A suite file has one step per line:  LABEL PROBE OPTIONS...  with the options
  * of `gpudissect run` (--sweep, --adaptive, --resolution, --stride, --variant,
- * --footprint, --pattern, --seed, --samples) and --level (the level a step
- * measures: a stride sweep's, an attacker-victim pair's).  Sizes may be
+ * --footprint, --pattern, --seed, --samples), --level (the level a step
+ * measures: a stride sweep's, an attacker-victim pair's) and --refine-below
+ * (an adaptive step bisects only the knees whose bracket starts below it).  Sizes may be
  * expressions over what is known when the step runs: the size of any level the
  * steps before inferred, by its schema name (L2 starts as the size the device
  * reports), and NAME_LINE for its fetch granularity, e.g. `--sweep 1KiB:4*L2`,
@@ -32,6 +33,7 @@ typedef struct gd_suite_step {
     char sweep_steps[GD_SUITE_EXPR_BYTES]; /* "", "N" or "+EXPR" */
     char footprint[GD_SUITE_EXPR_BYTES];   /* "" or an expression */
     char resolution[GD_SUITE_EXPR_BYTES];  /* "" or an expression */
+    char refine_below[GD_SUITE_EXPR_BYTES]; /* "" or an expression (adaptive: knees below it) */
     char stride[GD_SUITE_EXPR_BYTES];      /* "" or an expression */
     int adaptive;
     char level[8];                         /* the level a step measures (--level) */

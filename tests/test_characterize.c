@@ -248,6 +248,37 @@ static void test_adaptive_pins_dense_knees(void **state)
     gd_device_close(dev);
 }
 
+/* --refine-below: sim:tiny's knees at 2 and 16 KiB, only the first bisected
+ * (the chase through the L1 leaves the L2's knee to the ld.cg chase). */
+static void test_adaptive_refine_below(void **state)
+{
+    (void)state;
+    gd_device *dev;
+    gd_err err;
+    assert_int_equal(gd_device_open("sim:tiny", NULL, &dev, &err), 0);
+    gd_runner r;
+    gd_runner_init(&r, dev, NULL, NULL);
+    gd_probe_opts opts = {.stride_bytes = 32};
+    gd_curve c;
+    gd_curve_init(&c, "adaptive", gd_probe_find("pchase"), &opts);
+    gd_sweep coarse;
+    assert_int_equal(gd_sweep_parse("512:64KiB", 32, &coarse, &err), 0);
+    coarse.refine_below = 8192;
+    gd_adaptive_stats st;
+    assert_int_equal(gd_runner_adaptive(&r, &c, &coarse, 32, &st, &err), 0);
+    gd_segmentation seg;
+    assert_int_equal(gd_curve_segment(&c, "cycles", &seg, &err), 0);
+    assert_int_equal(seg.knee_count, 2);
+    assert_true(seg.knees[0].x_above - seg.knees[0].x_below <= 32); /* pinned */
+    assert_true(seg.knees[1].x_above - seg.knees[1].x_below > 32);  /* left coarse */
+    assert_true(seg.knees[1].x_below >= 8192);
+    gd_segmentation_free(&seg);
+    gd_sweep_free(&coarse);
+    gd_curve_free(&c);
+    gd_runner_close(&r);
+    gd_device_close(dev);
+}
+
 /* The merge limit's staircase (sim:tiny: 8 requests per MSHR entry) through
  * the adaptive sweep of l1-merge: mshr reads its first step alone
  * (first_step_only), so only that step is bisected -- to one request, the
@@ -522,6 +553,7 @@ int main(void)
         cmocka_unit_test(test_t4_plots_and_report),
         cmocka_unit_test(test_adaptive_pins_dense_knees),
         cmocka_unit_test(test_adaptive_first_step_only),
+        cmocka_unit_test(test_adaptive_refine_below),
         cmocka_unit_test(test_model_command),
         cmocka_unit_test(test_compare_finds_a_wrong_arch),
         cmocka_unit_test(test_bad_input),
