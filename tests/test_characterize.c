@@ -198,14 +198,37 @@ static void knees_of(gd_curve *c, double *below, size_t *count)
     gd_segmentation_free(&seg);
 }
 
-static void test_adaptive_pins_dense_knees(void **state)
+/* sim:tiny and a runner on it. */
+static gd_device *open_tiny(gd_runner *r)
 {
-    (void)state;
     gd_device *dev;
     gd_err err;
     assert_int_equal(gd_device_open("sim:tiny", NULL, &dev, &err), 0);
+    gd_runner_init(r, dev, NULL, NULL);
+    return dev;
+}
+
+/* The p-chase at 32 bytes, doubling from 512 B to 64 KiB, then bisection
+ * (of the knees below refine_below; 0: of every knee). */
+static void tiny_adaptive_pchase(gd_runner *r, gd_curve *c, uint64_t refine_below,
+                                 gd_adaptive_stats *st)
+{
+    gd_probe_opts opts = {.stride_bytes = 32};
+    gd_err err;
+    gd_curve_init(c, "adaptive", gd_probe_find("pchase"), &opts);
+    gd_sweep coarse;
+    assert_int_equal(gd_sweep_parse("512:64KiB", 32, &coarse, &err), 0);
+    coarse.refine_below = refine_below;
+    assert_int_equal(gd_runner_adaptive(r, c, &coarse, 32, st, &err), 0);
+    gd_sweep_free(&coarse);
+}
+
+static void test_adaptive_pins_dense_knees(void **state)
+{
+    (void)state;
+    gd_err err;
     gd_runner r;
-    gd_runner_init(&r, dev, NULL, NULL);
+    gd_device *dev = open_tiny(&r);
     gd_probe_opts opts = {.stride_bytes = 32};
     /* dense: every 32 bytes across both knees (and a few points on each plateau) */
     gd_curve dense;
@@ -225,11 +248,8 @@ static void test_adaptive_pins_dense_knees(void **state)
     knees_of(&dense, dk, &dn);
     /* adaptive: doubling from 512 B to 64 KiB, then bisection */
     gd_curve adapt;
-    gd_curve_init(&adapt, "adaptive", gd_probe_find("pchase"), &opts);
-    gd_sweep coarse;
-    assert_int_equal(gd_sweep_parse("512:64KiB", 32, &coarse, &err), 0);
     gd_adaptive_stats st;
-    assert_int_equal(gd_runner_adaptive(&r, &adapt, &coarse, 32, &st, &err), 0);
+    tiny_adaptive_pchase(&r, &adapt, 0, &st);
     knees_of(&adapt, ak, &an);
     assert_int_equal(dn, 2);
     assert_int_equal(an, dn);
@@ -241,7 +261,6 @@ static void test_adaptive_pins_dense_knees(void **state)
     assert_true(st.points * 5 <= st.uniform_points);
     printf("note: adaptive %zu points vs uniform %llu (dense near the knees: %zu)\n", st.points,
            (unsigned long long)st.uniform_points, dense_points);
-    gd_sweep_free(&coarse);
     gd_curve_free(&dense);
     gd_curve_free(&adapt);
     gd_runner_close(&r);
@@ -253,19 +272,12 @@ static void test_adaptive_pins_dense_knees(void **state)
 static void test_adaptive_refine_below(void **state)
 {
     (void)state;
-    gd_device *dev;
     gd_err err;
-    assert_int_equal(gd_device_open("sim:tiny", NULL, &dev, &err), 0);
     gd_runner r;
-    gd_runner_init(&r, dev, NULL, NULL);
-    gd_probe_opts opts = {.stride_bytes = 32};
+    gd_device *dev = open_tiny(&r);
     gd_curve c;
-    gd_curve_init(&c, "adaptive", gd_probe_find("pchase"), &opts);
-    gd_sweep coarse;
-    assert_int_equal(gd_sweep_parse("512:64KiB", 32, &coarse, &err), 0);
-    coarse.refine_below = 8192;
     gd_adaptive_stats st;
-    assert_int_equal(gd_runner_adaptive(&r, &c, &coarse, 32, &st, &err), 0);
+    tiny_adaptive_pchase(&r, &c, 8192, &st);
     gd_segmentation seg;
     assert_int_equal(gd_curve_segment(&c, "cycles", &seg, &err), 0);
     assert_int_equal(seg.knee_count, 2);
@@ -273,7 +285,6 @@ static void test_adaptive_refine_below(void **state)
     assert_true(seg.knees[1].x_above - seg.knees[1].x_below > 32);  /* left coarse */
     assert_true(seg.knees[1].x_below >= 8192);
     gd_segmentation_free(&seg);
-    gd_sweep_free(&coarse);
     gd_curve_free(&c);
     gd_runner_close(&r);
     gd_device_close(dev);
@@ -287,11 +298,9 @@ static void test_adaptive_refine_below(void **state)
  * evicts the L2 first: 80 MiB of loads on a 40 MiB L2). */
 static size_t merge_staircase(const gd_probe *probe, gd_curve *c, gd_step *steps, size_t cap)
 {
-    gd_device *dev;
     gd_err err;
-    assert_int_equal(gd_device_open("sim:tiny", NULL, &dev, &err), 0);
     gd_runner r;
-    gd_runner_init(&r, dev, NULL, NULL);
+    gd_device *dev = open_tiny(&r);
     gd_probe_opts opts = {.stride_bytes = 128};
     snprintf(opts.variant, sizeof opts.variant, "merge");
     gd_curve_init(c, "l1-merge", probe, &opts);
