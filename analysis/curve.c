@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/stats.h"
+
 /* The smallest noise assumed for a CPI curve's point medians: half a timer
  * cycle over a pass of the shortest sequence (1 KiB of code, 64 instructions)
  * is under a hundredth of a cycle per instruction. */
@@ -89,6 +91,31 @@ const gd_summary *gd_point_summary(const gd_point *p, const char *series)
 {
     int s = gd_point_series_index(p, series);
     return s < 0 ? NULL : &p->series[s].summary;
+}
+
+size_t gd_curve_mean_rise(const gd_curve *curve, const char *series,
+                          const gd_segmentation *seg, double *base)
+{
+    const gd_plateau *p0 = &seg->plateaus[0];
+    size_t at = seg->knees[0].below;
+    double means[64];
+    size_t nm = 0;
+    for (size_t i = p0->first; i <= p0->last && i < at && nm < 64; i++) {
+        const gd_summary *m = gd_point_summary(&curve->points[i], series);
+        if (m && m->count)
+            means[nm++] = m->mean;
+    }
+    *base = nm ? gd_median(means, nm) : NAN;
+    while (!isnan(*base) && at > p0->first) {
+        const gd_summary *m = gd_point_summary(&curve->points[at], series);
+        if (!m || m->count < 2)
+            break;
+        double se = m->stddev / sqrt((double)m->count);
+        if (m->mean - *base <= fmax(GD_MEAN_RISE_SE * se, 1.0))
+            break;
+        at--;
+    }
+    return at;
 }
 
 int gd_curve_segment(const gd_curve *curve, const char *series, gd_segmentation *seg,

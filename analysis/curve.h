@@ -66,6 +66,16 @@ void gd_point_free(gd_point *point);
 /* Plateaus and knees of the curve's `series` (usually "cycles"). */
 int gd_curve_segment(const gd_curve *curve, const char *series, gd_segmentation *seg,
                      gd_err *err);
+/* The last point, at or before the first knee's `below`, whose mean of `series`
+ * still lies on the first plateau's: walking back from the knee while a point's
+ * mean stands GD_MEAN_RISE_SE of its own standard errors (outliers included),
+ * and at least a cycle, above the median of the plateau's means.  Under random
+ * replacement a chain one line past the ways misses a few accesses a lap: the
+ * mean rises there, the median only where most accesses miss.  seg must have a
+ * knee. */
+#define GD_MEAN_RISE_SE 4.0
+size_t gd_curve_mean_rise(const gd_curve *curve, const char *series,
+                          const gd_segmentation *seg, double *base);
 
 /* ---- as files (analysis/curve_csv.c) ---- */
 /* Writes <dir>/<label>.csv atomically, and <dir>/<label>.counters.csv (x,

@@ -74,7 +74,6 @@
  * this much for the jump to tell them apart: two medians' worth of the few
  * cycles a card's timer and issue jitter move one (sim: 0) */
 #define HOL_MIN_SEPARATION_CYCLES 16.0
-#define MEAN_RISE_SE 4.0      /* l1-ways: a mean this many standard errors up has misses */
 
 int gd_infer_fine_ways(gd_inference *inf, const gd_curve *curve, const gd_segmentation *seg,
                        gd_err *err)
@@ -86,30 +85,14 @@ int gd_infer_fine_ways(gd_inference *inf, const gd_curve *curve, const gd_segmen
      * accesses a lap: the median stays on the hit plateau and the knee came a
      * point late (128 ways read as 129: seeds 1006, 1010), while the mean has
      * already risen.  Walk back from the knee while a point's mean lies
-     * significantly above the plateau's (its own standard error, noise
-     * outliers included, times MEAN_RISE_SE, and at least a cycle). */
-    const gd_plateau *p0 = &seg->plateaus[0];
-    size_t at = seg->knees[0].below;
-    double means[64];
-    size_t nm = 0;
-    for (size_t i = p0->first; i <= p0->last && i < at && nm < 64; i++) {
-        const gd_summary *m = gd_point_summary(&curve->points[i], "cycles");
-        if (m && m->count)
-            means[nm++] = m->mean;
-    }
-    double base = nm ? gd_median(means, nm) : NAN;
-    while (!isnan(base) && at > p0->first) {
-        const gd_summary *m = gd_point_summary(&curve->points[at], "cycles");
-        if (!m || m->count < 2)
-            break;
-        double se = m->stddev / sqrt((double)m->count);
-        if (m->mean - base <= fmax(MEAN_RISE_SE * se, 1.0))
-            break;
-        at--;
-    }
-    /* the sweep may not have bisected between the last clean point and the
-     * first that misses (it bisects where the median moves: generated seed
-     * 3016's random 56-way L1D had points at 45 and 58 only, and read 45):
+     * significantly above the plateau's (gd_curve_mean_rise); an adaptive
+     * sweep bisects there too (the probe's mean_rise_knee). */
+    double base;
+    size_t at = gd_curve_mean_rise(curve, "cycles", seg, &base);
+    /* a sweep that did not bisect between the last clean point and the first
+     * that misses (a uniform or hand-made one; adaptive sweeps bisected only
+     * where the median moves until generated seed 3016's random 56-way L1D
+     * had points at 45 and 58 only, and read 45):
      * there the mean's rise through the first two points that miss is
      * extrapolated back to the plateau, within the gap */
     double ways = (double)curve->points[at].x;

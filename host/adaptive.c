@@ -31,6 +31,12 @@
  * --refine-below: the chase through the L1, whose L2 knee the ld.cg chase
  * pins) bisects only the brackets that start below it -- at a 32-byte L1
  * line, the L2 knees of a 40 MiB L2 took 33 points of 1.3 M accesses each.
+ *
+ * A curve whose analysis reads where the mean first rises (the probe's
+ * mean_rise_knee: pchase_fine, whose random-policy L1 misses a few accesses a
+ * lap one line past its ways, while the median moves only forty lines later)
+ * also has that bracket bisected: generated seed 1181's random 96-way L1D had
+ * points at 77 and 101 only there, and the mean's rise extrapolated back read 95.
  */
 #include "host/adaptive.h"
 
@@ -135,6 +141,18 @@ int gd_runner_adaptive(gd_runner *r, gd_curve *curve, const gd_sweep *coarse, ui
             for (size_t k = 0; k < seg.knee_count && nb < 64; k++, nb++) {
                 lows[nb] = (uint64_t)seg.knees[k].x_below;
                 highs[nb] = (uint64_t)seg.knees[k].x_above;
+            }
+            /* where the mean first leaves the first plateau, when the
+             * analysis reads that (a random L1's ways + 1) */
+            if (curve->probe->mean_rise_knee && seg.knee_count > 0 && nb < 64) {
+                double base;
+                size_t at = gd_curve_mean_rise(curve, gd_probe_primary_series(curve->probe),
+                                               &seg, &base);
+                if (at < seg.knees[0].below) {
+                    lows[nb] = curve->points[at].x;
+                    highs[nb] = curve->points[at + 1].x;
+                    nb++;
+                }
             }
             gd_segmentation_free(&seg);
             nb = add_jumps(curve, resolution, lows, highs, nb, 64);

@@ -79,6 +79,7 @@ const gd_probe gd_probe_pchase_fine = {
     .value_unit = "cycles",
     .default_stride_bytes = FINE_DEFAULT_STRIDE,
     .sweep_granularity = 1,
+    .mean_rise_knee = 1,
     .variants = fine_variants,
     .example_point = 8,
     .plan = fine_plan,

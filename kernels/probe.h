@@ -94,6 +94,10 @@ struct gd_probe {            /* typedef gd_probe: kernels/probe_layout.h */
                                * alone: adaptive sweeps bisect no other (each point
                                * of mshr and resv_stall evicts the L2 first: on a
                                * 40 MiB L2, 80 MiB of loads a point) */
+    int mean_rise_knee;       /* the analysis reads where the mean first leaves the
+                               * first plateau (a random policy's first misses, a
+                               * point or forty before the median moves): adaptive
+                               * sweeps bisect that bracket too (pchase_fine) */
     uint64_t default_stride_bytes;
     uint64_t sweep_granularity; /* sweep values are multiples of this; 0: of the stride
                                  * (footprints are whole elements) */

@@ -478,15 +478,19 @@ static void test_l1_ways_after_a_late_size(void **state)
 
 /* A randomly replacing 128-way L1D: a chain of 129 lines misses a few accesses
  * a lap, the median stays on the hit plateau and the knee came one point late
- * (ways read as 129: seeds 1006, 1010); the mean shows the misses. */
+ * (ways read as 129: seeds 1006, 1010); the mean shows the misses.  And where
+ * the mean rises the sweep must have points: seed 1181's random 96-way L1D
+ * (12 MiB L2) had none between 77 and 101 lines, the median moving only at
+ * 133, and the mean's rise extrapolated back read 95. */
 static void test_l1_ways_random_replacement(void **state)
 {
     (void)state;
     static const char *const steps[] = {"l1-ways", NULL};
-    static const uint64_t seeds[] = {1006, 1010};
+    static const uint64_t seeds[] = {1006, 1010, 1181};
+    static const uint64_t max_l2[] = {8u << 20, 8u << 20, 0 /* the sweep's: any */};
     for (size_t k = 0; k < sizeof seeds / sizeof *seeds; k++) {
         gd_arch arch;
-        json_t *l = characterize_seed_steps(seeds[k], steps, &arch, "L1D");
+        json_t *l = characterize_seed_steps_l2(seeds[k], max_l2[k], steps, &arch, "L1D");
         assert_int_equal(arch.level[GD_L1D].replacement, GD_REPL_RANDOM);
         const json_t *ways = json_object_get(l, "ways");
         if (!json_is_integer(ways) || json_integer_value(ways) != arch.level[GD_L1D].ways)
