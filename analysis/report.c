@@ -341,6 +341,54 @@ static void put_steps_not_measured(gd_text *t, const json_t *meta)
         gd_text_printf(t, "\n");
 }
 
+/* meta.json "step_seconds": each step's CPU (its process and its point
+ * processes) and wall seconds, dearest first, with the run's total */
+static int cost_cmp(const void *a, const void *b)
+{
+    double x = json_number_value(json_object_get(*(json_t *const *)a, "cpu"));
+    double y = json_number_value(json_object_get(*(json_t *const *)b, "cpu"));
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+static void put_step_costs(gd_text *t, const json_t *meta)
+{
+    const json_t *costs = json_object_get(meta, "step_seconds");
+    size_t n = json_is_object(costs) ? json_object_size(costs) : 0;
+    if (!n)
+        return;
+    json_t **rows = malloc(n * sizeof *rows);
+    if (!rows)
+        return;
+    size_t k = 0;
+    double cpu = 0;
+    const char *label;
+    json_t *v;
+    json_object_foreach((json_t *)costs, label, v) {
+        json_t *row = json_pack("{s:s,s:O,s:O}", "label", label, "cpu", json_object_get(v, "cpu"),
+                                "wall", json_object_get(v, "wall"));
+        if (!row)
+            continue;
+        cpu += json_number_value(json_object_get(v, "cpu"));
+        rows[k++] = row;
+    }
+    qsort(rows, k, sizeof *rows, cost_cmp);
+    gd_text_printf(t, "## What each step cost\n\n%zu steps, %.1f s of CPU in all (a step "
+                      "started early ran beside the others: wall times overlap).\n\n"
+                      "| step | CPU s | wall s | share of CPU |\n| --- | --- | --- | --- |\n",
+                   k, cpu);
+    for (size_t i = 0; i < k; i++) {
+        double c = json_number_value(json_object_get(rows[i], "cpu"));
+        gd_text_printf(t, "| ");
+        report_md_code(t, json_string_value(json_object_get(rows[i], "label")));
+        gd_text_printf(t, " | %.2f | %.2f | %.1f %% |\n", c,
+                       json_number_value(json_object_get(rows[i], "wall")),
+                       cpu > 0 ? 100 * c / cpu : 0);
+        json_decref(rows[i]);
+    }
+    gd_text_printf(t, "\n");
+    free(rows);
+}
+
 int gd_report_write(const char *run_dir, gd_err *err)
 {
     char meta_path[REPORT_PATH_BYTES], inferred_path[REPORT_PATH_BYTES],
@@ -393,6 +441,7 @@ int gd_report_write(const char *run_dir, gd_err *err)
     report_put_curves(&t, curves, compare ? report_get_object(compare, "segmentations") : NULL);
     if (report_put_plots(&t, run_dir, err) != 0)
         goto out;
+    put_step_costs(&t, meta);
     rc = gd_text_write_atomic(&t, report_path, err);
 out:
     gd_text_free(&t);

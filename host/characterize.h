@@ -69,6 +69,10 @@ typedef struct gd_step_outcome {
     gd_err err;
     gd_adaptive_stats stats;
     size_t measured, read_back, resimulated;
+    /* what the step cost: CPU of its process and of the point processes it
+     * waited for, and wall time (meta.json "step_seconds"; not in "probes",
+     * which a parallel run must reproduce byte for byte) */
+    double cpu_seconds, wall_seconds;
 } gd_step_outcome;
 int gd_step_prepare(gd_characterize_ctx *ctx, const gd_suite_step *st, gd_step_prep *prep,
                     gd_err *err);

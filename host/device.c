@@ -75,6 +75,7 @@ int gd_counter_list_add(gd_counter_list *list, const char *name, double value)
     snprintf(c->name, sizeof c->name, "%s", name);
     c->value = value;
     c->gauge = 0;
+    c->sparse = 0;
     return 0;
 }
 
@@ -90,6 +91,14 @@ int gd_counter_list_add_gauge(gd_counter_list *list, const char *name, double va
     if (gd_counter_list_add(list, name, value) != 0)
         return -1;
     list->items[list->count - 1].gauge = 1;
+    return 0;
+}
+
+int gd_counter_list_add_sparse(gd_counter_list *list, const char *name, double value)
+{
+    if (gd_counter_list_add(list, name, value) != 0)
+        return -1;
+    list->items[list->count - 1].sparse = 1;
     return 0;
 }
 

@@ -115,6 +115,9 @@ typedef struct gd_counter {
     char name[GD_COUNTER_NAME_BYTES];
     double value;
     int gauge;                  /* 0: a running total */
+    int sparse;                 /* listed only once nonzero: a point's delta of 0 is
+                                 * left out (else the rows would say which points the
+                                 * process that measured this one had run before) */
 } gd_counter;
 
 typedef struct gd_counter_list {
@@ -125,6 +128,8 @@ typedef struct gd_counter_list {
 
 int gd_counter_list_add(gd_counter_list *list, const char *name, double value);
 int gd_counter_list_add_gauge(gd_counter_list *list, const char *name, double value);
+/* A running total the device lists only while it is nonzero (gd_counter.sparse). */
+int gd_counter_list_add_sparse(gd_counter_list *list, const char *name, double value);
 void gd_counter_list_free(gd_counter_list *list);
 /* Value of a named counter, or `missing` when the list has none of that name. */
 double gd_counter_list_get(const gd_counter_list *list, const char *name, double missing);

@@ -155,16 +155,20 @@ void gd_sweep_free(gd_sweep *sweep)
 /* ------------------------------------------------------------------------- */
 /* Counters                                                                  */
 
-/* out = after - before for every running total, plus the coalescer's requests
+/* out = after - before for every running total (a sparse one only when it
+ * moved: generated seeds' store-path and tlb-page counters gained a row
+ * "L15C.const_hits,0" when the point's process had run a constant-cache
+ * point before), plus the coalescer's requests
  * and sectors per memory instruction over the point. */
 static int counters_delta(const gd_counter_list *before, const gd_counter_list *after,
                           gd_counter_list *out)
 {
     for (size_t i = 0; i < after->count; i++) {
         const gd_counter *c = &after->items[i];
-        if (!c->gauge &&
-            gd_counter_list_add(out, c->name, c->value - gd_counter_list_get(before, c->name, 0)) !=
-                0)
+        double d = c->value - gd_counter_list_get(before, c->name, 0);
+        if (c->gauge || (c->sparse && d == 0))
+            continue;
+        if (gd_counter_list_add(out, c->name, d) != 0)
             return -1;
     }
     double insns = gd_counter_list_get(out, "global.loads", 0) +

@@ -10,9 +10,12 @@
  */
 #include "host/characterize.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <time.h>
 
 #include "analysis/curve_samples.h"
 #include "analysis/infer.h"
@@ -302,10 +305,31 @@ void gd_step_prep_free(gd_step_prep *prep)
     gd_sweep_free(&prep->sweep);
 }
 
+/* CPU seconds of this process and of its children reaped so far (a sweep's
+ * point processes) */
+static double step_cpu_seconds(void)
+{
+    struct rusage self, kids;
+    getrusage(RUSAGE_SELF, &self);
+    getrusage(RUSAGE_CHILDREN, &kids);
+    return (double)(self.ru_utime.tv_sec + self.ru_stime.tv_sec + kids.ru_utime.tv_sec +
+                    kids.ru_stime.tv_sec) +
+           (double)(self.ru_utime.tv_usec + self.ru_stime.tv_usec + kids.ru_utime.tv_usec +
+                    kids.ru_stime.tv_usec) * 1e-6;
+}
+
+static double step_wall_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 void gd_step_measure(gd_characterize_ctx *ctx, const gd_suite_step *st, const gd_step_prep *prep,
                      const char *dir, gd_curve *curve, gd_step_outcome *out)
 {
     memset(out, 0, sizeof *out);
+    double cpu0 = step_cpu_seconds(), wall0 = step_wall_seconds();
     gd_curve_init(curve, st->label, st->probe, &prep->opts);
     /* every finished point is checkpointed (host/checkpoint.h); on --resume
      * the points measured before -- the whole step when it had finished --
@@ -332,6 +356,8 @@ void gd_step_measure(gd_characterize_ctx *ctx, const gd_suite_step *st, const gd
     out->measured = runner->points_measured - measured0;
     out->read_back = runner->points_read_back - read0;
     out->resimulated = runner->points_resimulated - resim0;
+    out->cpu_seconds = step_cpu_seconds() - cpu0;
+    out->wall_seconds = step_wall_seconds() - wall0;
     curve->opts = prep->resolved;
     /* every sample, so that `gpudissect infer RUN` can redo this step */
     if (rc == 0 && dir && gd_curve_write_samples(curve, dir, &out->err) != 0)
@@ -366,6 +392,14 @@ int gd_step_finish(gd_characterize_ctx *ctx, const gd_suite_step *st, const gd_s
             fprintf(ctx->progress, "%s: %s\n", st->label, prep->plan_note);
     }
     json_array_append_new(json_object_get(meta, "probes"), entry);
+    json_t *cost = json_object_get(meta, "step_seconds");
+    if (!json_is_object(cost)) {
+        cost = json_object();
+        json_object_set_new(meta, "step_seconds", cost);
+    }
+    json_object_set_new(cost, st->label,
+                        json_pack("{s:f,s:f}", "cpu", round(res->cpu_seconds * 1000) / 1000,
+                                  "wall", round(res->wall_seconds * 1000) / 1000));
     if (st->level[0])
         json_object_set_new(entry, "level", json_string(st->level));
     if (res->rc != 0) {

@@ -299,6 +299,8 @@ static void child_main(gd_characterize_ctx *ctx, const gd_suite_step *st, const 
     json_object_set_new(rep, "measured", json_integer((json_int_t)out.measured));
     json_object_set_new(rep, "read_back", json_integer((json_int_t)out.read_back));
     json_object_set_new(rep, "resimulated", json_integer((json_int_t)out.resimulated));
+    json_object_set_new(rep, "cpu_seconds", json_real(out.cpu_seconds));
+    json_object_set_new(rep, "wall_seconds", json_real(out.wall_seconds));
     json_object_set_new(rep, "launches", json_integer((json_int_t)(r->launches - launches)));
     json_object_set_new(rep, "warmup_launches",
                         json_integer((json_int_t)(r->warmup_launches - warmups)));
@@ -542,6 +544,8 @@ static void enter_report(gd_characterize_ctx *ctx, step_job *j, gd_step_outcome 
         res->measured = (size_t)REP_INT("measured");
         res->read_back = (size_t)REP_INT("read_back");
         res->resimulated = (size_t)REP_INT("resimulated");
+        res->cpu_seconds = json_number_value(json_object_get(rep, "cpu_seconds"));
+        res->wall_seconds = json_number_value(json_object_get(rep, "wall_seconds"));
         r->points_measured += res->measured;
         r->points_read_back += res->read_back;
         r->points_resimulated += res->resimulated;

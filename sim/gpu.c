@@ -449,6 +449,13 @@ static int warp_try_issue(sim_engine *e, sim_sm *sm, sim_warp *w, uint64_t cycle
                     *wake = t;
                 w->ready_cycle = t;
                 w->scoreboard_clear = 1;
+            } else {
+                /* waits for a load still in flight: parked, not looked at
+                 * again until one of its loads completes (sim/l1d.c).  A
+                 * bandwidth kernel's 32 warps an SM on 80 SMs spent 46 % of
+                 * the run reading the scoreboard of warps that could not
+                 * issue, on every cycle some other warp was due */
+                w->ready_cycle = SIM_NEVER;
             }
             return 0;
         }

@@ -405,7 +405,7 @@ static int simdev_counters(gd_device *dev, gd_counter_list *out, gd_err *err)
             if (!per[i].v)
                 continue;
             snprintf(name, sizeof name, "%s.%s", lv, per[i].what);
-            if (gd_counter_list_add(out, name, (double)per[i].v) != 0)
+            if (gd_counter_list_add_sparse(out, name, (double)per[i].v) != 0)
                 return gd_fail(err, "out of memory");
         }
     }

@@ -179,6 +179,32 @@ static void test_t4_plots_and_report(void **state)
     json_int_t used = json_integer_value(json_object_get(pc, "points"));
     json_int_t uniform = json_integer_value(json_object_get(pc, "uniform_points_equivalent"));
     assert_true(used > 0 && used * 5 <= uniform);
+    /* and what each step cost: CPU (the step's process and its point
+     * processes) and wall seconds in meta.json, dearest first in the report */
+    json_t *meta = gd_test_load_json(run, "meta.json");
+    const json_t *cost = json_object_get(meta, "step_seconds");
+    assert_int_equal(json_object_size(cost), 3);
+    double dearest = 0;
+    const char *dear = NULL;
+    for (size_t k = 0; k < 3; k++) {
+        const json_t *c = json_object_get(cost, curves[k]);
+        double cpu = json_number_value(json_object_get(c, "cpu"));
+        double wall = json_number_value(json_object_get(c, "wall"));
+        if (!(cpu > 0 && wall > 0))
+            fail_msg("step %s cost %g s of CPU, %g s wall", curves[k], cpu, wall);
+        if (cpu > dearest) {
+            dearest = cpu;
+            dear = curves[k];
+        }
+    }
+    const char *table = strstr(report, "## What each step cost");
+    assert_non_null(table);
+    char first[64];
+    snprintf(first, sizeof first, "| `%s` |", dear);
+    const char *row = strstr(table, "| `");
+    assert_non_null(row);
+    assert_int_equal(strncmp(row, first, strlen(first)), 0);
+    json_decref(meta);
     json_decref(inf);
     free(report);
     gd_test_rmrf(dir);

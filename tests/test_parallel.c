@@ -19,6 +19,9 @@
 #include <math.h>
 #include <zlib.h>
 
+#include "host/device_registry.h"
+#include "host/runner.h"
+
 static char out_a[65536], out_b[65536];
 
 static int run_into(char *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -334,6 +337,50 @@ static void test_step_independent_of_steps_before(void **state)
     free(dir);
 }
 
+/* One point's counters in a process that measured a constant-cache point
+ * before, on one device (--chained, or a sweep worker that ran other points):
+ * no row says so.  The per-level constant and instruction-cache totals are
+ * listed once nonzero, and a p-chase point's counters carried "L15C.const_hits,
+ * 0" after a const_seq point, not without one (sim:t4 full: counters files
+ * differed from run to run with the points' spread over the workers). */
+static void test_counters_independent_of_points_before(void **state)
+{
+    (void)state;
+    gd_err err;
+    gd_device *dev;
+    assert_int_equal(gd_device_open("sim:t4", NULL, &dev, &err), 0);
+    static const char *const order[][2] = {{"pchase", NULL}, {"const_seq", "pchase"}};
+    static char names[2][8192];
+    for (size_t k = 0; k < 2; k++) {
+        gd_curve last = {0};
+        for (size_t p = 0; p < 2 && order[k][p]; p++) {
+            gd_runner r;
+            gd_runner_init(&r, dev, NULL, NULL);
+            r.chained = 1; /* one device, point after point, in this process */
+            gd_probe_opts opts = {0};
+            gd_sweep sw;
+            assert_int_equal(gd_sweep_parse("4KiB:4KiB", 64, &sw, &err), 0);
+            gd_curve_free(&last);
+            gd_curve_init(&last, order[k][p], gd_probe_find(order[k][p]), &opts);
+            if (gd_runner_sweep(&r, &last, &sw, &err) != 0)
+                fail_msg("%s: %s", order[k][p], err.msg);
+            gd_sweep_free(&sw);
+            gd_runner_close(&r);
+        }
+        const gd_counter_list *c = &last.points[0].counters;
+        names[k][0] = '\0';
+        for (size_t i = 0; i < c->count; i++) {
+            strncat(names[k], c->items[i].name, sizeof names[k] - strlen(names[k]) - 2);
+            strcat(names[k], "\n");
+        }
+        gd_curve_free(&last);
+    }
+    if (strcmp(names[0], names[1]))
+        fail_msg("a p-chase point's counters alone:\n%s\nafter a const_seq point:\n%s", names[0],
+                 names[1]);
+    gd_device_close(dev);
+}
+
 /* A point that fails in a worker: the run fails with the serial run's error
  * and keeps the points measured before it. */
 static void test_worker_failure_like_serial(void **state)
@@ -423,6 +470,7 @@ int main(void)
         cmocka_unit_test(test_characterize_same_bytes),
         cmocka_unit_test(test_step_started_early_measured_again),
         cmocka_unit_test(test_step_independent_of_steps_before),
+        cmocka_unit_test(test_counters_independent_of_points_before),
         cmocka_unit_test(test_worker_failure_like_serial),
         cmocka_unit_test(test_chained_is_serial_carry_over),
         cmocka_unit_test(test_jobs_option_checked),
