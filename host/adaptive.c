@@ -30,7 +30,10 @@
  * And a sweep whose knees past some size are another step's to pin (a suite's
  * --refine-below: the chase through the L1, whose L2 knee the ld.cg chase
  * pins) bisects only the brackets that start below it -- at a 32-byte L1
- * line, the L2 knees of a 40 MiB L2 took 33 points of 1.3 M accesses each.
+ * line, the L2 knees of a 40 MiB L2 took 33 points of 1.3 M accesses each --
+ * and the curve's first knee wherever it starts: an L1D of half its L2 or more
+ * (generated seeds 1006 and 1055: 128 KiB under 256 KiB) has its knee's bracket
+ * start at L2/2, and was left unmeasured, with every step sized from it.
  *
  * A curve whose analysis reads where the mean first rises (the probe's
  * mean_rise_knee: pchase_fine, whose random-policy L1 misses a few accesses a
@@ -124,7 +127,7 @@ int gd_runner_adaptive(gd_runner *r, gd_curve *curve, const gd_sweep *coarse, ui
     for (int round = 0; round < GD_ADAPTIVE_MAX_ROUNDS; round++) {
         /* the brackets to halve: knees between plateaus, or the steps of a ramp */
         uint64_t lows[64], highs[64];
-        size_t nb = 0;
+        size_t nb = 0, first_knee = SIZE_MAX;
         if (curve->probe->ramp_curve) {
             gd_step steps[64];
             size_t cap = curve->probe->first_step_only ? 1 : 64;
@@ -156,12 +159,20 @@ int gd_runner_adaptive(gd_runner *r, gd_curve *curve, const gd_sweep *coarse, ui
             }
             gd_segmentation_free(&seg);
             nb = add_jumps(curve, resolution, lows, highs, nb, 64);
+            /* the curve's first knee: a segmentation's, or a jump (a level
+             * the coarse sweep hit once has no plateau to the segmentation) */
+            for (size_t k = 0; k < nb; k++)
+                if (first_knee == SIZE_MAX || lows[k] < lows[first_knee])
+                    first_knee = k;
         }
         uint64_t todo[64];
         size_t ntodo = 0;
         for (size_t k = 0; k < nb && ntodo < 64; k++) {
             uint64_t lo = lows[k], hi = highs[k];
-            if (hi - lo <= resolution || (coarse->refine_below && lo >= coarse->refine_below))
+            /* (the first bracket is refined wherever it lies: the L1's
+             * knee, which may start at or past the L2's half) */
+            if (hi - lo <= resolution ||
+                (coarse->refine_below && lo >= coarse->refine_below && k != first_knee))
                 continue;
             uint64_t mid = snap_down(lo + (hi - lo) / 2, resolution);
             if (mid <= lo)

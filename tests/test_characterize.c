@@ -294,26 +294,35 @@ static void test_adaptive_pins_dense_knees(void **state)
 }
 
 /* --refine-below: sim:tiny's knees at 2 and 16 KiB, only the first bisected
- * (the chase through the L1 leaves the L2's knee to the ld.cg chase). */
+ * (the chase through the L1 leaves the L2's knee to the ld.cg chase).  And the
+ * first knee -- the L1's -- is bisected wherever its bracket starts: with the
+ * limit at 1 KiB, below the L1's 2 KiB (an L1D of half its L2 or more:
+ * generated seeds 1006 and 1055, 128 KiB under 256 KiB, were left with their
+ * L1D's knee unmeasured and every step sized from it skipped). */
 static void test_adaptive_refine_below(void **state)
 {
     (void)state;
-    gd_err err;
-    gd_runner r;
-    gd_device *dev = open_tiny(&r);
-    gd_curve c;
-    gd_adaptive_stats st;
-    tiny_adaptive_pchase(&r, &c, 8192, &st);
-    gd_segmentation seg;
-    assert_int_equal(gd_curve_segment(&c, "cycles", &seg, &err), 0);
-    assert_int_equal(seg.knee_count, 2);
-    assert_true(seg.knees[0].x_above - seg.knees[0].x_below <= 32); /* pinned */
-    assert_true(seg.knees[1].x_above - seg.knees[1].x_below > 32);  /* left coarse */
-    assert_true(seg.knees[1].x_below >= 8192);
-    gd_segmentation_free(&seg);
-    gd_curve_free(&c);
-    gd_runner_close(&r);
-    gd_device_close(dev);
+    static const uint64_t limits[] = {8192, 1024};
+    for (size_t k = 0; k < 2; k++) {
+        gd_err err;
+        gd_runner r;
+        gd_device *dev = open_tiny(&r);
+        gd_curve c;
+        gd_adaptive_stats st;
+        tiny_adaptive_pchase(&r, &c, limits[k], &st);
+        gd_segmentation seg;
+        assert_int_equal(gd_curve_segment(&c, "cycles", &seg, &err), 0);
+        assert_int_equal(seg.knee_count, 2);
+        if (!(seg.knees[0].x_above - seg.knees[0].x_below <= 32)) /* pinned */
+            fail_msg("refine below %llu: the L1's knee left in [%g, %g)",
+                     (unsigned long long)limits[k], seg.knees[0].x_below, seg.knees[0].x_above);
+        assert_true(seg.knees[1].x_above - seg.knees[1].x_below > 32); /* left coarse */
+        assert_true(seg.knees[1].x_below >= 8192);
+        gd_segmentation_free(&seg);
+        gd_curve_free(&c);
+        gd_runner_close(&r);
+        gd_device_close(dev);
+    }
 }
 
 /* The merge limit's staircase (sim:tiny: 8 requests per MSHR entry) through
