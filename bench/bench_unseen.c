@@ -7,14 +7,17 @@
  * BENCH_SEED whose L2 is at least 24 MiB, the first with the generator's
  * largest (40 MiB), and that one again with its L2 set to 64 MiB (--set
  * L2.size: the generator stops at 40), runs the full suite on each as a
- * process, and prints each wall time against the target and the costliest
- * steps (from the progress lines, timed as they arrive: the time up to a
- * point's line was spent on its step -- steps overlap, so this is no exact
- * split).  Figures are this one run's, on whatever load the machine had.
+ * process, and prints each wall time against the target, the run's CPU time
+ * and the costliest steps by CPU (meta.json "step_seconds": each step's own
+ * process and its point processes -- steps overlap in time, so their wall
+ * times are no split of the run's).  Figures are this one run's, on whatever
+ * load the machine had.
  */
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "analysis/arch.h"
@@ -34,8 +37,22 @@ static double wall_seconds(void)
 
 typedef struct step_time {
     char label[64];
-    double seconds;
+    double cpu, wall;
 } step_time;
+
+static double children_cpu_seconds(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_CHILDREN, &ru);
+    return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+           (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
+}
+
+static int by_cpu(const void *a, const void *b)
+{
+    double x = ((const step_time *)a)->cpu, y = ((const step_time *)b)->cpu;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
 
 /* The first generated GPU from BENCH_SEED whose L2 is at least min_l2 bytes:
  * its seed, text and parsed arch.  0, or -1 when the generator fails. */
@@ -81,42 +98,17 @@ static int time_full_suite(const char *bin, uint64_t min_l2, const char *set, ui
     snprintf(cmd, sizeof cmd,
              "%s characterize --device sim:%s %s --suite full --out %s/run --no-plots 2>&1", bin,
              path, set, dir);
-    static step_time steps[BENCH_MAX_STEPS];
-    size_t nsteps = 0;
-    double t0 = wall_seconds(), last = t0;
+    double t0 = wall_seconds(), c0 = children_cpu_seconds();
     FILE *p = popen(cmd, "r");
     if (!p) {
         perror("bench_unseen: popen");
         return -1;
     }
     char line[1024];
-    while (fgets(line, sizeof line, p)) {
-        /* "[i/n] LABEL x: ..." after each point, "LABEL: ..." after a step: the
-         * time since the line before was spent on LABEL */
-        double now = wall_seconds();
-        const char *label = line;
-        if (line[0] == '[') {
-            const char *close = strstr(line, "] ");
-            if (!close)
-                continue;
-            label = close + 2;
-        }
-        size_t len = strcspn(label, " :\n");
-        if (!len)
-            continue;
-        size_t k = 0;
-        while (k < nsteps && !(strlen(steps[k].label) == len && !strncmp(steps[k].label, label, len)))
-            k++;
-        if (k == nsteps) {
-            if (nsteps == BENCH_MAX_STEPS)
-                continue;
-            snprintf(steps[nsteps++].label, sizeof steps[0].label, "%.*s", (int)len, label);
-        }
-        steps[k].seconds += now - last;
-        last = now;
-    }
+    while (fgets(line, sizeof line, p))
+        ; /* the progress lines: read and dropped */
     int rc = pclose(p);
-    double wall = wall_seconds() - t0;
+    double wall = wall_seconds() - t0, cpu = children_cpu_seconds() - c0;
     printf("characterize --suite full on generated GPU seed %llu%s%s (L2 %llu KiB, L1D %llu KiB, "
            "%s L2)\n",
            (unsigned long long)seed, set[0] ? " " : "", set,
@@ -127,17 +119,32 @@ static int time_full_suite(const char *bin, uint64_t min_l2, const char *set, ui
     printf("  wall time                     %.1f s (target <= %.0f s): ratio %.2f %s\n", wall,
            TARGET_SECONDS, wall / TARGET_SECONDS,
            wall <= TARGET_SECONDS ? "(meets target)" : "(ABOVE TARGET)");
-    /* the costliest steps first */
-    for (size_t i = 0; i < nsteps; i++)
-        for (size_t j = i + 1; j < nsteps; j++)
-            if (steps[j].seconds > steps[i].seconds) {
-                step_time t = steps[i];
-                steps[i] = steps[j];
-                steps[j] = t;
-            }
-    for (size_t i = 0; i < nsteps && i < 6; i++)
-        printf("  %-28s  %6.1f s (%4.1f%%)\n", steps[i].label, steps[i].seconds,
-               100.0 * steps[i].seconds / wall);
+    printf("  CPU time                      %.1f s (%.2f cores busy on average)\n", cpu,
+           wall > 0 ? cpu / wall : 0);
+    /* the costliest steps by CPU, from the run's meta.json */
+    static step_time steps[BENCH_MAX_STEPS];
+    size_t nsteps = 0;
+    char meta_path[300];
+    snprintf(meta_path, sizeof meta_path, "%s/run/meta.json", dir);
+    json_error_t jerr;
+    json_t *meta = json_load_file(meta_path, 0, &jerr);
+    const char *label;
+    json_t *v;
+    json_object_foreach(json_object_get(meta, "step_seconds"), label, v) {
+        if (nsteps == BENCH_MAX_STEPS)
+            break;
+        snprintf(steps[nsteps].label, sizeof steps[0].label, "%s", label);
+        steps[nsteps].cpu = json_number_value(json_object_get(v, "cpu"));
+        steps[nsteps].wall = json_number_value(json_object_get(v, "wall"));
+        nsteps++;
+    }
+    json_decref(meta);
+    if (!nsteps)
+        printf("  (no step costs: %s has no step_seconds)\n", meta_path);
+    qsort(steps, nsteps, sizeof *steps, by_cpu);
+    for (size_t i = 0; i < nsteps && i < 8; i++)
+        printf("  %-28s  %6.1f s of CPU (%4.1f%%), %6.1f s wall\n", steps[i].label, steps[i].cpu,
+               cpu > 0 ? 100.0 * steps[i].cpu / cpu : 0, steps[i].wall);
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0)
         fprintf(stderr, "bench_unseen: could not remove %s\n", dir);
