@@ -577,8 +577,12 @@ static int exec_vector(sim_engine *e, sim_warp *w, const ptx_insn *in, uint32_t 
 static int exec_lanes(sim_engine *e, sim_sm *sm, sim_warp *w, const ptx_insn *in, uint32_t mask,
                       sim_mem_access *acc) __attribute__((noinline));
 
-int sim_exec(sim_engine *e, sim_sm *sm, sim_warp *w, const ptx_insn *in, uint32_t mask,
-             sim_mem_access *acc)
+/* Inlined into its callers (gpu.c's issue; across files under the simulator's
+ * link-time optimization): its one-lane cases are a few instructions each, and
+ * the call's frame cost the p-chase bench about 5 % (issue 18). */
+__attribute__((always_inline)) inline int sim_exec(sim_engine *e, sim_sm *sm, sim_warp *w,
+                                                   const ptx_insn *in, uint32_t mask,
+                                                   sim_mem_access *acc)
 {
     uint64_t *regs = w->regs;
     ptx_type t = (ptx_type)in->type;

@@ -668,7 +668,8 @@ static sim_warp *lone_warp(sim_engine *e)
 }
 
 /* Issues the lone warp at `cycle` and, while its next instruction is quiet and
- * due the very next cycle with nothing else due then, at the cycles after it.
+ * due before anything else (the memory system), at the cycles it is due: the
+ * cycles the loop would visit next, without going round it.
  * Returns the last cycle visited; *wake is what that cycle's issue left, as
  * the loop's tail expects it (an ALU, branch or shared-memory issue wakes
  * nothing else: e->next_wake stays SIM_NEVER). */
@@ -678,8 +679,11 @@ static uint64_t lone_burst(sim_engine *e, sim_warp *w, uint64_t cycle, uint64_t 
     sim_sm *sm = e->active_sms[0];
     for (;;) {
         warp_try_issue(e, sm, w, cycle, wake);
-        uint64_t next = cycle + 1;
-        if (e->failed || *wake != next || next >= e->memsys_due || next - start > e->max_cycles ||
+        /* the loop's next cycle would be *wake: the warp's own, nothing else
+         * being due before the memory system */
+        uint64_t next = *wake;
+        if (e->failed || next <= cycle || next >= e->memsys_due || e->next_wake < next ||
+            next - start > e->max_cycles ||
             !warp_quiet(e, w))
             return cycle;
         cycle = next;
