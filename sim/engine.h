@@ -41,6 +41,7 @@ typedef struct sim_warp {
     uint8_t diverged;
     uint8_t state;            /* warp_state */
     uint8_t scoreboard_clear; /* the instruction at pc may issue at ready_cycle */
+    uint8_t lsu_parked;       /* refused by a full LSU: ready_cycle SIM_NEVER until it frees */
     uint16_t subpartition;
     uint64_t ready_cycle;     /* earliest cycle of the next issue */
     uint64_t *regs;           /* reg_count x 32 lanes, reg-major */
@@ -56,7 +57,17 @@ typedef struct sim_warp {
     uint64_t fetch_line;      /* the instruction line it is executing from (fetch.c) */
     uint32_t fetch_pc_lo, fetch_pc_hi; /* the instructions [lo, hi) in that line: gpu.c's
                                         * test for a new line, without the address */
+    uint64_t *sub_ready;      /* its sub-partition's sim_sm.sub_ready */
 } sim_warp;
+
+/* Sets when w may issue next, from outside its issue (a load completing, the
+ * LSU freeing, a barrier or a launch): its sub-partition's bound follows. */
+static inline void sim_warp_ready_at(sim_warp *w, uint64_t cycle)
+{
+    w->ready_cycle = cycle;
+    if (cycle < *w->sub_ready)
+        *w->sub_ready = cycle;
+}
 
 struct sim_cta {
     int in_use;
@@ -93,6 +104,9 @@ struct sim_sm {
     sim_warp **sub_warps;     /* per subpartition: warps_per_sub pointers, in age order */
     uint32_t *sub_count;      /* per subpartition */
     uint32_t *sub_last;       /* per subpartition: index of the last issued warp (greedy) */
+    uint64_t *sub_ready;      /* per subpartition: no running warp of it is ready before this
+                               * cycle (exact after a look at them all that issued nothing;
+                               * lowered by sim_warp_ready_at) */
     uint32_t sub_nonempty;    /* bit s: subpartition s has warps */
     uint64_t smem_busy_until; /* shared-memory pipe */
     sim_lsu *lsu;

@@ -102,7 +102,9 @@ int sim_engine_create(const gd_arch *arch, sim_devmem *mem, sim_engine **out, gd
         sm->sub_warps = calloc((size_t)nsub * nw, sizeof *sm->sub_warps);
         sm->sub_count = calloc(nsub, sizeof *sm->sub_count);
         sm->sub_last = calloc(nsub, sizeof *sm->sub_last);
-        if (!sm->warps || !sm->ctas || !sm->sub_warps || !sm->sub_count || !sm->sub_last)
+        sm->sub_ready = calloc(nsub, sizeof *sm->sub_ready);
+        if (!sm->warps || !sm->ctas || !sm->sub_warps || !sm->sub_count || !sm->sub_last ||
+            !sm->sub_ready)
             goto oom;
         for (uint32_t c = 0; c < arch->gpu.max_ctas_per_sm; c++) {
             sm->ctas[c].warps = calloc(nw, sizeof *sm->ctas[c].warps);
@@ -141,6 +143,7 @@ void sim_engine_destroy(sim_engine *e)
         free(sm->ctas);
         free(sm->sub_warps);
         free(sm->sub_count);
+        free(sm->sub_ready);
         free(sm->sub_last);
     }
     free(e->sms);
@@ -218,6 +221,7 @@ static int cta_launch(sim_engine *e, sim_sm *sm, uint64_t linear, uint64_t cycle
         w->pc = 0;
         w->diverged = 0;
         w->scoreboard_clear = 0;
+        w->lsu_parked = 0;
         w->fetch_line = UINT64_MAX;
         w->fetch_pc_lo = UINT32_MAX; /* no instruction is in no line */
         w->fetch_pc_hi = 0;
@@ -227,7 +231,8 @@ static int cta_launch(sim_engine *e, sim_sm *sm, uint64_t linear, uint64_t cycle
         w->cta = cta;
         w->warp_in_cta = wi;
         w->pending_loads = 0;
-        w->ready_cycle = cycle + 1;
+        w->sub_ready = &sm->sub_ready[w->subpartition];
+        sim_warp_ready_at(w, cycle + 1);
         w->age = e->warp_age++;
         w->alive = 0;
         for (uint32_t lane = 0; lane < SIM_WARP_LANES; lane++) {
@@ -311,7 +316,7 @@ static void barrier_check(sim_engine *e, sim_cta *cta, uint64_t cycle)
             sim_warp *w = cta->warps[wi];
             if (w->state == WARP_BARRIER) {
                 w->state = WARP_RUNNING;
-                w->ready_cycle = cycle + 1;
+                sim_warp_ready_at(w, cycle + 1);
             }
         }
         cta->warps_at_barrier = 0;
@@ -464,7 +469,13 @@ static int warp_try_issue(sim_engine *e, sim_sm *sm, sim_warp *w, uint64_t cycle
     if (in->unit == UNIT_MEM) {
         if (in->space == SP_GLOBAL && !sim_lsu_can_accept(sm)) {
             sim_lsu_refused_issue(sm, cycle);
-            return 0; /* the LSU's own progress brings us back */
+            /* parked until the LSU can accept again (sim/lsu.c wakes the SM's
+             * parked warps then): before, every refused warp of an SM was
+             * tried again on every cycle it stayed full -- 80 SMs of 32
+             * warps copying through DRAM spent three quarters of the run so */
+            w->ready_cycle = SIM_NEVER;
+            w->lsu_parked = 1;
+            return 0;
         }
         if (in->space == SP_SHARED && sm->smem_busy_until > cycle) {
             if (sm->smem_busy_until < *wake)
@@ -587,9 +598,20 @@ static int sm_issue(sim_engine *e, sim_sm *sm, uint64_t cycle, uint64_t *wake)
     int issued = 0;
     for (uint32_t subs = sm->sub_nonempty; subs; subs &= subs - 1) {
         uint32_t sub = (uint32_t)__builtin_ctz(subs);
+        /* no warp of it ready yet: what looking at each would find (their
+         * earliest cycle for the wake), without looking -- 80 SMs of 32 warps
+         * waiting on DRAM were three quarters of a bandwidth step's time */
+        uint64_t ready = sm->sub_ready[sub];
+        if (ready > cycle) {
+            if (ready < *wake)
+                *wake = ready;
+            continue;
+        }
         uint32_t n = sm->sub_count[sub];
         sim_warp **list = &sm->sub_warps[(size_t)sub * a->gpu.max_warps_per_sm];
         uint32_t last = sm->sub_last[sub] < n ? sm->sub_last[sub] : 0;
+        /* after an issue, a bound no later than the next cycle visited */
+        sm->sub_ready[sub] = cycle + 1;
         if (warp_try_issue(e, sm, list[last], cycle, wake)) {
             issued++;
             /* the others were not looked at (counted before the issue: a warp
@@ -599,18 +621,28 @@ static int sm_issue(sim_engine *e, sim_sm *sm, uint64_t cycle, uint64_t *wake)
                 *wake = cycle + 1;
             continue;
         }
+        uint64_t earliest = list[last]->state == WARP_RUNNING ? list[last]->ready_cycle : SIM_NEVER;
+        int any = 0;
         for (uint32_t i = 0; i < sm->sub_count[sub]; i++) {
             if (i == last)
                 continue;
-            if (warp_try_issue(e, sm, list[i], cycle, wake)) {
+            sim_warp *w = list[i];
+            if (warp_try_issue(e, sm, w, cycle, wake)) {
                 /* the list may have shrunk if the warp finished */
                 sm->sub_last[sub] = i < sm->sub_count[sub] ? i : 0;
                 issued++;
+                any = 1;
                 if (n > 1 && cycle + 1 < *wake)
                     *wake = cycle + 1;
                 break;
             }
+            if (w->state == WARP_RUNNING && w->ready_cycle < earliest)
+                earliest = w->ready_cycle;
         }
+        if (!any && sm->sub_ready[sub] == cycle + 1)
+            /* every warp looked at, none issued: the exact bound (unless one
+             * was woken since, by a lower sim_warp_ready_at) */
+            sm->sub_ready[sub] = earliest;
         if (e->failed)
             break;
     }
@@ -741,6 +773,7 @@ int sim_engine_run(sim_engine *e, const sim_launch_config *l, gd_err *err)
         e->sms[s].active = 0;
         e->sms[s].ran_ctas = 0;
         e->sms[s].smem_busy_until = 0;
+        memset(e->sms[s].sub_ready, 0, a->gpu.subpartitions * sizeof *e->sms[s].sub_ready);
     }
     e->stats.launches++;
     sim_memsys_launch_begin(e);

@@ -73,7 +73,7 @@ static void load_complete_one(sim_engine *e, int32_t load_id, uint64_t cycle)
             w->reg_ready[ld->dst_regs[v]] = ld->done_cycle;
         w->pending_loads--;
         if (w->ready_cycle == SIM_NEVER) /* parked on a load (sim/gpu.c): look again */
-            w->ready_cycle = 0;
+            sim_warp_ready_at(w, 0);
         sim_engine_wake_at(e, ld->done_cycle);
         ld->next = ms->load_free;
         ms->load_free = load_id;

@@ -204,10 +204,18 @@ void sim_lsu_refused_issue(sim_sm *sm, uint64_t cycle)
 }
 
 /* The LSU can accept an instruction from the next cycle: the refused warps
- * look again then. */
-static void wake_refused(sim_engine *e, sim_lsu *lsu, uint64_t cycle)
+ * (parked by sim/gpu.c's issue) look again then, in their usual order. */
+static void wake_refused(sim_engine *e, sim_sm *sm, uint64_t cycle)
 {
-    lsu->refused_waiters = 0;
+    sm->lsu->refused_waiters = 0;
+    for (uint32_t i = 0; i < e->arch->gpu.max_warps_per_sm; i++) {
+        sim_warp *w = &sm->warps[i];
+        if (w->lsu_parked) {
+            w->lsu_parked = 0;
+            if (w->ready_cycle == SIM_NEVER)
+                sim_warp_ready_at(w, 0);
+        }
+    }
     sim_engine_wake_at(e, cycle + 1);
 }
 
@@ -459,7 +467,7 @@ void sim_lsu_tick(sim_engine *e, sim_sm *sm, uint64_t cycle)
                 ring_pop(&lsu->fifo);
                 if (instr_in_fifo(lsu, seen.instr_seq, -1) && lsu->refused_waiters &&
                     !lsu->coalesce_count)
-                    wake_refused(e, lsu, cycle); /* a refused warp may issue now */
+                    wake_refused(e, sm, cycle); /* a refused warp may issue now */
                 lsu->refused_in_row = 0;
                 if (e->lsu_trace)
                     sim_lsu_trace(e, sm, &seen, SIM_LSU_POP, SIM_RESV_NONE, cycle);
@@ -527,7 +535,7 @@ void sim_lsu_tick(sim_engine *e, sim_sm *sm, uint64_t cycle)
                 int32_t rid = lsu->coalesce[lsu->coalesce_head++];
                 if (--lsu->coalesce_count == 0 && lsu->refused_waiters &&
                     (lsu->pipelined_issue || lsu->queued_instructions > 1))
-                    wake_refused(e, lsu, cycle); /* a refused warp may issue now */
+                    wake_refused(e, sm, cycle); /* a refused warp may issue now */
                 fifo_push(e, lsu, rid, cycle);
                 instr_in_fifo(lsu, ms->req[rid].instr_seq, +1);
                 SIM_LSU_TRACE(e, sm, &ms->req[rid], SIM_LSU_ENQUEUE, SIM_RESV_NONE, cycle);
