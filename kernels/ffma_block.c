@@ -31,13 +31,24 @@ void gd_ffma_init(gd_ptx *p, const char *seed, const char *mul, const char *add)
     gd_ptx_printf(p, "    mov.f32 %%fq%d, %s;\n", GD_FFMA_CHAINS + 1, add);
 }
 
+static void ffma_line(gd_ptx *p, unsigned c)
+{
+    gd_ptx_printf(p, "    fma.rn.f32 %%fq%u, %%fq%u, %%fq%d, %%fq%d;\n", c, c, GD_FFMA_CHAINS,
+                  GD_FFMA_CHAINS + 1);
+}
+
 void gd_ffma_block(gd_ptx *p, uint32_t count)
 {
-    for (uint32_t i = 0; i < count; i++) {
-        unsigned c = i % GD_FFMA_CHAINS;
-        gd_ptx_printf(p, "    fma.rn.f32 %%fq%u, %%fq%u, %%fq%d, %%fq%d;\n", c, c, GD_FFMA_CHAINS,
-                      GD_FFMA_CHAINS + 1);
-    }
+    /* one round of the chains, then copies of it (a 64 MiB block is 4 M
+     * lines: formatting each was most of emitting it), then the rest */
+    uint32_t rounds = count / GD_FFMA_CHAINS;
+    size_t from = p->length;
+    for (unsigned c = 0; rounds && c < GD_FFMA_CHAINS; c++)
+        ffma_line(p, c);
+    if (rounds > 1)
+        gd_ptx_repeat(p, from, rounds - 1);
+    for (uint32_t i = rounds * GD_FFMA_CHAINS; i < count; i++)
+        ffma_line(p, i % GD_FFMA_CHAINS);
 }
 
 void gd_ffma_fold(gd_ptx *p)

@@ -23,6 +23,7 @@
  */
 #include "kernels/ptx_emit.h"
 
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,6 +63,36 @@ void gd_ptx_printf(gd_ptx *p, const char *fmt, ...)
         p->text = t;
         p->capacity = cap;
     }
+}
+
+void gd_ptx_repeat(gd_ptx *p, size_t from, size_t times)
+{
+    if (p->failed || from >= p->length || !times)
+        return;
+    size_t unit = p->length - from;
+    if (unit > (SIZE_MAX - p->length - 1) / times) {
+        p->failed = 1;
+        return;
+    }
+    size_t need = p->length + unit * times + 1;
+    if (need > p->capacity) {
+        char *t = realloc(p->text, need);
+        if (!t) {
+            p->failed = 1;
+            return;
+        }
+        p->text = t;
+        p->capacity = need;
+    }
+    /* doubling: each copy takes as many units as are there already */
+    size_t done = 0;
+    while (done < times) {
+        size_t n = times - done < done + 1 ? times - done : done + 1;
+        memcpy(p->text + p->length, p->text + from, n * unit);
+        p->length += n * unit;
+        done += n;
+    }
+    p->text[p->length] = 0;
 }
 
 char *gd_ptx_finish(gd_ptx *p)

@@ -22,6 +22,9 @@ typedef struct gd_ptx {
 
 void gd_ptx_init(gd_ptx *p);
 void gd_ptx_printf(gd_ptx *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Appends `times` more copies of the text already written at [from, length):
+ * a long block of the same few lines without formatting each again. */
+void gd_ptx_repeat(gd_ptx *p, size_t from, size_t times);
 /* Takes ownership of the text (NULL if anything failed) and resets p. */
 char *gd_ptx_finish(gd_ptx *p);
 void gd_ptx_free(gd_ptx *p);

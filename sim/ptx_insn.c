@@ -240,11 +240,53 @@ static int parse_vector(lexer *lx, kparse *kp, int line, const char *full, ptx_i
     return 0;
 }
 
+/* The length of the instruction starting at src through its ';' when it is
+ * all on one line without a comment; 0 otherwise. */
+static size_t one_line_source(const char *src, uint32_t *hash)
+{
+    uint32_t h = 2166136261u; /* FNV-1a */
+    const char *q = src;
+    for (; *q && *q != ';'; q++) {
+        if (*q == '\n' || *q == '/')
+            return 0;
+        h = (h ^ (unsigned char)*q) * 16777619u;
+    }
+    if (*q != ';')
+        return 0;
+    /* mixed: lines that differ by one register in two places differ in FNV's
+     * low bits alike (%fq1, %fq1 and %fq3, %fq3 shared a slot of 64) */
+    h ^= h >> 16;
+    h *= 0x7feb352du;
+    h ^= h >> 15;
+    *hash = h;
+    return (size_t)(q - src) + 1;
+}
+
 int ptx_parse_instruction(lexer *lx, kparse *kp)
 {
     ptx_kernel *k = kp->k;
     GROW(k->insns, k->insn_count, kp->insn_cap);
     ptx_insn *in = &k->insns[k->insn_count];
+    uint32_t hash = 0;
+    const char *src = lx->cur.start;
+    size_t src_len = src ? one_line_source(src, &hash) : 0;
+    /* (a few slots from the hash's: eight lines in 64 slots share one often) */
+    struct insn_memo *memo = NULL;
+    for (unsigned i = 0; src_len && i < KPARSE_MEMO_PROBES; i++) {
+        struct insn_memo *m = &kp->memo[(hash + i) % KPARSE_MEMO];
+        if (m->len == src_len && !memcmp(m->text, src, src_len)) {
+            *in = m->insn;
+            in->line = (uint32_t)lx->cur.line;
+            lx->p = src + src_len;
+            lex_next(lx);
+            k->insn_count++;
+            return 0;
+        }
+        if (!memo && !m->len)
+            memo = m; /* the first free one (else the hash's own, below) */
+    }
+    if (src_len && !memo)
+        memo = &kp->memo[hash % KPARSE_MEMO];
     memset(in, 0, sizeof *in);
     in->guard = PTX_NO_REG;
     in->dst.reg = PTX_NO_REG;
@@ -424,6 +466,11 @@ int ptx_parse_instruction(lexer *lx, kparse *kp)
     case OP_BRA: case OP_RET: case OP_EXIT: in->unit = UNIT_BRANCH; break;
     case OP_BAR: in->unit = UNIT_BARRIER; break;
     default: in->unit = UNIT_ALU; break;
+    }
+    if (memo && in->op != OP_BRA) { /* (a branch's label: the table's, first use) */
+        memo->text = src;
+        memo->len = src_len;
+        memo->insn = *in;
     }
     k->insn_count++;
     return 0;

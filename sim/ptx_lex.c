@@ -77,6 +77,7 @@ void lex_next(lexer *lx)
     t->line = lx->line;
     t->text[0] = 0;
     const char *s = lx->p;
+    t->start = s;
     if (!*s) {
         t->kind = T_EOF;
         return;

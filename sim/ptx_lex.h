@@ -10,6 +10,7 @@ typedef struct token {
     tok_kind kind;
     char text[64];
     int line;
+    const char *start; /* where it starts in the source */
 } token;
 
 typedef struct lexer {

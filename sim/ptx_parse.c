@@ -353,7 +353,13 @@ static int parse_kernel_body(lexer *lx, kparse *kp)
         if (lx->cur.kind == T_EOF)
             return lex_fail(lx, lx->cur.line, "unexpected end of input inside kernel %s",
                             kp->k->name);
-        if (tok_is(lx, "{")) {
+        /* an instruction (the common case first: an opcode, or a guard's @) */
+        const token *t = &lx->cur;
+        if ((t->kind == T_IDENT && t->text[0] != '.' && !(t->text[0] != '%' && lx->p[0] == ':')) ||
+            (t->kind == T_PUNCT && t->text[0] == '@')) {
+            if (ptx_parse_instruction(lx, kp))
+                return -1;
+        } else if (tok_is(lx, "{")) {
             depth++;
             lex_next(lx);
         } else if (tok_is(lx, "}")) {

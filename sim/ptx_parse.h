@@ -32,6 +32,9 @@ typedef struct label {
     int line;      /* first use, for errors */
 } label;
 
+#define KPARSE_MEMO 64
+#define KPARSE_MEMO_PROBES 4
+
 typedef struct kparse {
     ptx_kernel *k;
     reg_name *regs;
@@ -47,6 +50,14 @@ typedef struct kparse {
     size_t label_count, label_cap;
     size_t insn_cap;
     const ptx_module *module;
+    /* instructions parsed from one-line sources, by a hash of the source: the
+     * same text again is the same instruction in this kernel (a 64 MiB FFMA
+     * block is 4 M lines of eight different ones) */
+    struct insn_memo {
+        const char *text;
+        size_t len;
+        ptx_insn insn;
+    } memo[KPARSE_MEMO];
 } kparse;
 
 /* Grows ptr[cap] to make room for ptr[count]; on failure returns from the

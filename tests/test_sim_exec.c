@@ -5,6 +5,7 @@
 
 #include "host/device.h"
 #include "host/device_registry.h"
+#include "sim/ptx.h"
 
 #define HEADER ".version 6.3\n.target sm_75\n.address_size 64\n"
 
@@ -280,6 +281,78 @@ static void test_unsupported_ptx_is_rejected_with_its_line(void **state)
                       "ptx:8: expected ';'");
 }
 
+/* The parser takes an instruction whose one-line text it has seen in the
+ * kernel from that earlier parse (sim/ptx_insn.c: a 64 MiB FFMA block is 4 M
+ * lines of eight): the same instructions as a text whose every instruction
+ * spans two lines (never taken so) -- lines a register, a type, a guard or an
+ * immediate apart included. */
+static void append(char **buf, size_t *len, size_t *cap, const char *s)
+{
+    size_t n = strlen(s);
+    if (*len + n + 1 > *cap) {
+        *cap = (*len + n + 1) * 2;
+        *buf = realloc(*buf, *cap);
+        assert_non_null(*buf);
+    }
+    memcpy(*buf + *len, s, n + 1);
+    *len += n;
+}
+
+static ptx_module *parse_block(int split)
+{
+    static const char *const lines[][2] = {
+        {"add.u32 %r1,", " %r1, 1;"},        {"add.u32 %r1,", " %r2, 1;"},
+        {"add.u32 %r2,", " %r1, 1;"},        {"add.s32 %r1,", " %r1, 1;"},
+        {"add.u32 %r1,", " %r1, 2;"},        {"@%p1 add.u32 %r1,", " %r1, 1;"},
+        {"@!%p1 add.u32 %r1,", " %r1, 1;"},  {"setp.lt.u32 %p1,", " %r1, 7;"},
+        {"fma.rn.f32 %f1,", " %f1, %f2, %f3;"}, {"fma.rn.f32 %f2,", " %f2, %f1, %f3;"},
+        {"ld.param.u64 %rd1,", " [out];"},   {"st.global.u32 [%rd1+8],", " %r1;"},
+    };
+    char *text = NULL;
+    size_t len = 0, cap = 0;
+    append(&text, &len, &cap,
+           HEADER ".visible .entry k(.param .u64 out)\n{\n.reg .pred %p<2>;\n"
+                  ".reg .b32 %r<3>;\n.reg .f32 %f<4>;\n.reg .b64 %rd<2>;\n");
+    for (int i = 0; i < 300; i++) {
+        size_t k = (size_t)(i * 7 + i / 5) % (sizeof lines / sizeof *lines);
+        char first[64], rest[64];
+        snprintf(first, sizeof first, "%s", lines[k][0]);
+        snprintf(rest, sizeof rest, "%s", lines[k][1]);
+        if (i % 3 == 0) /* and 36 more of one length, a register or a digit apart */
+            snprintf(rest, sizeof rest, " %%r%d, %d;", 1 + i / 9 % 2, 1 + i % 9);
+        append(&text, &len, &cap, "    ");
+        append(&text, &len, &cap, i % 3 == 0 ? (i / 3 % 2 ? "add.u32 %r2," : "add.u32 %r1,") : first);
+        append(&text, &len, &cap, split ? "\n" : "");
+        append(&text, &len, &cap, rest);
+        append(&text, &len, &cap, "   // a comment after it\n");
+    }
+    append(&text, &len, &cap, "ret;\n}\n");
+    ptx_module *m;
+    gd_err err;
+    if (ptx_parse(text, &m, &err) != 0)
+        fail_msg("%s", err.msg);
+    free(text);
+    return m;
+}
+
+static void test_repeated_lines_parse_alike(void **state)
+{
+    (void)state;
+    ptx_module *one = parse_block(0), *two = parse_block(1);
+    const ptx_kernel *a = ptx_module_find(one, "k"), *b = ptx_module_find(two, "k");
+    assert_int_equal(a->insn_count, 301);
+    assert_int_equal(b->insn_count, a->insn_count);
+    for (uint32_t i = 0; i < a->insn_count; i++) {
+        ptx_insn x = a->insns[i], y = b->insns[i];
+        assert_int_equal(x.line, 10 + i);     /* its own line, not the first's */
+        x.line = y.line = 0;
+        if (memcmp(&x, &y, sizeof x) != 0)
+            fail_msg("instruction %u parsed differently from its one-line text", i);
+    }
+    ptx_module_free(one);
+    ptx_module_free(two);
+}
+
 static void test_runtime_errors(void **state)
 {
     (void)state;
@@ -324,6 +397,7 @@ int main(void)
         cmocka_unit_test(test_timing_basics),
         cmocka_unit_test(test_unsupported_ptx_is_rejected_with_its_line),
         cmocka_unit_test(test_runtime_errors),
+        cmocka_unit_test(test_repeated_lines_parse_alike),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
