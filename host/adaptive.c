@@ -21,7 +21,21 @@
  * apart from the point before it (a level hit once) -- and by a tenth of the
  * lower median either way, never noise on a flat curve.  The quarter alone
  * would also halve the steep end of a gradual climb (an L2 ramping into DRAM:
- * seed 1011, whose extra points then hid its L1I).
+ * seed 1011, whose extra points then hid its L1I).  Nor is a jump between two
+ * points that each hold both levels (the mean far from the median) a level hit
+ * once: it is where a ramp's median crosses over, half the accesses missing --
+ * an LRU L2 halfway up its ways' worth of lines past its size, a random one
+ * anywhere -- and its bisection, to one line at the L2's footprint, was 14 of
+ * the ld.cg chase's 51 points (and half its time) on a 64 MiB L2 (issue 17's
+ * cost).  (One clean end is a knee's: seed 1006's L1D of half its L2 has its
+ * only bracket from the clean 128 KiB to a mixed 256 KiB.)
+ *
+ * A pointer chase's knee (the probe's linear_knees) whose bracket has three
+ * points low on the ramp above it, on one line in the extra cycles of a lap,
+ * is closed where that line reaches zero instead of halved: an LRU or FIFO
+ * cache's misses grow by a set's worth for each line over its capacity, so
+ * the line is exact -- two points, one round, where halving a 64 MiB L2's
+ * bracket took a round a point (secant_points).
  *
  * A ramp whose analysis reads only its first step (the probe's
  * first_step_only: mshr, resv_stall) has only that step bisected: each of
@@ -43,6 +57,7 @@
  */
 #include "host/adaptive.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,6 +70,13 @@
  * before it: a level the coarse sweep hit once */
 #define ADAPTIVE_LONE_JUMP_OF_RANGE 0.25
 #define ADAPTIVE_LONE_APART_OF_RANGE 0.10
+/* but not a jump where both points' means stand this share of the jump from
+ * their medians: points of mixed hits and misses on a ramp */
+#define ADAPTIVE_MIXED_OF_JUMP 0.15
+/* a knee's ramp is extrapolated from points within this share of the step */
+#define ADAPTIVE_SECANT_OF_STEP 0.6
+/* ... on one line: their two slopes within this share of each other */
+#define ADAPTIVE_SECANT_LINEAR 0.05
 
 
 static uint64_t snap_down(uint64_t v, uint64_t g)
@@ -89,9 +111,16 @@ static size_t add_jumps(const gd_curve *curve, uint64_t resolution, uint64_t *lo
         uint64_t a = curve->points[i].x, b = curve->points[i + 1].x;
         if (b - a <= resolution)
             continue;
-        double ma = gd_point_summary(&curve->points[i], series)->median;
-        double mb = gd_point_summary(&curve->points[i + 1], series)->median;
+        const gd_summary *sa = gd_point_summary(&curve->points[i], series);
+        const gd_summary *sb = gd_point_summary(&curve->points[i + 1], series);
+        double ma = sa->median, mb = sb->median;
         double jump = ma > mb ? ma - mb : mb - ma, lower = ma < mb ? ma : mb;
+        /* a point whose mean stands far from its median holds both levels: the
+         * jump is a ramp's median crossing over (an L2 past its capacity, part
+         * hits, part misses), not a level hit once */
+        if (fabs(sa->mean - ma) > ADAPTIVE_MIXED_OF_JUMP * jump &&
+            fabs(sb->mean - mb) > ADAPTIVE_MIXED_OF_JUMP * jump)
+            continue;
         double apart = 0;
         if (i > 0) {
             double mp = gd_point_summary(&curve->points[i - 1], series)->median;
@@ -114,6 +143,65 @@ static size_t add_jumps(const gd_curve *curve, uint64_t resolution, uint64_t *lo
     return nb;
 }
 
+/* The knee bracket [lo, hi) of a ramp: where the extra cycles past the plateau
+ * (the mean's excess over lo's, times the accesses: every miss's cost) of hi
+ * and the point after it, both low on the ramp, extrapolate linearly to zero
+ * -- snapped to the resolution, with the point one step past it.  An LRU or
+ * FIFO cache's misses grow by the same count for each line past its capacity,
+ * so the line is exact and the bracket closes in one round instead of a
+ * bisection's one point a round (log2 of the bracket: 15 rounds of 64 MiB
+ * chases on a 64 MiB L2); a convex ramp (random replacement) puts the zero a
+ * little past the capacity, still inside the bracket.  Writes 0..2 points not
+ * measured yet into out; 0 when the ramp cannot tell (then bisect). */
+static size_t secant_points(const gd_curve *curve, const char *series, uint64_t lo, uint64_t hi,
+                            double lo_level, double next_level, uint64_t resolution,
+                            uint64_t out[2])
+{
+    size_t i = 0;
+    while (i < curve->count && curve->points[i].x != lo)
+        i++;
+    if (i + 3 >= curve->count || curve->points[i + 1].x != hi)
+        return 0;
+    const gd_summary *s0 = gd_point_summary(&curve->points[i], series);
+    const gd_summary *s1 = gd_point_summary(&curve->points[i + 1], series);
+    const gd_summary *s2 = gd_point_summary(&curve->points[i + 2], series);
+    const gd_summary *s3 = gd_point_summary(&curve->points[i + 3], series);
+    if (!s0 || !s1 || !s2 || !s3 || !(next_level > lo_level))
+        return 0;
+    /* three points low on the ramp, where the misses still grow in proportion */
+    double low = lo_level + ADAPTIVE_SECANT_OF_STEP * (next_level - lo_level);
+    if (!(s1->mean > s0->mean && s2->mean > s1->mean && s3->mean > s2->mean && s3->mean < low))
+        return 0;
+    /* the extra cycles of a lap: the mean's excess times the accesses, which
+     * are the footprint over the stride */
+    double x1 = (double)hi, x2 = (double)curve->points[i + 2].x;
+    double x3 = (double)curve->points[i + 3].x;
+    double e1 = (s1->mean - s0->mean) * x1;
+    double e2 = (s2->mean - s0->mean) * x2;
+    double e3 = (s3->mean - s0->mean) * x3;
+    /* on one line (an LRU or FIFO cache's; a random one's ramp bends, and its
+     * line through two points lands anywhere -- seed 1006's 128 KiB L1D read
+     * 512 bytes late), over a baseline no shorter than half the way back to
+     * lo (else the bracket is halved, which also restores the baseline) */
+    if (!(e3 > e2 && e2 > e1 && e1 > 0) || x2 - x1 < (x1 - (double)lo) / 2)
+        return 0;
+    double slope12 = (e2 - e1) / (x2 - x1), slope23 = (e3 - e2) / (x3 - x2);
+    if (fabs(slope12 - slope23) > ADAPTIVE_SECANT_LINEAR * slope23)
+        return 0;
+    double z = x1 - e1 * (x2 - x1) / (e2 - e1);
+    /* (a zero at lo itself, the last clean point: the ramp starts one step on) */
+    if (!(z > (double)lo - (double)resolution && z < x1))
+        return 0;
+    uint64_t p = z > (double)lo ? snap_down((uint64_t)z, resolution) : lo;
+    if (p < lo)
+        p = lo;
+    size_t n = 0;
+    for (uint64_t q = p; q <= p + resolution; q += resolution)
+        if (q > lo && q < hi && !gd_curve_find(curve, q))
+            out[n++] = q;
+    return n;
+}
+
 int gd_runner_adaptive(gd_runner *r, gd_curve *curve, const gd_sweep *coarse, uint64_t resolution,
                        gd_adaptive_stats *stats, gd_err *err)
 {
@@ -127,6 +215,7 @@ int gd_runner_adaptive(gd_runner *r, gd_curve *curve, const gd_sweep *coarse, ui
     for (int round = 0; round < GD_ADAPTIVE_MAX_ROUNDS; round++) {
         /* the brackets to halve: knees between plateaus, or the steps of a ramp */
         uint64_t lows[64], highs[64];
+        double lo_levels[64], next_levels[64]; /* a segmentation knee's plateaus; NAN: none */
         size_t nb = 0, first_knee = SIZE_MAX;
         if (curve->probe->ramp_curve) {
             gd_step steps[64];
@@ -136,6 +225,7 @@ int gd_runner_adaptive(gd_runner *r, gd_curve *curve, const gd_sweep *coarse, ui
             for (size_t k = 0; k < ns && k < cap; k++, nb++) {
                 lows[nb] = curve->points[steps[k].below].x;
                 highs[nb] = curve->points[steps[k].above].x;
+                lo_levels[nb] = next_levels[nb] = NAN;
             }
         } else {
             gd_segmentation seg;
@@ -144,6 +234,8 @@ int gd_runner_adaptive(gd_runner *r, gd_curve *curve, const gd_sweep *coarse, ui
             for (size_t k = 0; k < seg.knee_count && nb < 64; k++, nb++) {
                 lows[nb] = (uint64_t)seg.knees[k].x_below;
                 highs[nb] = (uint64_t)seg.knees[k].x_above;
+                lo_levels[nb] = curve->probe->linear_knees ? seg.plateaus[k].level : NAN;
+                next_levels[nb] = seg.plateaus[k + 1].level;
             }
             /* where the mean first leaves the first plateau, when the
              * analysis reads that (a random L1's ways + 1) */
@@ -154,11 +246,15 @@ int gd_runner_adaptive(gd_runner *r, gd_curve *curve, const gd_sweep *coarse, ui
                 if (at < seg.knees[0].below) {
                     lows[nb] = curve->points[at].x;
                     highs[nb] = curve->points[at + 1].x;
+                    lo_levels[nb] = next_levels[nb] = NAN;
                     nb++;
                 }
             }
             gd_segmentation_free(&seg);
+            size_t knees = nb;
             nb = add_jumps(curve, resolution, lows, highs, nb, 64);
+            for (size_t k = knees; k < nb; k++)
+                lo_levels[k] = next_levels[k] = NAN;
             /* the curve's first knee: a segmentation's, or a jump (a level
              * the coarse sweep hit once has no plateau to the segmentation) */
             for (size_t k = 0; k < nb; k++)
@@ -174,6 +270,14 @@ int gd_runner_adaptive(gd_runner *r, gd_curve *curve, const gd_sweep *coarse, ui
             if (hi - lo <= resolution ||
                 (coarse->refine_below && lo >= coarse->refine_below && k != first_knee))
                 continue;
+            if (!isnan(lo_levels[k]) && ntodo + 2 <= 64) {
+                size_t n = secant_points(curve, gd_probe_primary_series(curve->probe), lo, hi,
+                                         lo_levels[k], next_levels[k], resolution, &todo[ntodo]);
+                if (n) {
+                    ntodo += n;
+                    continue;
+                }
+            }
             uint64_t mid = snap_down(lo + (hi - lo) / 2, resolution);
             if (mid <= lo)
                 mid = lo + resolution;

@@ -26,6 +26,7 @@ const gd_probe gd_probe_pchase = {
     .sweep_name = "footprint_bytes",
     .value_unit = "cycles",
     .default_stride_bytes = GD_CHASE_DEFAULT_STRIDE,
+    .linear_knees = 1,
     .variants = pchase_variants,
     .example_point = 4096,
     .plan = pchase_plan,

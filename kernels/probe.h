@@ -98,6 +98,11 @@ struct gd_probe {            /* typedef gd_probe: kernels/probe_layout.h */
                                * first plateau (a random policy's first misses, a
                                * point or forty before the median moves): adaptive
                                * sweeps bisect that bracket too (pchase_fine) */
+    int linear_knees;         /* one access a sample, every element once a lap: past a
+                               * capacity the extra cycles grow in proportion to the
+                               * lines over it (LRU, FIFO), so adaptive sweeps jump a
+                               * knee's bracket to where the ramp extrapolates to zero
+                               * (pchase; not a CPI curve's staircase of fetch lines) */
     uint64_t default_stride_bytes;
     uint64_t sweep_granularity; /* sweep values are multiples of this; 0: of the stride
                                  * (footprints are whole elements) */

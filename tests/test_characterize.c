@@ -325,6 +325,64 @@ static void test_adaptive_refine_below(void **state)
     }
 }
 
+/* An LRU L2's knee through the ld.cg chase (sim:tiny with a 512 KiB L2 of 8
+ * ways of 64-byte lines): past it the misses grow by a set's nine accesses a
+ * line, a straight ramp in the extra cycles of a lap, and the adaptive sweep
+ * closes the bracket where that line reaches zero (the probe's linear_knees)
+ * -- the same one-line bracket at the L2's size as halving it, in fewer
+ * points (on a 64 MiB L2 each of them a 64 MiB chase). */
+static size_t tiny_cg_knee(const gd_probe *probe, double *below, double *above)
+{
+    gd_err err;
+    gd_runner r;
+    static const char *const big_l2[] = {"L2.size=512KiB"};
+    gd_device_opts o = {big_l2, 1};
+    gd_device *dev;
+    assert_int_equal(gd_device_open("sim:tiny", &o, &dev, &err), 0);
+    gd_runner_init(&r, dev, NULL, NULL);
+    gd_probe_opts opts = {.stride_bytes = 64};
+    snprintf(opts.variant, sizeof opts.variant, "cg");
+    gd_curve c;
+    gd_curve_init(&c, "cg", probe, &opts);
+    gd_sweep coarse;
+    assert_int_equal(gd_sweep_parse("8KiB:2MiB", 64, &coarse, &err), 0);
+    gd_adaptive_stats st;
+    if (gd_runner_adaptive(&r, &c, &coarse, 64, &st, &err) != 0)
+        fail_msg("%s", err.msg);
+    gd_sweep_free(&coarse);
+    gd_segmentation seg;
+    assert_int_equal(gd_curve_segment(&c, "cycles", &seg, &err), 0);
+    assert_true(seg.knee_count >= 1);
+    *below = seg.knees[0].x_below;
+    *above = seg.knees[0].x_above;
+    gd_segmentation_free(&seg);
+    size_t n = c.count;
+    gd_curve_free(&c);
+    gd_runner_close(&r);
+    gd_device_close(dev);
+    return n;
+}
+
+static void test_adaptive_linear_knee(void **state)
+{
+    (void)state;
+    const gd_probe *pchase = gd_probe_find("pchase");
+    assert_true(pchase->linear_knees);
+    double below, above;
+    size_t points = tiny_cg_knee(pchase, &below, &above);
+    if (below != 524288 || above != 524288 + 64)
+        fail_msg("the L2's knee in [%g, %g), not [524288, 524352)", below, above);
+    /* the control: the same probe halving the bracket */
+    gd_probe halving = *pchase;
+    halving.linear_knees = 0;
+    double hb, ha;
+    size_t halved = tiny_cg_knee(&halving, &hb, &ha);
+    assert_true(hb == below && ha == above);
+    print_message("  the L2's knee: %zu points with the ramp's line, %zu halving\n", points, halved);
+    if (!(points + 4 <= halved))
+        fail_msg("%zu points with the ramp's line, %zu halving", points, halved);
+}
+
 /* The merge limit's staircase (sim:tiny: 8 requests per MSHR entry) through
  * the adaptive sweep of l1-merge: mshr reads its first step alone
  * (first_step_only), so only that step is bisected -- to one request, the
@@ -598,6 +656,7 @@ int main(void)
         cmocka_unit_test(test_adaptive_pins_dense_knees),
         cmocka_unit_test(test_adaptive_first_step_only),
         cmocka_unit_test(test_adaptive_refine_below),
+        cmocka_unit_test(test_adaptive_linear_knee),
         cmocka_unit_test(test_model_command),
         cmocka_unit_test(test_compare_finds_a_wrong_arch),
         cmocka_unit_test(test_bad_input),
