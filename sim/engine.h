@@ -253,6 +253,7 @@ struct sim_engine {
                                * skipped before it; an issue to the LSU sets it to now) */
     sim_stats stats;
     uint64_t max_cycles;      /* watchdog per launch */
+    int look_at_every_warp;   /* ignore sim_sm.sub_ready (GPUDISSECT_SIM_LOOK_AT_EVERY_WARP=1) */
     uint64_t noise_rng;       /* [noise]: seeded timing noise on load completions */
     int noise_on;
     sim_level_caches lc[GD_LEVEL_COUNT]; /* instruction and constant caches */

@@ -89,6 +89,11 @@ int sim_engine_create(const gd_arch *arch, sim_devmem *mem, sim_engine **out, gd
     const char *env = getenv("GPUDISSECT_SIM_MAX_CYCLES");
     if (env && *env)
         e->max_cycles = strtoull(env, NULL, 0);
+    /* a check, not a setting: every sub-partition's warps looked at on every
+     * cycle visited, as before sim_sm.sub_ready (tests/test_sim_lsu.c holds the
+     * results alike) */
+    env = getenv("GPUDISSECT_SIM_LOOK_AT_EVERY_WARP");
+    e->look_at_every_warp = env && *env == '1';
     uint32_t nw = arch->gpu.max_warps_per_sm, nsub = arch->gpu.subpartitions;
     e->sms = calloc(e->sm_count, sizeof *e->sms);
     e->active_sms = calloc(e->sm_count, sizeof *e->active_sms);
@@ -602,7 +607,7 @@ static int sm_issue(sim_engine *e, sim_sm *sm, uint64_t cycle, uint64_t *wake)
          * earliest cycle for the wake), without looking -- 80 SMs of 32 warps
          * waiting on DRAM were three quarters of a bandwidth step's time */
         uint64_t ready = sm->sub_ready[sub];
-        if (ready > cycle) {
+        if (ready > cycle && !e->look_at_every_warp) {
             if (ready < *wake)
                 *wake = ready;
             continue;

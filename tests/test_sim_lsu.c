@@ -10,6 +10,7 @@
 
 #include "host/device.h"
 #include "host/device_registry.h"
+#include "host/runner.h"
 #include "host/whatif.h"
 #include "kernels/workloads/workload.h"
 #include "sim/engine.h"
@@ -289,6 +290,76 @@ static void test_bank_conflicts(void **state)
 /* ------------------------------------------------------------------------- */
 /* Counters                                                                  */
 
+/* A sub-partition none of whose warps is ready is skipped without looking at
+ * each (sim_sm.sub_ready), and warps a full LSU refused wait parked until it
+ * frees: a DRAM copy of every SM's 32 warps gives the same samples and the
+ * same counters -- cycles visited included -- as looking at every warp on
+ * every cycle (GPUDISSECT_SIM_LOOK_AT_EVERY_WARP=1, the engine before). */
+static gd_curve copy_point(int look_at_every_warp, gd_counter_list *delta)
+{
+    if (look_at_every_warp)
+        setenv("GPUDISSECT_SIM_LOOK_AT_EVERY_WARP", "1", 1);
+    else
+        unsetenv("GPUDISSECT_SIM_LOOK_AT_EVERY_WARP");
+    gd_device *dev = open_sim("sim:tiny", NULL, 0);
+    unsetenv("GPUDISSECT_SIM_LOOK_AT_EVERY_WARP");
+    gd_err err;
+    gd_runner runner;
+    gd_runner_init(&runner, dev, NULL, NULL);
+    runner.chained = 1; /* in this process */
+    gd_probe_opts opts = {0};
+    snprintf(opts.variant, sizeof opts.variant, "copy");
+    gd_curve curve;
+    gd_curve_init(&curve, "copy", gd_probe_find("bandwidth"), &opts);
+    gd_sweep sweep;
+    assert_int_equal(gd_sweep_parse("256KiB:256KiB", 1, &sweep, &err), 0);
+    gd_counter_list before = {0}, after = {0};
+    assert_int_equal(gd_device_counters(dev, &before, &err), 0);
+    if (gd_runner_sweep(&runner, &curve, &sweep, &err) != 0)
+        fail_msg("%s", err.msg);
+    assert_int_equal(gd_device_counters(dev, &after, &err), 0);
+    for (size_t i = 0; i < after.count; i++)
+        assert_int_equal(gd_counter_list_add(delta, after.items[i].name,
+                                              after.items[i].value -
+                                                  gd_counter_list_get(&before, after.items[i].name, 0)),
+                         0);
+    gd_counter_list_free(&before);
+    gd_counter_list_free(&after);
+    gd_sweep_free(&sweep);
+    gd_runner_close(&runner);
+    gd_device_close(dev);
+    return curve;
+}
+
+static void test_idle_warps_not_looked_at(void **state)
+{
+    (void)state;
+    gd_counter_list skip = {0}, every = {0};
+    gd_curve a = copy_point(0, &skip), b = copy_point(1, &every);
+    /* the case this guards: warps refused by the LSU, cycles with none ready */
+    assert_true(counter(&skip, "lsu.issue_stall_cycles") > 0);
+    assert_int_equal(skip.count, every.count);
+    for (size_t i = 0; i < skip.count; i++)
+        if (skip.items[i].value != gd_counter_list_get(&every, skip.items[i].name, -1))
+            fail_msg("counter %s: %g skipping idle sub-partitions, %g looking at every warp",
+                     skip.items[i].name, skip.items[i].value,
+                     gd_counter_list_get(&every, skip.items[i].name, -1));
+    assert_int_equal(a.count, 1);
+    assert_int_equal(b.count, 1);
+    assert_int_equal(a.points[0].series_count, b.points[0].series_count);
+    for (size_t k = 0; k < a.points[0].series_count; k++) {
+        const gd_point_series *x = &a.points[0].series[k], *y = &b.points[0].series[k];
+        assert_string_equal(x->name, y->name);
+        assert_true(x->summary.count == y->summary.count);
+        for (size_t j = 0; j < x->summary.count; j++)
+            assert_true(x->samples[j] == y->samples[j]);
+    }
+    gd_curve_free(&a);
+    gd_curve_free(&b);
+    gd_counter_list_free(&skip);
+    gd_counter_list_free(&every);
+}
+
 static void test_counters_exported(void **state)
 {
     (void)state;
@@ -379,6 +450,7 @@ int main(void)
         cmocka_unit_test(test_coalescing),
         cmocka_unit_test(test_bank_conflicts),
         cmocka_unit_test(test_counters_exported),
+        cmocka_unit_test(test_idle_warps_not_looked_at),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
