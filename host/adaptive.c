@@ -154,8 +154,8 @@ static size_t add_jumps(const gd_curve *curve, uint64_t resolution, uint64_t *lo
  * little past the capacity, still inside the bracket.  Writes 0..2 points not
  * measured yet into out; 0 when the ramp cannot tell (then bisect). */
 static size_t secant_points(const gd_curve *curve, const char *series, uint64_t lo, uint64_t hi,
-                            double lo_level, double next_level, uint64_t resolution,
-                            uint64_t out[2])
+                            double plateau_first, double lo_level, double next_level,
+                            uint64_t resolution, uint64_t out[2])
 {
     size_t i = 0;
     while (i < curve->count && curve->points[i].x != lo)
@@ -185,16 +185,23 @@ static size_t secant_points(const gd_curve *curve, const char *series, uint64_t 
      * lo (else the bracket is halved, which also restores the baseline) */
     if (!(e3 > e2 && e2 > e1 && e1 > 0) || x2 - x1 < (x1 - (double)lo) / 2)
         return 0;
+    /* once a knee: two points one step apart on its plateau or above are an
+     * earlier line's zero that missed -- on the ramp (one that bends where it
+     * starts: an L2 whose slices fill unevenly, generated seed 1027) or on the
+     * plateau (whose noisy points then raise the baseline, and each line's
+     * zero crept a step past the last, a pair a round: 61 points for 50) */
+    for (size_t j = 0; j < i + 3; j++)
+        if ((double)curve->points[j].x >= plateau_first &&
+            curve->points[j + 1].x - curve->points[j].x == resolution)
+            return 0;
     double slope12 = (e2 - e1) / (x2 - x1), slope23 = (e3 - e2) / (x3 - x2);
     if (fabs(slope12 - slope23) > ADAPTIVE_SECANT_LINEAR * slope23)
         return 0;
     double z = x1 - e1 * (x2 - x1) / (e2 - e1);
     /* (a zero at lo itself, the last clean point: the ramp starts one step on) */
-    if (!(z > (double)lo - (double)resolution && z < x1))
+    if (!(z > (double)lo - (double)resolution / 2 && z < x1))
         return 0;
     uint64_t p = z > (double)lo ? snap_down((uint64_t)z, resolution) : lo;
-    if (p < lo)
-        p = lo;
     size_t n = 0;
     for (uint64_t q = p; q <= p + resolution; q += resolution)
         if (q > lo && q < hi && !gd_curve_find(curve, q))
@@ -216,6 +223,7 @@ int gd_runner_adaptive(gd_runner *r, gd_curve *curve, const gd_sweep *coarse, ui
         /* the brackets to halve: knees between plateaus, or the steps of a ramp */
         uint64_t lows[64], highs[64];
         double lo_levels[64], next_levels[64]; /* a segmentation knee's plateaus; NAN: none */
+        double plateau_firsts[64];             /* where the plateau before the knee starts */
         size_t nb = 0, first_knee = SIZE_MAX;
         if (curve->probe->ramp_curve) {
             gd_step steps[64];
@@ -225,7 +233,7 @@ int gd_runner_adaptive(gd_runner *r, gd_curve *curve, const gd_sweep *coarse, ui
             for (size_t k = 0; k < ns && k < cap; k++, nb++) {
                 lows[nb] = curve->points[steps[k].below].x;
                 highs[nb] = curve->points[steps[k].above].x;
-                lo_levels[nb] = next_levels[nb] = NAN;
+                lo_levels[nb] = next_levels[nb] = plateau_firsts[nb] = NAN;
             }
         } else {
             gd_segmentation seg;
@@ -236,6 +244,7 @@ int gd_runner_adaptive(gd_runner *r, gd_curve *curve, const gd_sweep *coarse, ui
                 highs[nb] = (uint64_t)seg.knees[k].x_above;
                 lo_levels[nb] = curve->probe->linear_knees ? seg.plateaus[k].level : NAN;
                 next_levels[nb] = seg.plateaus[k + 1].level;
+                plateau_firsts[nb] = seg.plateaus[k].x_first;
             }
             /* where the mean first leaves the first plateau, when the
              * analysis reads that (a random L1's ways + 1) */
@@ -246,7 +255,7 @@ int gd_runner_adaptive(gd_runner *r, gd_curve *curve, const gd_sweep *coarse, ui
                 if (at < seg.knees[0].below) {
                     lows[nb] = curve->points[at].x;
                     highs[nb] = curve->points[at + 1].x;
-                    lo_levels[nb] = next_levels[nb] = NAN;
+                    lo_levels[nb] = next_levels[nb] = plateau_firsts[nb] = NAN;
                     nb++;
                 }
             }
@@ -254,7 +263,7 @@ int gd_runner_adaptive(gd_runner *r, gd_curve *curve, const gd_sweep *coarse, ui
             size_t knees = nb;
             nb = add_jumps(curve, resolution, lows, highs, nb, 64);
             for (size_t k = knees; k < nb; k++)
-                lo_levels[k] = next_levels[k] = NAN;
+                lo_levels[k] = next_levels[k] = plateau_firsts[k] = NAN;
             /* the curve's first knee: a segmentation's, or a jump (a level
              * the coarse sweep hit once has no plateau to the segmentation) */
             for (size_t k = 0; k < nb; k++)
@@ -272,7 +281,8 @@ int gd_runner_adaptive(gd_runner *r, gd_curve *curve, const gd_sweep *coarse, ui
                 continue;
             if (!isnan(lo_levels[k]) && ntodo + 2 <= 64) {
                 size_t n = secant_points(curve, gd_probe_primary_series(curve->probe), lo, hi,
-                                         lo_levels[k], next_levels[k], resolution, &todo[ntodo]);
+                                         plateau_firsts[k], lo_levels[k], next_levels[k],
+                                         resolution, &todo[ntodo]);
                 if (n) {
                     ntodo += n;
                     continue;
