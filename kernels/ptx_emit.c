@@ -34,6 +34,25 @@ void gd_ptx_init(gd_ptx *p)
     memset(p, 0, sizeof *p);
 }
 
+/* Room for `need` bytes in all: at least twice the capacity (or exactly
+ * `need` when that is more, a block's copies at once).  0, or -1 (failed). */
+static int ptx_reserve(gd_ptx *p, size_t need)
+{
+    if (need <= p->capacity)
+        return 0;
+    size_t cap = p->capacity ? p->capacity * 2 : 4096;
+    if (cap < need)
+        cap = need;
+    char *t = realloc(p->text, cap);
+    if (!t) {
+        p->failed = 1;
+        return -1;
+    }
+    p->text = t;
+    p->capacity = cap;
+    return 0;
+}
+
 void gd_ptx_printf(gd_ptx *p, const char *fmt, ...)
 {
     if (p->failed)
@@ -52,16 +71,8 @@ void gd_ptx_printf(gd_ptx *p, const char *fmt, ...)
             p->length += (size_t)n;
             return;
         }
-        size_t cap = p->capacity ? p->capacity * 2 : 4096;
-        while (cap < p->length + (size_t)n + 1)
-            cap *= 2;
-        char *t = realloc(p->text, cap);
-        if (!t) {
-            p->failed = 1;
+        if (ptx_reserve(p, p->length + (size_t)n + 1) != 0)
             return;
-        }
-        p->text = t;
-        p->capacity = cap;
     }
 }
 
@@ -74,16 +85,8 @@ void gd_ptx_repeat(gd_ptx *p, size_t from, size_t times)
         p->failed = 1;
         return;
     }
-    size_t need = p->length + unit * times + 1;
-    if (need > p->capacity) {
-        char *t = realloc(p->text, need);
-        if (!t) {
-            p->failed = 1;
-            return;
-        }
-        p->text = t;
-        p->capacity = need;
-    }
+    if (ptx_reserve(p, p->length + unit * times + 1) != 0)
+        return;
     /* doubling: each copy takes as many units as are there already */
     size_t done = 0;
     while (done < times) {
