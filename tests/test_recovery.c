@@ -485,12 +485,15 @@ static void test_l1_ways_after_a_late_size(void **state)
  * and 1055, FIFO) went unmeasured: full.suite's chase through the L1 refines
  * only the knees below L2/2 (the L2's is the ld.cg chase's), the L1D's bracket
  * started at 128 KiB, and no later step sized from the L1D ran.  The first
- * knee is now refined wherever it starts (host/adaptive.c). */
+ * knee is now refined wherever it starts (host/adaptive.c).  And seed 1093
+ * (a FIFO 256 KiB L1D under a random 512 KiB L2): the chase hit the L2's level
+ * once, at 512 KiB, between the L1's plateau and DRAM past it -- no knee, and
+ * the jump onto that lone point was not halved. */
 static void test_l1d_of_half_the_l2(void **state)
 {
     (void)state;
     static const char *const steps[] = {"stride-l1d", "stride-l2", "pchase", NULL};
-    static const uint64_t seeds[] = {1006, 1055};
+    static const uint64_t seeds[] = {1006, 1055, 1093};
     for (size_t k = 0; k < sizeof seeds / sizeof *seeds; k++) {
         gd_arch arch;
         json_t *l = characterize_seed_steps_l2(seeds[k], 0, steps, &arch, "L1D");
