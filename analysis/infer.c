@@ -320,6 +320,8 @@ json_t *gd_inference_to_json(const gd_inference *inf)
                                 json_integer((json_int_t)l->size_resolution_bytes));
         if (l->has_size && l->size_method[0])
             json_object_set_new(o, "size_method", json_string(l->size_method));
+        if (!l->has_size && l->size_unseen[0])
+            json_object_set_new(o, "size_unseen", json_string(l->size_unseen));
         if (l->has_size && !l->size_is_lower_bound && (l->knee_below || l->knee_above)) {
             json_t *k = json_object();
             json_object_set_new(k, "x_below", json_real(l->knee_below));
@@ -535,6 +537,8 @@ int gd_inference_from_json(const json_t *doc, gd_inference *inf, const char *pat
         WHOLE(o, "size_resolution_bytes", 0x1p62, l->size_resolution_bytes, (void)h_);
         const char *method = json_string_value(json_object_get(o, "size_method"));
         snprintf(l->size_method, sizeof l->size_method, "%s", method ? method : "");
+        const char *unseen = json_string_value(json_object_get(o, "size_unseen"));
+        snprintf(l->size_unseen, sizeof l->size_unseen, "%s", unseen ? unseen : "");
         const char *scope = json_string_value(json_object_get(o, "scope"));
         if (scope) {
             int sc = scope_from_name(scope);

@@ -45,6 +45,8 @@ typedef struct gd_inferred_level {
     uint64_t size_resolution_bytes; /* a fitted size: within +- this; 0: the knee's bracket */
     char size_method[64];          /* how a size not read off a knee was found, and the
                                     * replacement it assumes ("" for a knee) */
+    char size_unseen[192];         /* why no size is given for a level known to exist
+                                    * ("" otherwise: inferred.json "size_unseen") */
     char size_from[64], sector_from[64], latency_from[64]; /* curve labels */
 
     /* who shares it: sub-partition, SM or chip (attacker-victim interference) */

@@ -255,8 +255,28 @@ int gd_infer_icache_seq(gd_inference *inf, const gd_curve *curve, const gd_segme
         l->knee_below = (double)curve->points[split].x;
         l->knee_above = (double)curve->points[split + 1].x;
         snprintf(l->size_from, sizeof l->size_from, "%s", curve->label);
-    } else if (sized < 2 && !ramp_last) {
-        gd_inferred_level *l = &inf->level[names[sized]];
+    } else if (sized == 1 && !ramp_last) {
+        /* one step, then a level to the sweep's end: the next instruction
+         * cache, at least as large as the sweep -- or the L2, where that
+         * cache is no larger than the one before (an L1I as large as its L0I
+         * holds nothing the L0I does not: generated seeds 1016, 1045, 1064,
+         * 1081, 1178, whose L1Is of 32 KiB were reported as ">= 512 KiB").
+         * Code from either runs at one CPI; which it is, no sweep of code
+         * tells apart (the code sweep past the L2's half, icache-l2, starts
+         * cold: 2 passes, a random L2's code still arriving).  So no bound. */
+        gd_inferred_level *l = &inf->level[names[1]];
+        if (!l->has_size) {
+            l->present = 1;
+            snprintf(l->size_unseen, sizeof l->size_unseen,
+                     "one level past the %s's %llu bytes to the sweep's end (%s, CPI %.2f): "
+                     "this level of at least %llu bytes, or the L2 behind one no larger",
+                     gd_inferred_level_name(names[0]),
+                     (unsigned long long)inf->level[names[0]].size_bytes, curve->label,
+                     end->level, (unsigned long long)end->x_last);
+        }
+    } else if (sized == 0 && !ramp_last) {
+        /* the first level to the sweep's end: at least the sweep */
+        gd_inferred_level *l = &inf->level[names[0]];
         if (!l->has_size) {
             l->present = 1;
             l->has_size = 1;

@@ -54,6 +54,8 @@ static void merge_inference(gd_inference *into, const gd_inference *from)
             memcpy(t->size_method, f->size_method, sizeof t->size_method);
             memcpy(t->size_from, f->size_from, sizeof t->size_from);
         }
+        if (f->size_unseen[0] && !t->has_size && !t->size_unseen[0])
+            memcpy(t->size_unseen, f->size_unseen, sizeof t->size_unseen);
         if (f->has_sector && !t->has_sector) {
             t->has_sector = 1;
             t->sector_bytes = f->sector_bytes;

@@ -510,6 +510,35 @@ static void test_l1d_of_half_the_l2(void **state)
     }
 }
 
+/* An L1I as large as its L0I (32 KiB each: generated seeds 1016, 1081) holds
+ * nothing the L0I does not: the CPI curve has one step, to the L2's level,
+ * and the plateau after it was reported as an L1I of ">= 512 KiB" -- a wrong
+ * bound.  One step and a level to the sweep's end is the next cache or the L2
+ * behind one no larger: no size, and inferred.json says why (`size_unseen`). */
+static void test_l1i_as_large_as_its_l0i(void **state)
+{
+    (void)state;
+    static const char *const steps[] = {"icache", NULL};
+    static const uint64_t seeds[] = {1016, 1081};
+    for (size_t k = 0; k < sizeof seeds / sizeof *seeds; k++) {
+        gd_arch arch;
+        json_t *l = characterize_seed_steps_l2(seeds[k], 0, steps, &arch, "L1I");
+        /* the case this guards */
+        assert_int_equal(arch.level[GD_L1I].size_bytes, arch.level[GD_L0I].size_bytes);
+        const json_t *size = json_object_get(l, "size_bytes");
+        if (json_is_number(size) && json_number_value(size) > (double)arch.level[GD_L1I].size_bytes)
+            fail_msg("seed %llu: L1I size %g%s, the arch's %llu", (unsigned long long)seeds[k],
+                     json_number_value(size),
+                     json_is_true(json_object_get(l, "size_is_lower_bound")) ? " (a lower bound)" : "",
+                     (unsigned long long)arch.level[GD_L1I].size_bytes);
+        const char *why = json_string_value(json_object_get(l, "size_unseen"));
+        if (!why || !strstr(why, "past the L0I's") || !strstr(why, "or the L2"))
+            fail_msg("seed %llu: L1I size_unseen '%s'", (unsigned long long)seeds[k],
+                     why ? why : "(none)");
+        json_decref(l);
+    }
+}
+
 /* A randomly replacing 128-way L1D: a chain of 129 lines misses a few accesses
  * a lap, the median stays on the hit plateau and the knee came one point late
  * (ways read as 129: seeds 1006, 1010); the mean shows the misses.  And where
@@ -771,6 +800,7 @@ int main(void)
         cmocka_unit_test(test_l1_ways_after_a_late_size),
         cmocka_unit_test(test_l1_ways_random_replacement),
         cmocka_unit_test(test_l1d_of_half_the_l2),
+        cmocka_unit_test(test_l1i_as_large_as_its_l0i),
         cmocka_unit_test(test_l1i_knee_with_lines_larger_than_the_l0i),
         cmocka_unit_test(test_l2c_latency_behind_an_8k_l1c),
         cmocka_unit_test(test_l2c_latency_close_behind_a_shared_l15),
