@@ -270,7 +270,7 @@ int gd_infer_icache_seq(gd_inference *inf, const gd_curve *curve, const gd_segme
             snprintf(l->size_unseen, sizeof l->size_unseen,
                      "one level past the %s's %llu bytes to the sweep's end (%s, CPI %.2f): "
                      "this level of at least %llu bytes, or the L2 behind one no larger",
-                     gd_inferred_level_name(names[0]),
+                     has_l0 ? "L0I" : "L1I",
                      (unsigned long long)inf->level[names[0]].size_bytes, curve->label,
                      end->level, (unsigned long long)end->x_last);
         }
