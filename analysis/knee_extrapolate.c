@@ -116,6 +116,36 @@ int gd_knee_extrapolate(const gd_curve *curve, const gd_segmentation *seg, size_
         if (zero < c)
             c = zero;
     }
+    /* and the first point past the clean one, moved back along the slope of
+     * every point in proportion (GD_EXTRAPOLATE_MAX_SHARE): where sets are
+     * hashed the first lines over C can land in one set, the ramp starts
+     * convex, and the lines through its first points cross late (generated
+     * seed 1010: a noisy FIFO 1 MiB L2 read 2 lines late) */
+    double fx = 0, fy = 0, fxx = 0, fxy = 0, x0 = NAN, y0 = NAN;
+    size_t fn = 0;
+    for (size_t i = clean + 1; i < curve->count; i++) {
+        double s = gd_point_share_above(&curve->points[i], threshold, hit, miss);
+        if (!isfinite(s))
+            continue;
+        double y = s - outliers, x = (double)curve->points[i].x;
+        if (y > GD_EXTRAPOLATE_MAX_SHARE)
+            break;
+        if (!fn) {
+            x0 = x;
+            y0 = y;
+        }
+        fx += x;
+        fy += y;
+        fxx += x * x;
+        fxy += x * y;
+        fn++;
+    }
+    double fden = fn * fxx - fx * fx;
+    if (fn > GD_EXTRAPOLATE_MAX_POINTS && fden > 0) {
+        double slope = (fn * fxy - fx * fy) / fden;
+        if (slope > 0 && y0 > 0 && x0 - y0 / slope < c)
+            c = x0 - y0 / slope;
+    }
     if (!isfinite(c))
         return 0;
     double lo = (double)curve->points[clean].x, hi = (double)curve->points[k->below].x;

@@ -510,6 +510,29 @@ static void test_l1d_of_half_the_l2(void **state)
     }
 }
 
+/* A noisy FIFO 1 MiB L2 of 128-byte lines (generated seed 1010) read two
+ * lines late: its misses past the capacity climb about 17 a line from ten lines
+ * over, but only 15 a line at eight (the first extra lines collide in the
+ * hashed sets), and the lines through the first points past the clean one
+ * crossed zero late.  The first point is now also moved back along the slope
+ * of every point in proportion (analysis/knee_extrapolate.c). */
+static void test_l2_knee_on_a_convex_start(void **state)
+{
+    (void)state;
+    static const char *const steps[] = {"stride-l2", "pchase-cg", NULL};
+    gd_arch arch;
+    json_t *l = characterize_seed_steps_l2(1010, 0, steps, &arch, "L2");
+    const gd_arch_level *l2 = &arch.level[GD_L2];
+    /* the case this guards */
+    assert_int_equal(l2->replacement, GD_REPL_FIFO);
+    assert_true(arch.noise.jitter_cycles > 0);
+    const json_t *size = json_object_get(l, "size_bytes");
+    if (!json_is_number(size) || fabs(json_number_value(size) - (double)l2->size_bytes) > l2->line_bytes)
+        fail_msg("seed 1010: L2 size %g, the arch's %llu", json_is_number(size) ? json_number_value(size) : -1.0,
+                 (unsigned long long)l2->size_bytes);
+    json_decref(l);
+}
+
 /* An L1I as large as its L0I (32 KiB each: generated seeds 1016, 1081) holds
  * nothing the L0I does not: the CPI curve has one step, to the L2's level,
  * and the plateau after it was reported as an L1I of ">= 512 KiB" -- a wrong
@@ -801,6 +824,7 @@ int main(void)
         cmocka_unit_test(test_l1_ways_random_replacement),
         cmocka_unit_test(test_l1d_of_half_the_l2),
         cmocka_unit_test(test_l1i_as_large_as_its_l0i),
+        cmocka_unit_test(test_l2_knee_on_a_convex_start),
         cmocka_unit_test(test_l1i_knee_with_lines_larger_than_the_l0i),
         cmocka_unit_test(test_l2c_latency_behind_an_8k_l1c),
         cmocka_unit_test(test_l2c_latency_close_behind_a_shared_l15),
