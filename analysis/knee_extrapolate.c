@@ -90,24 +90,33 @@ int gd_knee_extrapolate(const gd_curve *curve, const gd_segmentation *seg, size_
     /* least squares over (x, excess share) of the first 2, 3, ... points past
      * it; the earliest zero wins (the misses climb by whole lines -- a set
      * overflows at once -- so the line through later points crosses late on
-     * an LRU or FIFO cache; a random one scatters around its line instead) */
-    double sx = 0, sy = 0, sxx = 0, sxy = 0, c = INFINITY;
+     * an LRU or FIFO cache; a random one scatters around its line instead).
+     * The same running sums go on over every point still in proportion
+     * (GD_EXTRAPOLATE_MAX_SHARE), and the first point is moved back along
+     * that line's slope: where sets are hashed the first lines over C can land
+     * in one set, the ramp starts convex, and the lines through its first
+     * points cross late (generated seed 1010: a noisy FIFO 1 MiB L2 read 2
+     * lines late). */
+    double sx = 0, sy = 0, sxx = 0, sxy = 0, c = INFINITY, x0 = NAN, y0 = NAN;
     size_t n = 0;
-    for (size_t i = clean + 1; i < curve->count && n < GD_EXTRAPOLATE_MAX_POINTS; i++) {
+    for (size_t i = clean + 1; i < curve->count; i++) {
         double s = gd_point_share_above(&curve->points[i], threshold, hit, miss);
         if (!isfinite(s))
             continue;
-        double y = s - outliers;
+        double y = s - outliers, x = (double)curve->points[i].x;
         if (y > GD_EXTRAPOLATE_MAX_SHARE)
             break;
-        double x = (double)curve->points[i].x;
+        if (!n) {
+            x0 = x;
+            y0 = y;
+        }
         sx += x;
         sy += y;
         sxx += x * x;
         sxy += x * y;
         n++;
         double den = n * sxx - sx * sx;
-        if (n < 2 || den <= 0)
+        if (n > GD_EXTRAPOLATE_MAX_POINTS || n < 2 || den <= 0)
             continue;
         double slope = (n * sxy - sx * sy) / den;
         if (!(slope > 0))
@@ -116,33 +125,9 @@ int gd_knee_extrapolate(const gd_curve *curve, const gd_segmentation *seg, size_
         if (zero < c)
             c = zero;
     }
-    /* and the first point past the clean one, moved back along the slope of
-     * every point in proportion (GD_EXTRAPOLATE_MAX_SHARE): where sets are
-     * hashed the first lines over C can land in one set, the ramp starts
-     * convex, and the lines through its first points cross late (generated
-     * seed 1010: a noisy FIFO 1 MiB L2 read 2 lines late) */
-    double fx = 0, fy = 0, fxx = 0, fxy = 0, x0 = NAN, y0 = NAN;
-    size_t fn = 0;
-    for (size_t i = clean + 1; i < curve->count; i++) {
-        double s = gd_point_share_above(&curve->points[i], threshold, hit, miss);
-        if (!isfinite(s))
-            continue;
-        double y = s - outliers, x = (double)curve->points[i].x;
-        if (y > GD_EXTRAPOLATE_MAX_SHARE)
-            break;
-        if (!fn) {
-            x0 = x;
-            y0 = y;
-        }
-        fx += x;
-        fy += y;
-        fxx += x * x;
-        fxy += x * y;
-        fn++;
-    }
-    double fden = fn * fxx - fx * fx;
-    if (fn > GD_EXTRAPOLATE_MAX_POINTS && fden > 0) {
-        double slope = (fn * fxy - fx * fy) / fden;
+    double den = n * sxx - sx * sx;
+    if (n > GD_EXTRAPOLATE_MAX_POINTS && den > 0) {
+        double slope = (n * sxy - sx * sy) / den;
         if (slope > 0 && y0 > 0 && x0 - y0 / slope < c)
             c = x0 - y0 / slope;
     }
