@@ -91,3 +91,24 @@ void sim_devmem_copy_sparse(uint8_t *dst, const uint8_t *src, size_t bytes)
         off += n;
     }
 }
+
+/* A zero fill writes only the blocks that are not zero already: the runner
+ * zeroes every buffer a probe does not fill (an L2 eviction pass's is twice
+ * the L2, 120 MiB on a 60 MiB one), and a fresh allocation is zero, so that
+ * its pages stay the shared zero page -- nothing committed, and the probe's
+ * reads of them hit one host page instead of missing in the host's caches. */
+void sim_devmem_fill_sparse(uint8_t *dst, uint8_t byte, size_t bytes)
+{
+    static const uint8_t zero[SPARSE_BLOCK_BYTES];
+    if (byte) {
+        memset(dst, byte, bytes);
+        return;
+    }
+    size_t off = 0;
+    while (off < bytes) {
+        size_t n = bytes - off < SPARSE_BLOCK_BYTES ? bytes - off : SPARSE_BLOCK_BYTES;
+        if (memcmp(dst + off, zero, n))
+            memset(dst + off, 0, n);
+        off += n;
+    }
+}

@@ -60,4 +60,8 @@ static inline uint8_t *sim_devmem_translate(sim_devmem *m, uint64_t addr, uint64
  * host buffer commits only the pages it uses. */
 void sim_devmem_copy_sparse(uint8_t *dst, const uint8_t *src, size_t bytes);
 
+/* memset that leaves blocks already zero untouched when the byte is 0, so a
+ * fresh allocation zeroed by the runner commits no pages. */
+void sim_devmem_fill_sparse(uint8_t *dst, uint8_t byte, size_t bytes);
+
 #endif

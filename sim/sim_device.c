@@ -195,7 +195,7 @@ static int simdev_fill(gd_device *dev, gd_devptr dst, uint8_t byte, size_t bytes
     if (!p)
         return gd_fail(err, "sim: memset of %zu bytes at 0x%llx is outside every allocation",
                        bytes, (unsigned long long)dst);
-    memset(p, byte, bytes);
+    sim_devmem_fill_sparse(p, byte, bytes);
     return 0;
 }
 

@@ -388,6 +388,45 @@ static void test_runtime_errors(void **state)
     gd_device_close(dev);
 }
 
+/* gd_mem_fill on the sim writes only the blocks of a zero fill that are not
+ * already zero (sim/devmem.c): every byte must still read back as filled, at
+ * block edges, in a range that starts and ends inside a block, and over data
+ * copied in before. */
+static void test_fill_over_written_memory(void **state)
+{
+    (void)state;
+    gd_device *dev = open_tiny();
+    gd_err err;
+    enum { BYTES = 3 * 4096 + 100 };
+    static uint8_t host[BYTES], back[BYTES];
+    gd_devptr buf;
+    assert_int_equal(gd_mem_alloc(dev, BYTES, &buf, &err), 0);
+    memset(host, 0xab, sizeof host);
+    assert_int_equal(gd_mem_copy_in(dev, buf + 4000, host, 5000, &err), 0);
+    /* zero inside the written range, from mid-block to mid-block */
+    assert_int_equal(gd_mem_fill(dev, buf + 4100, 0, 3000, &err), 0);
+    assert_int_equal(gd_mem_copy_out(dev, back, buf, BYTES, &err), 0);
+    for (size_t i = 0; i < BYTES; i++) {
+        uint8_t want = (i >= 4000 && i < 9000 && !(i >= 4100 && i < 7100)) ? 0xab : 0;
+        if (back[i] != want)
+            fail_msg("byte %zu reads 0x%02x, expected 0x%02x", i, back[i], want);
+    }
+    /* a non-zero fill, then zero over everything */
+    assert_int_equal(gd_mem_fill(dev, buf + 10, 0x5a, 20, &err), 0);
+    assert_int_equal(gd_mem_copy_out(dev, back, buf, 40, &err), 0);
+    assert_int_equal(back[9], 0);
+    assert_int_equal(back[10], 0x5a);
+    assert_int_equal(back[29], 0x5a);
+    assert_int_equal(back[30], 0);
+    assert_int_equal(gd_mem_fill(dev, buf, 0, BYTES, &err), 0);
+    assert_int_equal(gd_mem_copy_out(dev, back, buf, BYTES, &err), 0);
+    for (size_t i = 0; i < BYTES; i++)
+        if (back[i])
+            fail_msg("byte %zu reads 0x%02x after the zero fill", i, back[i]);
+    assert_int_equal(gd_mem_release(dev, buf, &err), 0);
+    gd_device_close(dev);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -398,6 +437,7 @@ int main(void)
         cmocka_unit_test(test_unsupported_ptx_is_rejected_with_its_line),
         cmocka_unit_test(test_runtime_errors),
         cmocka_unit_test(test_repeated_lines_parse_alike),
+        cmocka_unit_test(test_fill_over_written_memory),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
