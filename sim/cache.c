@@ -141,7 +141,10 @@ void sim_cache_destroy(sim_cache *c)
 
 void sim_cache_flush(sim_cache *c)
 {
-    memset(c->lines, 0, (size_t)c->sets * c->ways * sizeof *c->lines);
+    /* (lines fresh from calloc are zero: a 47 MB L2 stays uncommitted) */
+    if (c->lines_written)
+        memset(c->lines, 0, (size_t)c->sets * c->ways * sizeof *c->lines);
+    c->lines_written = 0;
     for (uint32_t set = 0; set < c->sets; set++) {
         c->newest[set] = c->oldest[set] = SIM_CACHE_NO_WAY;
         c->filled[set] = 0;
@@ -165,28 +168,43 @@ static inline void set_and_way(const sim_cache *c, size_t idx, uint32_t *s, uint
 
 static void list_push_newest(sim_cache *c, sim_cache_line *set, uint32_t s, uint16_t way);
 
+/* filled[s] of a set that holds the foreign lines of sim_cache_fill_foreign
+ * and has not been written yet (ways < SIM_CACHE_NO_WAY, so no count is this) */
+#define SET_FOREIGN SIM_CACHE_NO_WAY
+
 void sim_cache_fill_foreign(sim_cache *c, uint32_t salt)
 {
     sim_cache_flush(c);
     /* tags past any address a device allocates, each in its own set (tag mod
      * sets), distinct per salt (an L2 slice's victim moving to another slice
      * is no copy of a line there), never looked up: a fill evicts one of them
-     * as it would a line of an earlier program's */
-    uint64_t base = (uint64_t)c->sets * ((1ull << 34) + (uint64_t)salt * c->ways);
+     * as it would a line of an earlier program's.  A set's lines are written
+     * when a victim is first chosen in it (foreign_set): a 60 MiB L2 of 32-byte
+     * lines is 47 MB of them, and a probe that touches a few sets (most of a
+     * suite's points) paid for writing them all, in every point's process.
+     * A lookup needs no foreign line (none is ever looked up: an unwritten
+     * set's ways read absent), nor does can_allocate (all of them unreserved). */
+    c->foreign_base = (uint64_t)c->sets * ((1ull << 34) + (uint64_t)salt * c->ways);
+    for (uint32_t s = 0; s < c->sets; s++)
+        c->filled[s] = SET_FOREIGN;
+}
+
+/* Writes set s's foreign lines, as sim_cache_fill_foreign describes them. */
+static void foreign_set(sim_cache *c, uint32_t s)
+{
     uint32_t full = c->sectors_per_line >= 32 ? 0xffffffffu : (1u << c->sectors_per_line) - 1;
-    for (uint32_t s = 0; s < c->sets; s++) {
-        sim_cache_line *set = &c->lines[(size_t)s * c->ways];
-        for (uint32_t w = 0; w < c->ways; w++) {
-            sim_cache_line *l = &set[w];
-            l->tag = base + s + (uint64_t)w * c->sets;
-            l->valid_sectors = full;
-            l->present = 1;
-            list_push_newest(c, set, s, (uint16_t)w);
-            if (c->index)
-                index_insert(c, l->tag, s * c->ways + w);
-        }
-        c->filled[s] = c->ways;
+    sim_cache_line *set = &c->lines[(size_t)s * c->ways];
+    c->lines_written = 1;
+    for (uint32_t w = 0; w < c->ways; w++) {
+        sim_cache_line *l = &set[w];
+        l->tag = c->foreign_base + s + (uint64_t)w * c->sets;
+        l->valid_sectors = full;
+        l->present = 1;
+        list_push_newest(c, set, s, (uint16_t)w);
+        if (c->index)
+            index_insert(c, l->tag, s * c->ways + w);
     }
+    c->filled[s] = (uint16_t)c->ways;
 }
 
 uint32_t sim_cache_sector_mask(const sim_cache *c, uint64_t addr, uint32_t bytes)
@@ -253,6 +271,8 @@ sim_cache_line *sim_cache_victim(sim_cache *c, uint64_t line)
 {
     uint32_t s = sim_cache_set_of(c, line);
     sim_cache_line *set = &c->lines[(size_t)s * c->ways];
+    if (c->filled[s] == SET_FOREIGN)
+        foreign_set(c, s);
     if (c->filled[s] < c->ways)
         return &set[c->filled[s]];
     if (c->replacement == GD_REPL_RANDOM) {
@@ -277,7 +297,7 @@ int sim_cache_can_allocate(const sim_cache *c, uint64_t line)
 {
     uint32_t s = sim_cache_set_of(c, line);
     const sim_cache_line *set = &c->lines[(size_t)s * c->ways];
-    if (c->filled[s] < c->ways)
+    if (c->filled[s] < c->ways || c->filled[s] == SET_FOREIGN)
         return 1;
     if (c->replacement == GD_REPL_RANDOM) {
         for (uint32_t w = 0; w < c->ways; w++)
@@ -298,6 +318,7 @@ void sim_cache_install(sim_cache *c, sim_cache_line *l, uint64_t line)
     uint16_t way;
     set_and_way(c, idx, &s, &way);
     sim_cache_line *set = &c->lines[(size_t)s * c->ways];
+    c->lines_written = 1;
     if (c->index) {
         if (l->present)
             index_remove(c, l->tag);

@@ -42,6 +42,8 @@ typedef struct sim_cache {
     uint32_t index_mask;
     uint64_t rng;
     uint64_t seed;
+    uint64_t foreign_base;   /* sim_cache_fill_foreign: the first foreign tag */
+    int lines_written;       /* a line was written since lines were last zeroed */
 } sim_cache;
 
 int sim_cache_init(sim_cache *c, const gd_arch_level *level, uint64_t seed, gd_err *err);

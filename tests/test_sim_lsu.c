@@ -13,6 +13,7 @@
 #include "host/runner.h"
 #include "host/whatif.h"
 #include "kernels/workloads/workload.h"
+#include "sim/cache.h"
 #include "sim/engine.h"
 #include "tests/lsu_trace_log.h"
 
@@ -442,6 +443,52 @@ static void test_counters_exported(void **state)
     free(dir);
 }
 
+/* sim/cache.c: a cache of foreign lines (an L2 that earlier programs filled)
+ * writes a set's lines when a victim is first chosen in it -- a 60 MiB L2 of
+ * 32-byte lines is 47 MB of them, written in every point's process.  Until
+ * then a lookup misses and the set can allocate; its victims are its foreign
+ * lines oldest first (LRU: way 0 first), as if all had been written; the other
+ * sets stay unwritten, and a flush after writes zeroes every line. */
+static void test_cache_foreign_lines_written_when_needed(void **state)
+{
+    (void)state;
+    gd_arch_level lv = {0};
+    lv.sets = 6;
+    lv.ways = 4;
+    lv.line_bytes = lv.sector_bytes = 32;
+    lv.replacement = GD_REPL_LRU;
+    sim_cache c;
+    gd_err err;
+    assert_int_equal(sim_cache_init(&c, &lv, 1, &err), 0);
+    sim_cache_fill_foreign(&c, 2);
+    uint64_t base = 6ull * ((1ull << 34) + 2 * 4); /* the first foreign tag of salt 2 */
+    for (uint64_t line = 0; line < 24; line++) {
+        assert_null(sim_cache_find(&c, line));
+        assert_true(sim_cache_can_allocate(&c, line));
+    }
+    for (uint32_t k = 0; k < 4; k++) {
+        uint64_t line = 1 + 6 * k; /* set 1 */
+        sim_cache_line *v = sim_cache_victim(&c, line);
+        assert_non_null(v);
+        assert_true(v->present);
+        assert_int_equal(v->tag, base + 1 + 6 * k);
+        assert_int_equal(v->valid_sectors, 1);
+        sim_cache_install(&c, v, line);
+        assert_ptr_equal(sim_cache_find(&c, line), v);
+    }
+    sim_cache_line *v = sim_cache_victim(&c, 25);
+    assert_non_null(v);
+    assert_int_equal(v->tag, 1); /* the first line installed: least recently used */
+    for (uint32_t i = 0; i < 24; i++)
+        if (i / 4 != 1 && c.lines[i].present)
+            fail_msg("set %u way %u was written before any victim was chosen in it", i / 4, i % 4);
+    sim_cache_flush(&c);
+    for (uint32_t i = 0; i < 24; i++)
+        assert_false(c.lines[i].present || c.lines[i].tag || c.lines[i].valid_sectors);
+    assert_null(sim_cache_find(&c, 1));
+    sim_cache_destroy(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -451,6 +498,7 @@ int main(void)
         cmocka_unit_test(test_bank_conflicts),
         cmocka_unit_test(test_counters_exported),
         cmocka_unit_test(test_idle_warps_not_looked_at),
+        cmocka_unit_test(test_cache_foreign_lines_written_when_needed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
