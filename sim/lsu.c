@@ -292,6 +292,7 @@ void sim_lsu_issue(sim_engine *e, sim_sm *sm, sim_warp *w, const sim_mem_access 
     uint64_t line_mask = ~(uint64_t)(lsu->l1.line_bytes - 1);
     int fine = acc->is_store || acc->bypass_l1;
     uint32_t granules[SIM_WARP_LANES]; /* 32-B sectors used, per request (statistics) */
+    uint64_t lines_seen[SIM_WARP_LANES]; /* each request's line */
     int same_granule = (fine ? lsu->fine_bytes : lsu->l1.sector_bytes) == COALESCE_SECTOR_BYTES;
     for (uint32_t m = acc->mask; m; m &= m - 1) {
         unsigned lane = (unsigned)__builtin_ctz(m);
@@ -311,17 +312,17 @@ void sim_lsu_issue(sim_engine *e, sim_sm *sm, sim_warp *w, const sim_mem_access 
             uint32_t g_last = (off + acc->size - 1) / COALESCE_SECTOR_BYTES;
             used = (uint32_t)((2ull << g_last) - (1ull << g_first));
         }
-        uint32_t i;
-        for (i = 0; i < lsu->coalesce_count; i++) {
-            sim_request *r = &ms->req[lsu->coalesce[i]];
-            if (r->line_addr == line) {
-                r->sectors |= sectors;
-                granules[i] |= used;
-                break;
-            }
-        }
-        if (i < lsu->coalesce_count)
+        /* a line has one request: the latest first (lanes of one line are
+         * mostly neighbours), in a local copy of their lines -- a warp of 32
+         * lines apart (an eviction pass) compares 496 times per instruction */
+        uint32_t i = lsu->coalesce_count;
+        while (i-- > 0 && lines_seen[i] != line)
+            ;
+        if (i != UINT32_MAX) {
+            ms->req[lsu->coalesce[i]].sectors |= sectors;
+            granules[i] |= used;
             continue;
+        }
         int32_t rid = sim_request_new(e);
         if (rid < 0)
             return;
@@ -339,6 +340,7 @@ void sim_lsu_issue(sim_engine *e, sim_sm *sm, sim_warp *w, const sim_mem_access 
         r->load = load_id;
         r->instr_seq = lsu->instr_seq;
         granules[lsu->coalesce_count] = used;
+        lines_seen[lsu->coalesce_count] = line;
         lsu->coalesce[lsu->coalesce_count++] = rid;
         lsu->inflight++;
     }
