@@ -32,6 +32,8 @@
 #define GD_EXTRAPOLATE_MAX_POINTS 4  /* points past the last clean one, at most, in a fit */
 /* misses beyond the outliers' share: significant past this many binomial SDs */
 #define GD_EXTRAPOLATE_SIGNIFICANCE 3.0
+/* ... and a hint of them past this many: the last clean point may hold some */
+#define GD_EXTRAPOLATE_HINT 1.0
 
 double gd_point_share_above(const gd_point *p, double threshold, double hit, double miss)
 {
@@ -133,13 +135,32 @@ int gd_knee_extrapolate(const gd_curve *curve, const gd_segmentation *seg, size_
     }
     if (!isfinite(c))
         return 0;
-    double lo = (double)curve->points[clean].x, hi = (double)curve->points[k->below].x;
+    /* not before the last clean point -- unless its own misses stand above
+     * the outliers by more than one SD, below significance but not nothing:
+     * then not before the point ahead of it.  A line or two over C add a
+     * set's worth (13-17 accesses) to hundreds of outliers (generated seeds
+     * 1092, 1120: a FIFO and an LRU L2 read 1-2 lines late, 2.3 and 1.3 SDs
+     * there, the line through the next points crossing at C) */
+    size_t floor_at = clean;
+    double grain = curve->opts.stride_bytes ? (double)curve->opts.stride_bytes : 1;
+    /* (only where the sweep has bisected down to a line or two: a point far
+     * back leaves a random cache's convex ramp room to extrapolate early --
+     * seed 1007's 112 KiB random L1D read 96) */
+    if (clean > on->first &&
+        (double)curve->points[clean].x - (double)curve->points[clean - 1].x <= 2 * grain) {
+        const gd_point *p = &curve->points[clean];
+        int ci = gd_point_series_index(p, "cycles");
+        double count = ci >= 0 ? (double)p->series[ci].summary.count : 0;
+        double excess = (gd_point_share_above(p, threshold, hit, miss) - outliers) * count;
+        if (excess > GD_EXTRAPOLATE_HINT * sqrt(outliers * count + 1))
+            floor_at = clean - 1;
+    }
+    double lo = (double)curve->points[floor_at].x, hi = (double)curve->points[k->below].x;
     if (c < lo)
         c = lo;
     if (c > hi)
         c = hi;
     /* to the chain's element: the sweep's own grain */
-    double grain = curve->opts.stride_bytes ? (double)curve->opts.stride_bytes : 1;
     *capacity_bytes = round(c / grain) * grain;
     return 1;
 }
