@@ -60,7 +60,8 @@ int sim_cache_init(sim_cache *c, const gd_arch_level *level, uint64_t seed, gd_e
     c->newest = malloc(c->sets * sizeof *c->newest);
     c->oldest = malloc(c->sets * sizeof *c->oldest);
     c->filled = malloc(c->sets * sizeof *c->filled);
-    if (!c->lines || !c->newest || !c->oldest || !c->filled) {
+    c->reserved_ways = malloc(c->sets * sizeof *c->reserved_ways);
+    if (!c->lines || !c->newest || !c->oldest || !c->filled || !c->reserved_ways) {
         sim_cache_destroy(c);
         return gd_fail(err, "sim: out of memory for a %u x %u cache", c->sets, c->ways);
     }
@@ -134,9 +135,10 @@ void sim_cache_destroy(sim_cache *c)
     free(c->newest);
     free(c->oldest);
     free(c->filled);
+    free(c->reserved_ways);
     c->lines = NULL;
     c->index = NULL;
-    c->newest = c->oldest = c->filled = NULL;
+    c->newest = c->oldest = c->filled = c->reserved_ways = NULL;
 }
 
 void sim_cache_flush(sim_cache *c)
@@ -148,6 +150,7 @@ void sim_cache_flush(sim_cache *c)
     for (uint32_t set = 0; set < c->sets; set++) {
         c->newest[set] = c->oldest[set] = SIM_CACHE_NO_WAY;
         c->filled[set] = 0;
+        c->reserved_ways[set] = 0;
     }
     if (c->index)
         memset(c->index, 0, ((size_t)c->index_mask + 1) * sizeof *c->index);
@@ -164,6 +167,12 @@ static inline void set_and_way(const sim_cache *c, size_t idx, uint32_t *s, uint
         *s = (uint32_t)(idx / c->ways);
         *way = (uint16_t)(idx % c->ways);
     }
+}
+
+size_t sim_cache_set_index(const sim_cache *c, const sim_cache_line *l)
+{
+    size_t idx = (size_t)(l - c->lines);
+    return c->way_shift >= 0 ? idx >> c->way_shift : idx / c->ways;
 }
 
 static void list_push_newest(sim_cache *c, sim_cache_line *set, uint32_t s, uint16_t way);
@@ -276,9 +285,9 @@ sim_cache_line *sim_cache_victim(sim_cache *c, uint64_t line)
     if (c->filled[s] < c->ways)
         return &set[c->filled[s]];
     if (c->replacement == GD_REPL_RANDOM) {
-        uint32_t free_ways = 0;
-        for (uint32_t w = 0; w < c->ways; w++)
-            free_ways += set[w].reserved == 0;
+        if (!c->reserved_ways[s]) /* the pick-th unreserved way is way pick */
+            return &set[xorshift(&c->rng) % c->ways];
+        uint32_t free_ways = c->ways - c->reserved_ways[s];
         if (!free_ways)
             return NULL;
         uint32_t pick = (uint32_t)(xorshift(&c->rng) % free_ways);
@@ -299,12 +308,8 @@ int sim_cache_can_allocate(const sim_cache *c, uint64_t line)
     const sim_cache_line *set = &c->lines[(size_t)s * c->ways];
     if (c->filled[s] < c->ways || c->filled[s] == SET_FOREIGN)
         return 1;
-    if (c->replacement == GD_REPL_RANDOM) {
-        for (uint32_t w = 0; w < c->ways; w++)
-            if (set[w].reserved == 0)
-                return 1;
-        return 0;
-    }
+    if (c->replacement == GD_REPL_RANDOM)
+        return c->reserved_ways[s] < c->ways;
     for (uint16_t w = c->oldest[s]; w != SIM_CACHE_NO_WAY; w = set[w].newer)
         if (set[w].reserved == 0)
             return 1;
@@ -332,6 +337,6 @@ void sim_cache_install(sim_cache *c, sim_cache_line *l, uint64_t line)
     l->tag = line;
     l->valid_sectors = 0;
     l->dirty_sectors = 0;
-    l->reserved = 0;
+    sim_cache_release(c, l);
     list_push_newest(c, set, s, way);
 }

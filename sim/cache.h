@@ -38,6 +38,7 @@ typedef struct sim_cache {
     uint16_t *newest;        /* per set: most recently used (LRU) or filled (FIFO) way */
     uint16_t *oldest;        /* per set: the next victim candidate */
     uint16_t *filled;        /* per set: ways in use; ways fill in order, so [filled, ways) are free */
+    uint16_t *reserved_ways; /* per set: ways with fills outstanding (sim_cache_reserve) */
     uint32_t *index;         /* highly associative caches: tag hash -> line + 1 (0 = empty) */
     uint32_t index_mask;
     uint64_t rng;
@@ -103,5 +104,28 @@ int sim_cache_can_allocate(const sim_cache *c, uint64_t line);
 
 /* Install `line` in way `l` (no sectors valid yet). */
 void sim_cache_install(sim_cache *c, sim_cache_line *l, uint64_t line);
+
+/* The set of line l (the index of its first way, in ways). */
+size_t sim_cache_set_index(const sim_cache *c, const sim_cache_line *l);
+
+/* Mark l as having fills outstanding (not a victim) or none; each set counts
+ * its reserved ways, so a random victim in a set with none is one draw, not
+ * two scans of its ways (a 128-way L1 missing on every access spent 15% of a
+ * chase there). */
+static inline void sim_cache_reserve(sim_cache *c, sim_cache_line *l)
+{
+    if (!l->reserved) {
+        l->reserved = 1;
+        c->reserved_ways[sim_cache_set_index(c, l)]++;
+    }
+}
+
+static inline void sim_cache_release(sim_cache *c, sim_cache_line *l)
+{
+    if (l->reserved) {
+        l->reserved = 0;
+        c->reserved_ways[sim_cache_set_index(c, l)]--;
+    }
+}
 
 #endif

@@ -234,7 +234,7 @@ sim_resv_reason sim_l1d_probe(sim_engine *e, sim_sm *sm, int32_t rid, uint64_t c
             e->stats.l1d_sector_misses++;
         }
         m = mshr_alloc(&lsu->mshr, lineno);
-        l->reserved = 1;
+        sim_cache_reserve(c, l);
         SIM_LSU_TRACE(e, sm, r, SIM_LSU_MISS, SIM_RESV_NONE, cycle);
     }
     if (missing) {
@@ -325,6 +325,6 @@ void sim_lsu_returns(sim_engine *e, sim_sm *sm, uint64_t cycle)
             return;
         }
         mshr_release(&lsu->mshr, m);
-        l->reserved = 0;
+        sim_cache_release(&lsu->l1, l);
     }
 }

@@ -273,7 +273,7 @@ static int slice_access(sim_engine *e, uint32_t slice, int32_t mid, uint64_t cyc
         }
         m = mshr_alloc(mt, key);
         m->way = l;
-        l->reserved = 1;
+        sim_cache_reserve(c, l);
     }
     e->stats.l2_misses++;
     if (missing) {
@@ -324,7 +324,7 @@ void sim_l2_fill(sim_engine *e, int32_t mid, uint64_t cycle)
     }
     if (m->pending_sectors == 0) {
         mshr_release(sl->mshr, m);
-        l->reserved = 0;
+        sim_cache_release(c, l);
     }
     sl->blocked = 0;
 }

@@ -108,7 +108,7 @@ int sim_l2_store(sim_engine *e, uint32_t slice, int32_t mid, uint64_t line, uint
         if (!m) {
             m = mshr_alloc(mt, key);
             m->way = l;
-            l->reserved = 1;
+            sim_cache_reserve(c, l);
         }
         m->pending_sectors |= fetch;
         e->stats.l2_write_fetches += bits(fetch);

@@ -489,6 +489,53 @@ static void test_cache_foreign_lines_written_when_needed(void **state)
     sim_cache_destroy(&c);
 }
 
+/* sim/cache.c: each set counts its reserved ways (sim_cache_reserve/release):
+ * a random victim is never a reserved way, a set whose ways are all reserved
+ * can allocate none, and once released every way is a victim again. */
+static void test_cache_reserved_ways_counted(void **state)
+{
+    (void)state;
+    gd_arch_level lv = {0};
+    lv.sets = 1;
+    lv.ways = 4;
+    lv.line_bytes = lv.sector_bytes = 32;
+    lv.replacement = GD_REPL_RANDOM;
+    sim_cache c;
+    gd_err err;
+    assert_int_equal(sim_cache_init(&c, &lv, 7, &err), 0);
+    sim_cache_line *way[4];
+    for (uint64_t k = 0; k < 4; k++) {
+        way[k] = sim_cache_victim(&c, k);
+        assert_ptr_equal(way[k], &c.lines[k]); /* free ways first, in order */
+        sim_cache_install(&c, way[k], k);
+    }
+    sim_cache_reserve(&c, way[0]);
+    sim_cache_reserve(&c, way[0]); /* once is what counts */
+    sim_cache_reserve(&c, way[2]);
+    assert_int_equal(c.reserved_ways[0], 2);
+    assert_true(sim_cache_can_allocate(&c, 9));
+    unsigned seen[4] = {0};
+    for (int i = 0; i < 200; i++) {
+        sim_cache_line *v = sim_cache_victim(&c, 9);
+        assert_non_null(v);
+        seen[v - c.lines]++;
+    }
+    assert_true(!seen[0] && !seen[2] && seen[1] && seen[3]);
+    sim_cache_reserve(&c, way[1]);
+    sim_cache_reserve(&c, way[3]);
+    assert_false(sim_cache_can_allocate(&c, 9));
+    assert_null(sim_cache_victim(&c, 9));
+    for (int k = 0; k < 4; k++)
+        sim_cache_release(&c, way[k]);
+    sim_cache_release(&c, way[0]); /* released twice: still none reserved */
+    assert_int_equal(c.reserved_ways[0], 0);
+    memset(seen, 0, sizeof seen);
+    for (int i = 0; i < 200; i++)
+        seen[sim_cache_victim(&c, 9) - c.lines]++;
+    assert_true(seen[0] && seen[1] && seen[2] && seen[3]);
+    sim_cache_destroy(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -499,6 +546,7 @@ int main(void)
         cmocka_unit_test(test_counters_exported),
         cmocka_unit_test(test_idle_warps_not_looked_at),
         cmocka_unit_test(test_cache_foreign_lines_written_when_needed),
+        cmocka_unit_test(test_cache_reserved_ways_counted),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
