@@ -39,7 +39,8 @@ static int write_plain_arch(const char *src_path, const char *out_path, gd_err *
                                                "xor_bits", "slice_requests_per_cycle",
                                                "channels", "banks", "row", "interleave", "tRCD",
                                                "tRP", "tCL", "tRAS", "tCCD", "tWR", "tRTW", "tWTR",
-                                               "burst_cycles", "queue_entries"};
+                                               "burst_cycles", "queue_entries", "write_high",
+                                               "write_low", "row_timeout"};
     size_t len;
     char *text = gd_read_file(src_path, &len, err);
     if (!text)
