@@ -127,6 +127,28 @@ static json_t *characterize_seed_steps(uint64_t seed, const char *const *labels,
     return characterize_seed_steps_l2(seed, 8u << 20, labels, arch, level);
 }
 
+/* inferred.json's L1D `l` has the arch's ways */
+static void expect_l1d_ways(const json_t *l, uint64_t seed, const gd_arch *arch)
+{
+    const json_t *ways = json_object_get(l, "ways");
+    if (!json_is_integer(ways) || json_integer_value(ways) != arch->level[GD_L1D].ways)
+        fail_msg("seed %llu: L1D ways %lld, the arch's %u", (unsigned long long)seed,
+                 json_is_integer(ways) ? (long long)json_integer_value(ways) : -1LL,
+                 arch->level[GD_L1D].ways);
+}
+
+/* inferred.json's level `l` (`name`) has the size of `level` within one line */
+static void expect_size_within_a_line(const json_t *l, const char *name, uint64_t seed,
+                                      const gd_arch_level *level)
+{
+    const json_t *size = json_object_get(l, "size_bytes");
+    if (!json_is_number(size) ||
+        fabs(json_number_value(size) - (double)level->size_bytes) > level->line_bytes)
+        fail_msg("seed %llu: %s size %g, the arch's %llu", (unsigned long long)seed, name,
+                 json_is_number(size) ? json_number_value(size) : -1.0,
+                 (unsigned long long)level->size_bytes);
+}
+
 /* With noise (1-2 cycles of jitter, 0.1-0.5% outliers of 100-600 cycles) an
  * LRU or FIFO L1D was called random: a two-means split of the trace parted the
  * outliers from the rest, and one flipped access spoilt a whole lap.  Seeds:
@@ -172,11 +194,7 @@ static void test_l1_ways_after_a_late_size(void **state)
         if (!(json_number_value(size) > (double)arch.level[GD_L1D].size_bytes))
             fail_msg("seed %llu: L1D size %.0f, not late: not the case this guards",
                      (unsigned long long)seeds[k], json_number_value(size));
-        const json_t *ways = json_object_get(l, "ways");
-        if (!json_is_integer(ways) || json_integer_value(ways) != arch.level[GD_L1D].ways)
-            fail_msg("seed %llu: L1D ways %lld, the arch's %u", (unsigned long long)seeds[k],
-                     json_is_integer(ways) ? (long long)json_integer_value(ways) : -1LL,
-                     arch.level[GD_L1D].ways);
+        expect_l1d_ways(l, seeds[k], &arch);
         json_decref(l);
     }
 }
@@ -200,12 +218,7 @@ static void test_l1d_of_half_the_l2(void **state)
         const gd_arch_level *l1 = &arch.level[GD_L1D];
         /* the case this guards */
         assert_int_equal(arch.level[GD_L2].size_bytes, 2 * l1->size_bytes);
-        const json_t *size = json_object_get(l, "size_bytes");
-        if (!json_is_number(size) ||
-            fabs(json_number_value(size) - (double)l1->size_bytes) > l1->line_bytes)
-            fail_msg("seed %llu: L1D size %g, the arch's %llu", (unsigned long long)seeds[k],
-                     json_is_number(size) ? json_number_value(size) : -1.0,
-                     (unsigned long long)l1->size_bytes);
+        expect_size_within_a_line(l, "L1D", seeds[k], l1);
         json_decref(l);
     }
 }
@@ -226,10 +239,7 @@ static void test_l2_knee_on_a_convex_start(void **state)
     /* the case this guards */
     assert_int_equal(l2->replacement, GD_REPL_FIFO);
     assert_true(arch.noise.jitter_cycles > 0);
-    const json_t *size = json_object_get(l, "size_bytes");
-    if (!json_is_number(size) || fabs(json_number_value(size) - (double)l2->size_bytes) > l2->line_bytes)
-        fail_msg("seed 1010: L2 size %g, the arch's %llu", json_is_number(size) ? json_number_value(size) : -1.0,
-                 (unsigned long long)l2->size_bytes);
+    expect_size_within_a_line(l, "L2", 1010, l2);
     json_decref(l);
 }
 
@@ -253,12 +263,7 @@ static void test_l2_knee_a_line_over_in_the_outliers(void **state)
         /* the case this guards: a noisy LRU or FIFO L2 */
         assert_true(l2->replacement != GD_REPL_RANDOM);
         assert_true(arch.noise.jitter_cycles > 0);
-        const json_t *size = json_object_get(l, "size_bytes");
-        if (!json_is_number(size) ||
-            fabs(json_number_value(size) - (double)l2->size_bytes) > l2->line_bytes)
-            fail_msg("seed %llu: L2 size %g, the arch's %llu", (unsigned long long)seeds[k],
-                     json_is_number(size) ? json_number_value(size) : -1.0,
-                     (unsigned long long)l2->size_bytes);
+        expect_size_within_a_line(l, "L2", seeds[k], l2);
         json_decref(l);
     }
 }
@@ -308,11 +313,7 @@ static void test_l1_ways_random_replacement(void **state)
         gd_arch arch;
         json_t *l = characterize_seed_steps_l2(seeds[k], max_l2[k], steps, &arch, "L1D");
         assert_int_equal(arch.level[GD_L1D].replacement, GD_REPL_RANDOM);
-        const json_t *ways = json_object_get(l, "ways");
-        if (!json_is_integer(ways) || json_integer_value(ways) != arch.level[GD_L1D].ways)
-            fail_msg("seed %llu: L1D ways %lld, the arch's %u", (unsigned long long)seeds[k],
-                     json_is_integer(ways) ? (long long)json_integer_value(ways) : -1LL,
-                     arch.level[GD_L1D].ways);
+        expect_l1d_ways(l, seeds[k], &arch);
         json_decref(l);
     }
 }
