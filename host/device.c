@@ -158,6 +158,11 @@ int gd_mem_fill(gd_device *dev, gd_devptr dst, uint8_t byte, size_t bytes, gd_er
     return dev->ops->fill(dev, dst, byte, bytes, err);
 }
 
+void *gd_mem_host_view(gd_device *dev, gd_devptr addr, size_t bytes)
+{
+    return dev->ops->host_view ? dev->ops->host_view(dev, addr, bytes) : NULL;
+}
+
 int gd_symbol_write(gd_device *dev, gd_kernel *kernel, const char *name, const void *data,
                     size_t bytes, gd_err *err)
 {

@@ -161,6 +161,10 @@ struct gd_device_ops {
     int (*copy_in)(gd_device *dev, gd_devptr dst, const void *src, size_t bytes, gd_err *err);
     int (*copy_out)(gd_device *dev, void *dst, gd_devptr src, size_t bytes, gd_err *err);
     int (*fill)(gd_device *dev, gd_devptr dst, uint8_t byte, size_t bytes, gd_err *err);
+    /* The host memory of a whole allocation still zero as allocated, to be
+     * written in place of a host buffer and copy_in; NULL when there is none
+     * (not host-addressable, or written since).  May be NULL (a GPU). */
+    void *(*host_view)(gd_device *dev, gd_devptr addr, size_t bytes);
     /* Writes `bytes` into the kernel module's variable `name` (a module-scope
      * .const array: the constant bank a probe scans). */
     int (*write_symbol)(gd_device *dev, gd_kernel *kernel, const char *name, const void *data,
@@ -192,6 +196,8 @@ int gd_mem_release(gd_device *dev, gd_devptr ptr, gd_err *err);
 int gd_mem_copy_in(gd_device *dev, gd_devptr dst, const void *src, size_t bytes, gd_err *err);
 int gd_mem_copy_out(gd_device *dev, void *dst, gd_devptr src, size_t bytes, gd_err *err);
 int gd_mem_fill(gd_device *dev, gd_devptr dst, uint8_t byte, size_t bytes, gd_err *err);
+/* The device's host_view, or NULL where it has none. */
+void *gd_mem_host_view(gd_device *dev, gd_devptr addr, size_t bytes);
 int gd_symbol_write(gd_device *dev, gd_kernel *kernel, const char *name, const void *data,
                     size_t bytes, gd_err *err);
 int gd_kernel_launch(gd_device *dev, gd_kernel *kernel, const gd_launch *launch, gd_err *err);

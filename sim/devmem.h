@@ -13,6 +13,8 @@ typedef struct sim_alloc {
     uint64_t base;
     uint64_t size;
     uint8_t *data;
+    int pristine;           /* 1: zero as allocated -- no kernel has run since and
+                             * nothing was written into it (a zero fill keeps it) */
 } sim_alloc;
 
 typedef struct sim_devmem {
@@ -56,12 +58,26 @@ static inline uint8_t *sim_devmem_translate(sim_devmem *m, uint64_t addr, uint64
     return NULL;
 }
 
-/* memcpy that skips blocks zero in both source and destination, so a sparse
- * host buffer commits only the pages it uses. */
-void sim_devmem_copy_sparse(uint8_t *dst, const uint8_t *src, size_t bytes);
+/* The allocation holding [addr, addr+bytes), or NULL. */
+sim_alloc *sim_devmem_find(sim_devmem *m, uint64_t addr, uint64_t bytes);
 
-/* memset that leaves blocks already zero untouched when the byte is 0, so a
- * fresh allocation zeroed by the runner commits no pages. */
-void sim_devmem_fill_sparse(uint8_t *dst, uint8_t byte, size_t bytes);
+/* memcpy into an allocation that skips blocks zero in both source and
+ * destination (the destination's without reading it when the allocation is
+ * pristine), so a sparse host buffer commits only the pages it uses. */
+void sim_devmem_copy_sparse(sim_alloc *a, uint8_t *dst, const uint8_t *src, size_t bytes);
+
+/* memset that leaves blocks already zero untouched when the byte is 0 (a
+ * pristine allocation without reading it), so a fresh allocation zeroed by
+ * the runner commits no pages. */
+void sim_devmem_fill_sparse(sim_alloc *a, uint8_t *dst, uint8_t byte, size_t bytes);
+
+/* The host memory of a whole pristine allocation at addr, to be written in
+ * place of a host buffer and a copy (which would read every page of both);
+ * NULL when the allocation is not pristine or [addr, addr+bytes) is not all
+ * of it.  The allocation is no longer pristine. */
+uint8_t *sim_devmem_host_view(sim_devmem *m, uint64_t addr, uint64_t bytes);
+
+/* A kernel may have written anywhere: no allocation is pristine. */
+void sim_devmem_kernel_ran(sim_devmem *m);
 
 #endif

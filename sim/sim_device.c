@@ -169,11 +169,11 @@ static int simdev_release(gd_device *dev, gd_devptr ptr, gd_err *err)
 static int simdev_copy_in(gd_device *dev, gd_devptr dst, const void *src, size_t bytes, gd_err *err)
 {
     sim_device *d = (sim_device *)dev;
-    uint8_t *p = sim_devmem_translate(&d->mem, dst, bytes);
-    if (!p)
+    sim_alloc *a = sim_devmem_find(&d->mem, dst, bytes);
+    if (!a)
         return gd_fail(err, "sim: copy of %zu bytes to 0x%llx is outside every allocation", bytes,
                        (unsigned long long)dst);
-    sim_devmem_copy_sparse(p, src, bytes);
+    sim_devmem_copy_sparse(a, a->data + (dst - a->base), src, bytes);
     return 0;
 }
 
@@ -191,12 +191,17 @@ static int simdev_copy_out(gd_device *dev, void *dst, gd_devptr src, size_t byte
 static int simdev_fill(gd_device *dev, gd_devptr dst, uint8_t byte, size_t bytes, gd_err *err)
 {
     sim_device *d = (sim_device *)dev;
-    uint8_t *p = sim_devmem_translate(&d->mem, dst, bytes);
-    if (!p)
+    sim_alloc *a = sim_devmem_find(&d->mem, dst, bytes);
+    if (!a)
         return gd_fail(err, "sim: memset of %zu bytes at 0x%llx is outside every allocation",
                        bytes, (unsigned long long)dst);
-    sim_devmem_fill_sparse(p, byte, bytes);
+    sim_devmem_fill_sparse(a, a->data + (dst - a->base), byte, bytes);
     return 0;
+}
+
+static void *simdev_host_view(gd_device *dev, gd_devptr addr, size_t bytes)
+{
+    return sim_devmem_host_view(&((sim_device *)dev)->mem, addr, bytes);
 }
 
 static int simdev_launch(gd_device *dev, gd_kernel *kernel, const gd_launch *launch, gd_err *err)
@@ -235,6 +240,7 @@ static int simdev_launch(gd_device *dev, gd_kernel *kernel, const gd_launch *lau
         .const_bank = k->module->const_init,
         .const_bytes = k->module->const_bytes,
     };
+    sim_devmem_kernel_ran(&d->mem);
     int rc = sim_engine_run(d->engine, &cfg, err);
     if (rc == 0) {
         k->base.launch_shared_carveout_bytes = d->engine->carveout.shared_bytes;
@@ -444,6 +450,7 @@ static const struct gd_device_ops sim_ops = {
     .copy_in = simdev_copy_in,
     .copy_out = simdev_copy_out,
     .fill = simdev_fill,
+    .host_view = simdev_host_view,
     .write_symbol = simdev_write_symbol,
     .launch = simdev_launch,
     .synchronize = simdev_synchronize,

@@ -579,5 +579,6 @@ int main(void)
         cmocka_unit_test(test_coalesce_bad_points),
         cmocka_unit_test(test_machine_code),
     };
+    gd_test_filter_from_env();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -316,5 +316,6 @@ int main(void)
         cmocka_unit_test(test_parse_bytes),
         cmocka_unit_test(test_every_value_cites_a_source),
     };
+    gd_test_filter_from_env();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

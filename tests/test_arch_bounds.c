@@ -87,5 +87,6 @@ int main(void)
         cmocka_unit_test(test_values_past_their_bounds),
         cmocka_unit_test(test_noise_jitter_bound),
     };
+    gd_test_filter_from_env();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -790,5 +790,6 @@ int main(void)
         cmocka_unit_test(test_characterize_a100),
         cmocka_unit_test(test_characterize_h100),
     };
+    gd_test_filter_from_env();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

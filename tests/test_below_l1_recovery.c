@@ -142,5 +142,6 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_generated),
     };
+    gd_test_filter_from_env();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -124,5 +124,6 @@ int main(void)
         cmocka_unit_test(test_full_suite_on_40mib_l2),
         cmocka_unit_test(test_full_suite_on_50mib_l2),
     };
+    gd_test_filter_from_env();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -430,5 +430,6 @@ int main(void)
         cmocka_unit_test(test_step_recovers_t4_splits),
         cmocka_unit_test(test_step_recovers_v100_splits),
     };
+    gd_test_filter_from_env();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

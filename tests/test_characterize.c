@@ -662,5 +662,6 @@ int main(void)
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_icache_ramps),
     };
+    gd_test_filter_from_env();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

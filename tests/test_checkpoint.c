@@ -192,5 +192,6 @@ int main(void)
         cmocka_unit_test(test_cut_at_every_byte),
         cmocka_unit_test(test_fresh_run_and_finished_step),
     };
+    gd_test_filter_from_env();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -372,5 +372,6 @@ int main(void)
         cmocka_unit_test(test_help_and_listing),
         cmocka_unit_test(test_sweep_specs),
     };
+    gd_test_filter_from_env();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

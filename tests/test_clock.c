@@ -214,5 +214,6 @@ int main(void)
         cmocka_unit_test(test_csv_column_and_meta),
         cmocka_unit_test(test_report_warns_when_the_clock_moved),
     };
+    gd_test_filter_from_env();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

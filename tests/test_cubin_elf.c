@@ -193,5 +193,6 @@ int main(void)
         cmocka_unit_test(test_cubin_reader_sm75),
         cmocka_unit_test(test_cubin_reader_sm90),
     };
+    gd_test_filter_from_env();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -773,5 +773,6 @@ int main(void)
         cmocka_unit_test(test_mock_write_symbol),
         cmocka_unit_test(test_mock_two_handles),
     };
+    gd_test_filter_from_env();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

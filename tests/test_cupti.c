@@ -385,5 +385,6 @@ int main(void)
         cmocka_unit_test(test_unavailable),
         cmocka_unit_test(test_crashing_cupti_is_survived),
     };
+    gd_test_filter_from_env();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

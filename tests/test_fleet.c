@@ -444,5 +444,6 @@ int main(void)
         cmocka_unit_test(test_bind_to_pci_neighbourhood),
         cmocka_unit_test(test_submit_dry_run_script),
     };
+    gd_test_filter_from_env();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

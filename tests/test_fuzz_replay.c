@@ -94,5 +94,6 @@ int main(void)
         cmocka_unit_test(test_replay_every_target),
         cmocka_unit_test(test_two_line_error_is_caught),
     };
+    gd_test_filter_from_env();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

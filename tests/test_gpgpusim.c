@@ -584,5 +584,6 @@ int main(void)
         cmocka_unit_test(test_round_trip_rtx2060),
         cmocka_unit_test(test_round_trip_rtx3070),
     };
+    gd_test_filter_from_env();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

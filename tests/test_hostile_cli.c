@@ -100,5 +100,6 @@ int main(void)
         cmocka_unit_test(test_emit_default_points),
         cmocka_unit_test(test_missing_meta_has_no_line_minus_one),
     };
+    gd_test_filter_from_env();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -654,5 +654,6 @@ int main(void)
         cmocka_unit_test(test_full_suite_v100),
         cmocka_unit_test(test_v100_line_and_l2_follow_the_arch),
     };
+    gd_test_filter_from_env();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

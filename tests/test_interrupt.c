@@ -406,5 +406,6 @@ int main(void)
         cmocka_unit_test(test_resume_keeps_finished_steps),
         cmocka_unit_test(test_resume_mid_step),
     };
+    gd_test_filter_from_env();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -451,5 +451,6 @@ int main(void)
         cmocka_unit_test(test_runner_refuses_a_reordered_timed_region),
         cmocka_unit_test(test_runner_records_a_faithful_jit),
     };
+    gd_test_filter_from_env();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -258,5 +258,6 @@ int main(void)
         cmocka_unit_test(test_mshr_bound_is_sound),
         cmocka_unit_test(test_machine_code_has_the_intended_loads),
     };
+    gd_test_filter_from_env();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

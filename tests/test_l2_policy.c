@@ -460,5 +460,6 @@ int main(void)
         cmocka_unit_test(test_far_partition_below_line),
         cmocka_unit_test(test_late_knee_moves_back),
     };
+    gd_test_filter_from_env();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -266,5 +266,6 @@ int main(void)
         cmocka_unit_test(test_plan),
         cmocka_unit_test(test_on_the_simulator),
     };
+    gd_test_filter_from_env();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -179,5 +179,6 @@ int main(void)
         cmocka_unit_test(test_stride_sweep),
         cmocka_unit_test(test_random_replacement_estimate),
     };
+    gd_test_filter_from_env();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

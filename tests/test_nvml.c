@@ -280,5 +280,6 @@ int main(void)
         cmocka_unit_test(test_mock_state),   cmocka_unit_test(test_mock_failures),
         cmocka_unit_test(test_meta_json),
     };
+    gd_test_filter_from_env();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

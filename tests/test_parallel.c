@@ -475,5 +475,6 @@ int main(void)
         cmocka_unit_test(test_chained_is_serial_carry_over),
         cmocka_unit_test(test_jobs_option_checked),
     };
+    gd_test_filter_from_env();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

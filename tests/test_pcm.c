@@ -191,5 +191,6 @@ int main(void)
         cmocka_unit_test(test_figure2_skew),
         cmocka_unit_test(test_wbuf_trace_matches_counters),
     };
+    gd_test_filter_from_env();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -176,5 +176,6 @@ int main(void)
         cmocka_unit_test(test_skewed_writes_absorbed_stream_not),
         cmocka_unit_test(test_setup_errors),
     };
+    gd_test_filter_from_env();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

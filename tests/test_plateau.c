@@ -693,5 +693,6 @@ int main(void)
         cmocka_unit_test(test_random_staircases),
         cmocka_unit_test(test_large_curve),
     };
+    gd_test_filter_from_env();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

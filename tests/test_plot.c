@@ -604,5 +604,6 @@ int main(void)
         cmocka_unit_test(test_checks_reject_bad_files),
         cmocka_unit_test(test_checks_accept_gnuplot_pictures),
     };
+    gd_test_filter_from_env();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

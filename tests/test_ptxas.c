@@ -270,5 +270,6 @@ int main(void)
         cmocka_unit_test(test_pchase_timed_sequence_in_sass),
         cmocka_unit_test(test_resv_hol_warm_up_before_the_clock),
     };
+    gd_test_filter_from_env();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

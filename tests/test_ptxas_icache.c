@@ -420,5 +420,6 @@ int main(void)
         cmocka_unit_test(test_av_and_share_keep_their_blocks),
         cmocka_unit_test(test_constant_timed_sequences),
     };
+    gd_test_filter_from_env();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -369,8 +369,6 @@ int main(void)
         cmocka_unit_test(test_recovery),
     };
     /* GD_TEST_FILTER=test_recovery: the sweep alone (make recovery, rescore) */
-    const char *only = getenv("GD_TEST_FILTER");
-    if (only && *only)
-        cmocka_set_test_filter(only);
+    gd_test_filter_from_env();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -524,8 +524,6 @@ int main(void)
         cmocka_unit_test(test_l2c_latency_behind_an_8k_l1c),
         cmocka_unit_test(test_close_constant_levels),
     };
-    const char *only = getenv("GD_TEST_FILTER");
-    if (only && *only)
-        cmocka_set_test_filter(only);
+    gd_test_filter_from_env();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

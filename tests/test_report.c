@@ -381,5 +381,6 @@ int main(void)
         cmocka_unit_test(test_bad_inputs),
         cmocka_unit_test(test_regenerates_in_place),
     };
+    gd_test_filter_from_env();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -259,5 +259,6 @@ int main(void)
         cmocka_unit_test(test_generated_archs),
         cmocka_unit_test(test_step_skipped_without_ways),
     };
+    gd_test_filter_from_env();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -669,5 +669,6 @@ int main(void)
         cmocka_unit_test(test_dram_idle_b_issues_after_the_wait),
         cmocka_unit_test(test_every_timed_region_keeps_ptx_order),
     };
+    gd_test_filter_from_env();
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

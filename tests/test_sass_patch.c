@@ -782,5 +782,6 @@ int main(void)
         cmocka_unit_test(test_patch_errors_on_ptxas_cubins),
         cmocka_unit_test(test_cuda_sm100_falls_back_to_ffma),
     };
+    gd_test_filter_from_env();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

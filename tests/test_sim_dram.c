@@ -600,5 +600,6 @@ int main(void)
         cmocka_unit_test(test_chase_across_rows),
         cmocka_unit_test(test_row_timeout_refused),
     };
+    gd_test_filter_from_env();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

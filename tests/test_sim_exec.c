@@ -427,6 +427,74 @@ static void test_fill_over_written_memory(void **state)
     gd_device_close(dev);
 }
 
+/* A pristine allocation (zero, nothing written, no kernel since) is handed to
+ * the host in place of a copy, once and whole; a zero fill of it reads nothing
+ * -- so a kernel's stores must end it: after a launch, a zero fill zeroes what
+ * the kernel wrote, and no allocation made before the launch is handed out. */
+static void test_pristine_allocations(void **state)
+{
+    (void)state;
+    gd_device *dev = open_tiny();
+    gd_err err;
+    enum { BYTES = 2 * 4096 + 64 };
+    static uint8_t back[BYTES];
+    gd_devptr a, b;
+    assert_int_equal(gd_mem_alloc(dev, BYTES, &a, &err), 0);
+    assert_int_equal(gd_mem_alloc(dev, BYTES, &b, &err), 0);
+    /* not a part of it, not from inside it */
+    assert_null(gd_mem_host_view(dev, a, BYTES - 8));
+    assert_null(gd_mem_host_view(dev, a + 8, BYTES - 8));
+    uint8_t *view = gd_mem_host_view(dev, a, BYTES);
+    assert_non_null(view);
+    view[0] = 0x11;
+    view[BYTES - 1] = 0x22;
+    assert_null(gd_mem_host_view(dev, a, BYTES)); /* once */
+    assert_int_equal(gd_mem_copy_out(dev, back, a, BYTES, &err), 0);
+    assert_int_equal(back[0], 0x11);
+    assert_int_equal(back[BYTES - 1], 0x22);
+    assert_int_equal(back[4096], 0);
+    /* a zero fill over what the view wrote */
+    assert_int_equal(gd_mem_fill(dev, a, 0, BYTES, &err), 0);
+    assert_int_equal(gd_mem_copy_out(dev, back, a, BYTES, &err), 0);
+    assert_int_equal(back[0], 0);
+    assert_int_equal(back[BYTES - 1], 0);
+    /* a kernel that stores into b (pristine until then) */
+    const char *ptx = HEADER
+        ".visible .entry k(.param .u64 out)\n{\n"
+        ".reg .b64 %rd<4>;\n"
+        "ld.param.u64 %rd1, [out];\n"
+        "mov.u64 %rd2, 0x0102030405060708;\n"
+        "st.global.u64 [%rd1+4096], %rd2;\n"
+        "ret;\n}\n";
+    gd_kernel *k = NULL;
+    assert_int_equal(gd_kernel_load(dev, ptx, "k", NULL, &k, &err), 0);
+    const void *values[1] = {&b};
+    size_t sizes[1] = {8};
+    gd_launch l = {.grid = {1, 1, 1}, .block = {1, 1, 1}, .param_count = 1,
+                   .param_values = values, .param_sizes = sizes};
+    if (gd_kernel_launch(dev, k, &l, &err) != 0 || gd_device_synchronize(dev, &err) != 0)
+        fail_msg("%s", err.msg);
+    assert_null(gd_mem_host_view(dev, b, BYTES));
+    assert_int_equal(gd_mem_copy_out(dev, back, b, BYTES, &err), 0);
+    assert_int_equal(back[4096], 0x08);
+    assert_int_equal(gd_mem_fill(dev, b, 0, BYTES, &err), 0);
+    assert_int_equal(gd_mem_copy_out(dev, back, b, BYTES, &err), 0);
+    for (size_t i = 0; i < BYTES; i++)
+        if (back[i])
+            fail_msg("byte %zu reads 0x%02x after the zero fill over the kernel's store", i,
+                     back[i]);
+    /* a copy ends it too; an allocation after the launch is pristine */
+    gd_devptr c;
+    assert_int_equal(gd_mem_alloc(dev, 64, &c, &err), 0);
+    assert_int_equal(gd_mem_copy_in(dev, c, back, 64, &err), 0);
+    assert_null(gd_mem_host_view(dev, c, 64));
+    gd_devptr d;
+    assert_int_equal(gd_mem_alloc(dev, 64, &d, &err), 0);
+    assert_non_null(gd_mem_host_view(dev, d, 64));
+    gd_kernel_unload(dev, k);
+    gd_device_close(dev);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -438,6 +506,8 @@ int main(void)
         cmocka_unit_test(test_runtime_errors),
         cmocka_unit_test(test_repeated_lines_parse_alike),
         cmocka_unit_test(test_fill_over_written_memory),
+        cmocka_unit_test(test_pristine_allocations),
     };
+    gd_test_filter_from_env();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -548,5 +548,6 @@ int main(void)
         cmocka_unit_test(test_cache_foreign_lines_written_when_needed),
         cmocka_unit_test(test_cache_reserved_ways_counted),
     };
+    gd_test_filter_from_env();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -303,5 +303,6 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_bad_options, setup_tiny, teardown),
         cmocka_unit_test(test_l1_sector_larger_than_l2_line),
     };
+    gd_test_filter_from_env();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -171,5 +171,6 @@ int main(void)
         cmocka_unit_test(test_scoreboard_every_element),
         cmocka_unit_test(test_refused),
     };
+    gd_test_filter_from_env();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -436,5 +436,6 @@ int main(void)
         cmocka_unit_test(test_verdicts_both_ways),
         cmocka_unit_test(test_other_archs),
     };
+    gd_test_filter_from_env();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -125,5 +125,6 @@ int main(void)
         cmocka_unit_test(test_bundled_suites_load),
         cmocka_unit_test(test_suite_errors),
     };
+    gd_test_filter_from_env();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

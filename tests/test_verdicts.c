@@ -172,5 +172,6 @@ int main(void)
         cmocka_unit_test(test_segmentation_must_hold_its_points),
         cmocka_unit_test(test_cn110457238_l1_latency),
     };
+    gd_test_filter_from_env();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

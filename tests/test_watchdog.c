@@ -254,5 +254,6 @@ int main(void)
         cmocka_unit_test(test_mock_watchdog_attribute),
         cmocka_unit_test(test_resumable_kernel_assembles),
     };
+    gd_test_filter_from_env();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -302,5 +302,6 @@ int main(void)
         cmocka_unit_test(test_cuda_single_combination),
         cmocka_unit_test(test_speedups_and_geometric_mean),
     };
+    gd_test_filter_from_env();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -199,5 +199,6 @@ int main(void)
         cmocka_unit_test(test_inputs_follow_the_seed),
         cmocka_unit_test(test_scatter_conflicts_are_what_the_knob_says),
     };
+    gd_test_filter_from_env();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

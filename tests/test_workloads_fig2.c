@@ -480,5 +480,6 @@ int main(void)
         cmocka_unit_test(test_fig2_two_queued_instructions),
         cmocka_unit_test(test_fig2_one_request_a_cycle),
     };
+    gd_test_filter_from_env();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

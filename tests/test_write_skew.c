@@ -74,5 +74,6 @@ int main(void)
         cmocka_unit_test(test_row_counts_survive_growth),
         cmocka_unit_test(test_libor_like_figures),
     };
+    gd_test_filter_from_env();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -18,6 +18,16 @@
 
 #include <cmocka.h>
 
+/* GD_TEST_FILTER=pattern (cmocka's wildcards): run only the tests it names --
+ * to time or rerun one case of a long file.  Each main calls this before
+ * cmocka_run_group_tests. */
+static inline void gd_test_filter_from_env(void)
+{
+    const char *only = getenv("GD_TEST_FILTER");
+    if (only && *only)
+        cmocka_set_test_filter(only);
+}
+
 /* Path of ptxas (PTXAS, CUDA_HOME/bin, /usr/local/cuda/bin, PATH) or NULL. */
 static inline const char *gd_test_ptxas(void)
 {
