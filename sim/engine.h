@@ -58,6 +58,7 @@ typedef struct sim_warp {
     uint32_t fetch_pc_lo, fetch_pc_hi; /* the instructions [lo, hi) in that line: gpu.c's
                                         * test for a new line, without the address */
     uint64_t *sub_ready;      /* its sub-partition's sim_sm.sub_ready */
+    uint64_t *sm_quiet;       /* its SM's entry in sim_engine.sm_quiet */
 } sim_warp;
 
 /* Sets when w may issue next, from outside its issue (a load completing, the
@@ -67,6 +68,8 @@ static inline void sim_warp_ready_at(sim_warp *w, uint64_t cycle)
     w->ready_cycle = cycle;
     if (cycle < *w->sub_ready)
         *w->sub_ready = cycle;
+    if (cycle < *w->sm_quiet)
+        *w->sm_quiet = cycle;
 }
 
 struct sim_cta {
@@ -278,6 +281,13 @@ struct sim_engine {
     uint64_t ctas_done;
     uint64_t warp_age;
     sim_sm **active_sms;
+    /* per SM (by id), side by side so that the loop reads no SM's own memory
+     * to pass it by: a cycle before which its step would do nothing -- every
+     * LSU queue empty, no CTA to retire or place, no warp of it ready -- so
+     * the loop skips it and takes this as its wake (what its sub-partitions'
+     * bounds would give).  0: visit.  Set after each step of it; lowered by
+     * sim_warp_ready_at, zeroed by a response handed to its LSU (l2_slice.c) */
+    uint64_t *sm_quiet;
     uint32_t active_sm_count;
     /* gpu.c's lone warp as the SMs' population makes it (one active SM, one
      * warp, every CTA placed): recomputed only when lone_stale says a CTA was
@@ -368,6 +378,9 @@ void sim_lsu_issue(sim_engine *e, sim_sm *sm, sim_warp *w, const sim_mem_access 
 void sim_lsu_returns(sim_engine *e, sim_sm *sm, uint64_t cycle);
 void sim_lsu_tick(sim_engine *e, sim_sm *sm, uint64_t cycle);
 int sim_lsu_busy(const sim_sm *sm);
+/* Nothing waits in the LSU's queues: no fill or response to take, nothing in
+ * the coalescer, the FIFO or the miss queue (loads in flight may be). */
+int sim_lsu_queues_empty(const sim_sm *sm);
 
 /* smem.c: a shared-memory access issued at `cycle`; returns the cycle its data is
  * visible (loads) and keeps the SM's shared-memory pipe busy for its replays. */

@@ -97,7 +97,8 @@ int sim_engine_create(const gd_arch *arch, sim_devmem *mem, sim_engine **out, gd
     uint32_t nw = arch->gpu.max_warps_per_sm, nsub = arch->gpu.subpartitions;
     e->sms = calloc(e->sm_count, sizeof *e->sms);
     e->active_sms = calloc(e->sm_count, sizeof *e->active_sms);
-    if (!e->sms || !e->active_sms)
+    e->sm_quiet = calloc(e->sm_count, sizeof *e->sm_quiet);
+    if (!e->sms || !e->active_sms || !e->sm_quiet)
         goto oom;
     for (uint32_t s = 0; s < e->sm_count; s++) {
         sim_sm *sm = &e->sms[s];
@@ -153,6 +154,7 @@ void sim_engine_destroy(sim_engine *e)
     }
     free(e->sms);
     free(e->active_sms);
+    free(e->sm_quiet);
     free(e);
 }
 
@@ -237,6 +239,7 @@ static int cta_launch(sim_engine *e, sim_sm *sm, uint64_t linear, uint64_t cycle
         w->warp_in_cta = wi;
         w->pending_loads = 0;
         w->sub_ready = &sm->sub_ready[w->subpartition];
+        w->sm_quiet = &e->sm_quiet[sm->id];
         sim_warp_ready_at(w, cycle + 1);
         w->age = e->warp_age++;
         w->alive = 0;
@@ -657,6 +660,27 @@ static int sm_issue(sim_engine *e, sim_sm *sm, uint64_t cycle, uint64_t *wake)
 /* ------------------------------------------------------------------------- */
 /* The loop                                                                  */
 
+/* After an SM's step at `cycle`: the cycle before which its next step would do
+ * nothing (sim_engine.sm_quiet), or 0 when it must be visited.  Nothing to do
+ * means: no fill or response to take, nothing in the coalescer, the FIFO or
+ * the miss queue (sim_lsu_tick returns at once), no CTA finished or waiting to
+ * be placed, and every sub-partition's bound (sm_issue's test) in the future.
+ * Only what this SM's own step changes can end that, except a response handed
+ * to it and a warp woken from outside, which zero or lower the entry. */
+static uint64_t sm_quiet_until(const sim_engine *e, const sim_sm *sm, uint64_t cycle)
+{
+    if (e->look_at_every_warp || sm->ctas_finished || e->ctas_launched < e->ctas_total ||
+        !sm->ctas_resident || !sim_lsu_queues_empty(sm))
+        return 0;
+    uint64_t q = SIM_NEVER;
+    for (uint32_t subs = sm->sub_nonempty; subs; subs &= subs - 1) {
+        uint64_t ready = sm->sub_ready[__builtin_ctz(subs)];
+        if (ready < q)
+            q = ready;
+    }
+    return q > cycle ? q : 0;
+}
+
 /* The one warp of the one active SM when a cycle can hold nothing but its
  * issue (the chases run one thread): no other warp, no CTA to retire or place,
  * and its next instruction one that hands nothing to the memory system (an ALU
@@ -779,6 +803,7 @@ int sim_engine_run(sim_engine *e, const sim_launch_config *l, gd_err *err)
         e->sms[s].ran_ctas = 0;
         e->sms[s].smem_busy_until = 0;
         memset(e->sms[s].sub_ready, 0, a->gpu.subpartitions * sizeof *e->sms[s].sub_ready);
+        e->sm_quiet[s] = 0;
     }
     e->stats.launches++;
     sim_memsys_launch_begin(e);
@@ -808,6 +833,7 @@ int sim_engine_run(sim_engine *e, const sim_launch_config *l, gd_err *err)
             /* what sm_issue would do; the memory system, the LSU, retiring and
              * the event horizon's recomputation have nothing to do this cycle */
             cycle = lone_burst(e, lone, cycle, start, &wake);
+            e->sm_quiet[e->active_sms[0]->id] = 0; /* its bounds moved outside the loop */
             goto next_cycle;
         }
         /* SMs interact only through the L2, whose responses are all delivered
@@ -818,6 +844,15 @@ int sim_engine_run(sim_engine *e, const sim_launch_config *l, gd_err *err)
             sim_memsys_global_tick(e, cycle);
         for (uint32_t i = 0; i < e->active_sm_count;) {
             sim_sm *sm = e->active_sms[i];
+            uint64_t quiet = e->sm_quiet[sm->id];
+            if (quiet > cycle) {
+                /* its step would find nothing to do; what it would leave in
+                 * the wake is its sub-partitions' earliest bound */
+                if (quiet < wake)
+                    wake = quiet;
+                i++;
+                continue;
+            }
             if (mem_active)
                 sim_lsu_returns(e, sm, cycle);
             sm_issue(e, sm, cycle, &wake);
@@ -832,6 +867,7 @@ int sim_engine_run(sim_engine *e, const sim_launch_config *l, gd_err *err)
                 e->active_sms[i] = e->active_sms[--e->active_sm_count];
                 e->lone_stale = 1;
             } else {
+                e->sm_quiet[sm->id] = sm_quiet_until(e, sm, cycle);
                 i++;
             }
         }

@@ -151,6 +151,7 @@ void sim_l2_respond(sim_engine *e, int32_t mid, uint64_t cycle)
     }
     msg->ready = cycle;
     ring_push(&e->sms[msg->sm].lsu->returns, mid);
+    e->sm_quiet[msg->sm] = 0; /* its step has a response to take */
 }
 
 /* A line leaves slice `slice`: written back if dirty. */

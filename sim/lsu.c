@@ -564,6 +564,13 @@ void sim_lsu_tick(sim_engine *e, sim_sm *sm, uint64_t cycle)
 /* ------------------------------------------------------------------------- */
 /* Event horizon                                                             */
 
+int sim_lsu_queues_empty(const sim_sm *sm)
+{
+    const sim_lsu *lsu = sm->lsu;
+    return !lsu->returns.count && !lsu->coalesce_count && !lsu->fifo.count &&
+           !lsu->miss_queue.count;
+}
+
 int sim_lsu_busy(const sim_sm *sm)
 {
     const sim_lsu *lsu = sm->lsu;

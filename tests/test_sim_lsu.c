@@ -292,28 +292,33 @@ static void test_bank_conflicts(void **state)
 /* Counters                                                                  */
 
 /* A sub-partition none of whose warps is ready is skipped without looking at
- * each (sim_sm.sub_ready), and warps a full LSU refused wait parked until it
- * frees: a DRAM copy of every SM's 32 warps gives the same samples and the
- * same counters -- cycles visited included -- as looking at every warp on
- * every cycle (GPUDISSECT_SIM_LOOK_AT_EVERY_WARP=1, the engine before). */
-static gd_curve copy_point(int look_at_every_warp, gd_counter_list *delta)
+ * each (sim_sm.sub_ready), warps a full LSU refused wait parked until it
+ * frees, and an SM with nothing to do is passed by (sim_engine.sm_quiet): a
+ * DRAM copy of every SM's 32 warps, and a read over a 40-SM chip with lines
+ * in flight, give the same samples and the same counters -- cycles visited
+ * included -- as looking at every SM and warp on every cycle
+ * (GPUDISSECT_SIM_LOOK_AT_EVERY_WARP=1, the engine before). */
+static gd_curve bw_point(const char *spec, const char *variant, const char *size,
+                         int look_at_every_warp, gd_counter_list *delta)
 {
     if (look_at_every_warp)
         setenv("GPUDISSECT_SIM_LOOK_AT_EVERY_WARP", "1", 1);
     else
         unsetenv("GPUDISSECT_SIM_LOOK_AT_EVERY_WARP");
-    gd_device *dev = open_sim("sim:tiny", NULL, 0);
+    gd_device *dev = open_sim(spec, NULL, 0);
     unsetenv("GPUDISSECT_SIM_LOOK_AT_EVERY_WARP");
     gd_err err;
     gd_runner runner;
     gd_runner_init(&runner, dev, NULL, NULL);
     runner.chained = 1; /* in this process */
     gd_probe_opts opts = {0};
-    snprintf(opts.variant, sizeof opts.variant, "copy");
+    snprintf(opts.variant, sizeof opts.variant, "%s", variant);
     gd_curve curve;
-    gd_curve_init(&curve, "copy", gd_probe_find("bandwidth"), &opts);
+    gd_curve_init(&curve, variant, gd_probe_find("bandwidth"), &opts);
     gd_sweep sweep;
-    assert_int_equal(gd_sweep_parse("256KiB:256KiB", 1, &sweep, &err), 0);
+    char range[64];
+    snprintf(range, sizeof range, "%s:%s", size, size);
+    assert_int_equal(gd_sweep_parse(range, 1, &sweep, &err), 0);
     gd_counter_list before = {0}, after = {0};
     assert_int_equal(gd_device_counters(dev, &before, &err), 0);
     if (gd_runner_sweep(&runner, &curve, &sweep, &err) != 0)
@@ -332,18 +337,21 @@ static gd_curve copy_point(int look_at_every_warp, gd_counter_list *delta)
     return curve;
 }
 
-static void test_idle_warps_not_looked_at(void **state)
+static void same_point(const char *spec, const char *variant, const char *size,
+                       const char *guard)
 {
-    (void)state;
     gd_counter_list skip = {0}, every = {0};
-    gd_curve a = copy_point(0, &skip), b = copy_point(1, &every);
-    /* the case this guards: warps refused by the LSU, cycles with none ready */
-    assert_true(counter(&skip, "lsu.issue_stall_cycles") > 0);
+    gd_curve a = bw_point(spec, variant, size, 0, &skip),
+             b = bw_point(spec, variant, size, 1, &every);
+    /* the case this guards is there */
+    if (!(counter(&skip, guard) > 0))
+        fail_msg("%s %s: no %s", spec, variant, guard);
     assert_int_equal(skip.count, every.count);
     for (size_t i = 0; i < skip.count; i++)
         if (skip.items[i].value != gd_counter_list_get(&every, skip.items[i].name, -1))
-            fail_msg("counter %s: %g skipping idle sub-partitions, %g looking at every warp",
-                     skip.items[i].name, skip.items[i].value,
+            fail_msg("%s %s: counter %s: %g skipping idle SMs and sub-partitions, %g looking "
+                     "at every warp",
+                     spec, variant, skip.items[i].name, skip.items[i].value,
                      gd_counter_list_get(&every, skip.items[i].name, -1));
     assert_int_equal(a.count, 1);
     assert_int_equal(b.count, 1);
@@ -359,6 +367,15 @@ static void test_idle_warps_not_looked_at(void **state)
     gd_curve_free(&b);
     gd_counter_list_free(&skip);
     gd_counter_list_free(&every);
+}
+
+static void test_idle_warps_not_looked_at(void **state)
+{
+    (void)state;
+    /* warps refused by the LSU, cycles with none ready */
+    same_point("sim:tiny", "copy", "256KiB", "lsu.issue_stall_cycles");
+    /* 40 SMs waiting on DRAM most cycles: passed by */
+    same_point("sim:t4", "read", "2MiB", "dram.reads");
 }
 
 static void test_counters_exported(void **state)
