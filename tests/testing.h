@@ -53,10 +53,16 @@ static inline const char *gd_test_ptxas(void)
     return NULL;
 }
 
-/* Path of nvdisasm via tests/find-nvdisasm.sh, or NULL. */
+/* Path of nvdisasm via tests/find-nvdisasm.sh, or NULL.  Looked for once per
+ * process: the script starts a python3 to search the PyPI package (0.17 s),
+ * and the SASS checks asked twice per cubin -- as much as nvdisasm's own run. */
 static inline const char *gd_test_nvdisasm(void)
 {
     static char path[1024];
+    static int looked; /* 1: found (path), -1: none */
+    if (looked)
+        return looked > 0 ? path : NULL;
+    looked = -1;
     FILE *p = popen(GD_SOURCE_DIR "/tests/find-nvdisasm.sh 2>/dev/null", "r");
     if (!p)
         return NULL;
@@ -65,7 +71,10 @@ static inline const char *gd_test_nvdisasm(void)
     if (!ok || rc != 0)
         return NULL;
     path[strcspn(path, "\n")] = 0;
-    return path[0] ? path : NULL;
+    if (!path[0])
+        return NULL;
+    looked = 1;
+    return path;
 }
 
 /* The gpudissect binary under test (GD_BIN, else ./gpudissect). */
