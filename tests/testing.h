@@ -53,16 +53,17 @@ static inline const char *gd_test_ptxas(void)
     return NULL;
 }
 
-/* Path of nvdisasm via tests/find-nvdisasm.sh, or NULL.  Looked for once per
- * process: the script starts a python3 to search the PyPI package (0.17 s),
- * and the SASS checks asked twice per cubin -- as much as nvdisasm's own run. */
+/* Path of nvdisasm via tests/find-nvdisasm.sh, or NULL.  Once found, kept for
+ * the process: the script starts a python3 to search the PyPI package (0.17 s),
+ * and the SASS checks asked twice per cubin -- as much as nvdisasm's own run.
+ * Not finding it is not kept: a test may look while it has PATH broken on
+ * purpose (test_jit_check), and the cases after it must still find it. */
 static inline const char *gd_test_nvdisasm(void)
 {
     static char path[1024];
-    static int looked; /* 1: found (path), -1: none */
-    if (looked)
-        return looked > 0 ? path : NULL;
-    looked = -1;
+    static int found;
+    if (found)
+        return path;
     FILE *p = popen(GD_SOURCE_DIR "/tests/find-nvdisasm.sh 2>/dev/null", "r");
     if (!p)
         return NULL;
@@ -73,7 +74,7 @@ static inline const char *gd_test_nvdisasm(void)
     path[strcspn(path, "\n")] = 0;
     if (!path[0])
         return NULL;
-    looked = 1;
+    found = 1;
     return path;
 }
 
