@@ -4,8 +4,9 @@
 #
 # GD_TEST_JOBS=N runs N tests at once (default: the number of online CPUs; the
 # tests use private temporary directories, so they do not share files).  The
-# slowest tests of the previous run (GD_BUILD_DIR/test-times) start first, so
-# the run ends about when its longest test does.  A failed test's log is
+# slowest tests of the previous run (GD_BUILD_DIR/test-times; without one, as in
+# a clean clone, tests/slowest-tests) start first, so the run ends about when
+# its longest test does.  A failed test's log is
 # printed whole after the summary line for it.
 # GD_VALGRIND=1 runs them one at a time under valgrind (leaks and errors are
 # failures).
@@ -39,10 +40,16 @@ run_one() {
     fi
 }
 
-# the order: the previous run's slowest first, tests it did not see after
+# the order: the previous run's slowest first, tests it did not see after;
+# without a previous run (a clean clone), tests/slowest-tests' order
 ordered=""
 if [ -r "$times" ]; then
-    for name in $(sort -rn "$times" | awk '{print $2}'); do
+    names=$(sort -rn "$times" | awk '{print $2}')
+else
+    names=$(grep -v '^#' "$(dirname "$0")/slowest-tests" 2>/dev/null)
+fi
+if [ -n "$names" ]; then
+    for name in $names; do
         for t in "$@"; do
             [ "$(basename "$t")" = "$name" ] && ordered="$ordered $t"
         done
