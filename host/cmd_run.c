@@ -344,8 +344,10 @@ int gd_cmd_run(int argc, char **argv)
         /* what the plan does other than asked (a patch refused on this
          * target): said in meta.json and on stderr */
         gd_probe_plan first;
-        if (probe->plan(&a.opts, gd_device_get_info(dev), sweep.points[0], &first, &err) != 0)
+        if (probe->plan(&a.opts, gd_device_get_info(dev), sweep.points[0], &first, &err) != 0) {
+            json_decref(entry); /* not in meta yet */
             goto out;
+        }
         if (first.note[0]) {
             json_object_set_new(entry, "note", json_string(first.note));
             json_object_set_new(entry, "variant", json_string(first.opts.variant));
