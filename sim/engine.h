@@ -281,6 +281,9 @@ struct sim_engine {
     uint64_t ctas_done;
     uint64_t warp_age;
     sim_sm **active_sms;
+    uint32_t *active_ids;     /* active_sms[i]->id, side by side: the loop and the
+                               * event horizon pass a quiet SM by without reading
+                               * its struct (one host cache line per SM a cycle) */
     /* per SM (by id), side by side so that the loop reads no SM's own memory
      * to pass it by: a cycle before which its step would do nothing -- every
      * LSU queue empty, no CTA to retire or place, no warp of it ready -- so

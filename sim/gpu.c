@@ -97,8 +97,9 @@ int sim_engine_create(const gd_arch *arch, sim_devmem *mem, sim_engine **out, gd
     uint32_t nw = arch->gpu.max_warps_per_sm, nsub = arch->gpu.subpartitions;
     e->sms = calloc(e->sm_count, sizeof *e->sms);
     e->active_sms = calloc(e->sm_count, sizeof *e->active_sms);
+    e->active_ids = calloc(e->sm_count, sizeof *e->active_ids);
     e->sm_quiet = calloc(e->sm_count, sizeof *e->sm_quiet);
-    if (!e->sms || !e->active_sms || !e->sm_quiet)
+    if (!e->sms || !e->active_sms || !e->active_ids || !e->sm_quiet)
         goto oom;
     for (uint32_t s = 0; s < e->sm_count; s++) {
         sim_sm *sm = &e->sms[s];
@@ -154,6 +155,7 @@ void sim_engine_destroy(sim_engine *e)
     }
     free(e->sms);
     free(e->active_sms);
+    free(e->active_ids);
     free(e->sm_quiet);
     free(e);
 }
@@ -173,6 +175,7 @@ static void sm_activate(sim_engine *e, sim_sm *sm)
 {
     if (!sm->active) {
         sm->active = 1;
+        e->active_ids[e->active_sm_count] = sm->id;
         e->active_sms[e->active_sm_count++] = sm;
         e->lone_stale = 1;
     }
@@ -843,8 +846,7 @@ int sim_engine_run(sim_engine *e, const sim_launch_config *l, gd_err *err)
         if (mem_active)
             sim_memsys_global_tick(e, cycle);
         for (uint32_t i = 0; i < e->active_sm_count;) {
-            sim_sm *sm = e->active_sms[i];
-            uint64_t quiet = e->sm_quiet[sm->id];
+            uint64_t quiet = e->sm_quiet[e->active_ids[i]];
             if (quiet > cycle) {
                 /* its step would find nothing to do; what it would leave in
                  * the wake is its sub-partitions' earliest bound */
@@ -853,6 +855,7 @@ int sim_engine_run(sim_engine *e, const sim_launch_config *l, gd_err *err)
                 i++;
                 continue;
             }
+            sim_sm *sm = e->active_sms[i];
             if (mem_active)
                 sim_lsu_returns(e, sm, cycle);
             sm_issue(e, sm, cycle, &wake);
@@ -864,7 +867,9 @@ int sim_engine_run(sim_engine *e, const sim_launch_config *l, gd_err *err)
                 sm_retire_ctas(e, sm, cycle);
             if (!sm->ctas_resident && (!mem_active || !sim_lsu_busy(sm))) {
                 sm->active = 0;
-                e->active_sms[i] = e->active_sms[--e->active_sm_count];
+                --e->active_sm_count;
+                e->active_sms[i] = e->active_sms[e->active_sm_count];
+                e->active_ids[i] = e->active_ids[e->active_sm_count];
                 e->lone_stale = 1;
             } else {
                 e->sm_quiet[sm->id] = sm_quiet_until(e, sm, cycle);

@@ -43,7 +43,11 @@
  */
 #include "sim/memsys.h"
 
+#include <string.h>
+
 #define COALESCE_SECTOR_BYTES 32 /* the 32-B sector of NVIDIA's L1/L2 since Maxwell (seed 004) */
+#define COALESCE_SLOTS 64        /* the coalescer's table of lines: twice a warp's lanes */
+#define COALESCE_SLOT_FREE 0xffu
 
 /* ------------------------------------------------------------------------- */
 /* Set-up                                                                    */
@@ -293,6 +297,8 @@ void sim_lsu_issue(sim_engine *e, sim_sm *sm, sim_warp *w, const sim_mem_access 
     int fine = acc->is_store || acc->bypass_l1;
     uint32_t granules[SIM_WARP_LANES]; /* 32-B sectors used, per request (statistics) */
     uint64_t lines_seen[SIM_WARP_LANES]; /* each request's line */
+    uint8_t line_slot[COALESCE_SLOTS];     /* hash of a line -> its request's index */
+    memset(line_slot, COALESCE_SLOT_FREE, sizeof line_slot);
     int same_granule = (fine ? lsu->fine_bytes : lsu->l1.sector_bytes) == COALESCE_SECTOR_BYTES;
     for (uint32_t m = acc->mask; m; m &= m - 1) {
         unsigned lane = (unsigned)__builtin_ctz(m);
@@ -313,12 +319,18 @@ void sim_lsu_issue(sim_engine *e, sim_sm *sm, sim_warp *w, const sim_mem_access 
             used = (uint32_t)((2ull << g_last) - (1ull << g_first));
         }
         /* a line has one request: the latest first (lanes of one line are
-         * mostly neighbours), in a local copy of their lines -- a warp of 32
-         * lines apart (an eviction pass) compares 496 times per instruction */
-        uint32_t i = lsu->coalesce_count;
-        while (i-- > 0 && lines_seen[i] != line)
-            ;
-        if (i != UINT32_MAX) {
+         * mostly neighbours), else a small open-addressed table of the
+         * requests' lines -- a warp of 32 lines apart (an eviction pass)
+         * compared 496 times per instruction in a list of them */
+        uint32_t i = lsu->coalesce_count - 1;
+        if (!lsu->coalesce_count || lines_seen[i] != line) {
+            uint32_t h = (uint32_t)(((line >> 5) * 0x9e3779b97f4a7c15ull) >> 58);
+            while ((i = line_slot[h]) != COALESCE_SLOT_FREE && lines_seen[i] != line)
+                h = (h + 1) & (COALESCE_SLOTS - 1);
+            if (i == COALESCE_SLOT_FREE)
+                line_slot[h] = (uint8_t)lsu->coalesce_count;
+        }
+        if (i != COALESCE_SLOT_FREE) {
             ms->req[lsu->coalesce[i]].sectors |= sectors;
             granules[i] |= used;
             continue;

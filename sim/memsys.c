@@ -176,11 +176,9 @@ uint64_t sim_memsys_next_event(const sim_engine *e, uint64_t now)
         return now;
     /* an SM the loop passes by (sim_engine.sm_quiet nonzero) has every LSU
      * queue empty: its entry is read, not its LSU (108 SMs a cycle) */
-    for (uint32_t i = 0; i < e->active_sm_count; i++) {
-        const sim_sm *sm = e->active_sms[i];
-        if (!e->sm_quiet[sm->id] && sim_lsu_has_work(sm))
+    for (uint32_t i = 0; i < e->active_sm_count; i++)
+        if (!e->sm_quiet[e->active_ids[i]] && sim_lsu_has_work(e->active_sms[i]))
             return now;
-    }
     return best;
 }
 
