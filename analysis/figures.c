@@ -25,6 +25,25 @@
 #include "analysis/plot.h"
 
 #define MAX_MARKS 32
+#define FIGURE_NAME_BYTES 160 /* a curve's label or av-LEVEL, NUL included */
+
+/* The pictures whose data and script are written, drawn together at the end
+ * (gd_plot_draw_all: several gnuplots at once). */
+typedef struct figure_names {
+    char (*name)[FIGURE_NAME_BYTES];
+    size_t count, cap;
+} figure_names;
+
+static int figure_script(const char *plots_dir, const gd_plot_spec *ps, figure_names *names,
+                         gd_err *err)
+{
+    if (gd_plot_write_script(plots_dir, ps, err) != 0)
+        return -1;
+    if (names->count == names->cap)
+        return gd_fail(err, "plot: more pictures than curves");
+    snprintf(names->name[names->count++], FIGURE_NAME_BYTES, "%s", ps->name);
+    return 0;
+}
 
 /* The name inference gave the plateau at `level` of curve `label`, or NULL. */
 static const char *plateau_name(const gd_run *run, const char *label, double level)
@@ -108,7 +127,7 @@ static int axis_labels(const gd_probe *p, const char **x, const char **y)
 }
 
 static int curve_figure(const gd_run *run, const gd_curve *c, const gd_arch *arch,
-                        const char *plots_dir, gd_err *err)
+                        const char *plots_dir, figure_names *names, gd_err *err)
 {
     size_t n = c->count;
     if (!n)
@@ -203,7 +222,7 @@ static int curve_figure(const gd_run *run, const gd_curve *c, const gd_arch *arc
         .knees = knees,
         .knee_count = nk,
     };
-    rc = gd_plot_write(plots_dir, &ps, err);
+    rc = figure_script(plots_dir, &ps, names, err);
 out:
     free(x);
     free(med);
@@ -251,7 +270,8 @@ static size_t series_xy(const gd_curve *c, const char *name, double **x, double 
 }
 
 /* Fig. 3.7: victim and attacker CPI per placement, for the level under test. */
-static int av_figure(const gd_run *run, gd_inferred_name level, const char *plots_dir, gd_err *err)
+static int av_figure(const gd_run *run, gd_inferred_name level, const char *plots_dir,
+                     figure_names *names, gd_err *err)
 {
     const gd_curve *c[GD_PLACE_COUNT] = {0};
     size_t have = 0;
@@ -324,7 +344,7 @@ static int av_figure(const gd_run *run, gd_inferred_name level, const char *plot
         .extra = extra,
         .extra_count = ne,
     };
-    rc = gd_plot_write(plots_dir, &ps, err);
+    rc = figure_script(plots_dir, &ps, names, err);
 out:
     free(main_x);
     free(main_y);
@@ -335,15 +355,28 @@ out:
     return rc;
 }
 
-int gd_figures_write(const gd_run *run, const gd_arch *arch, gd_err *err)
+int gd_figures_write(const gd_run *run, const gd_arch *arch, unsigned jobs, gd_err *err)
 {
     char dir[1100];
     snprintf(dir, sizeof dir, "%s/plots", run->dir);
-    for (size_t i = 0; i < run->curve_count; i++)
-        if (curve_figure(run, &run->curves[i], arch, dir, err) != 0)
-            return -1;
-    for (int l = 0; l < GD_INF_COUNT; l++)
-        if (av_figure(run, (gd_inferred_name)l, dir, err) != 0)
-            return -1;
-    return 0;
+    figure_names names = {.cap = run->curve_count + GD_INF_COUNT};
+    names.name = calloc(names.cap, sizeof *names.name);
+    if (!names.name)
+        return gd_fail(err, "out of memory");
+    int rc = 0;
+    for (size_t i = 0; i < run->curve_count && rc == 0; i++)
+        rc = curve_figure(run, &run->curves[i], arch, dir, &names, err);
+    for (int l = 0; l < GD_INF_COUNT && rc == 0; l++)
+        rc = av_figure(run, (gd_inferred_name)l, dir, &names, err);
+    const char **list = rc == 0 ? calloc(names.count + 1, sizeof *list) : NULL;
+    if (rc == 0 && !list)
+        rc = gd_fail(err, "out of memory");
+    if (rc == 0) {
+        for (size_t i = 0; i < names.count; i++)
+            list[i] = names.name[i];
+        rc = gd_plot_draw_all(dir, list, names.count, jobs, err);
+    }
+    free(list);
+    free(names.name);
+    return rc;
 }

@@ -93,12 +93,26 @@ typedef struct gd_plot_spec {
  * error line of its stderr>". */
 int gd_plot_write(const char *plots_dir, const gd_plot_spec *spec, gd_err *err);
 
+/* gd_plot_write's NAME.dat and NAME.gp only, for gd_plot_draw_all to draw
+ * with others.  Returns 0, or -1 with err filled. */
+int gd_plot_write_script(const char *plots_dir, const gd_plot_spec *spec, gd_err *err);
+
 /* Runs DIR/NAME.gp -- a script that draws into out_png and out_svg when they
  * are defined, as gd_plot_write's do -- with gnuplot inside DIR, checks the
  * pictures and renames them into place as DIR/NAME.png and NAME.svg.  For
  * callers that write their own script (analysis/whatif_plot.c's bar chart).
  * Returns 0, or -1 with err filled as gd_plot_write's. */
 int gd_plot_draw(const char *dir, const char *name, gd_err *err);
+
+/* gd_plot_draw for each of names[0..count), up to `jobs` at once, each in a
+ * child process of its own (a run's 50-70 pictures took 4-5 s one after the
+ * other: 80 ms of gnuplot each).  The pictures do not depend on each other,
+ * so the files are those of a serial draw.  The first failure (in names'
+ * order, among the pictures started) is the error, and no picture is started
+ * after it, as a serial draw stops at its first.  jobs <= 1: one at a time,
+ * in this process.  Returns 0, or -1 with err filled. */
+int gd_plot_draw_all(const char *dir, const char *const *names, size_t count, unsigned jobs,
+                     gd_err *err);
 
 /* 0 when the file is a PNG: signature, an IHDR chunk first, every chunk whole
  * with a correct CRC, IEND last (so a truncated file fails).  -1 otherwise. */

@@ -210,7 +210,7 @@ int gd_characterize(gd_characterize_ctx *ctx, json_t *meta, gd_err *err)
     return rc;
 }
 
-int gd_analyze_run(const char *dir, const gd_arch *arch, int plots, gd_err *err)
+int gd_analyze_run(const char *dir, const gd_arch *arch, int plots, unsigned jobs, gd_err *err)
 {
     gd_run run;
     if (gd_run_load(dir, &run, err) != 0)
@@ -227,7 +227,7 @@ int gd_analyze_run(const char *dir, const gd_arch *arch, int plots, gd_err *err)
         }
     }
     if (rc == 0 && plots)
-        rc = gd_figures_write(&run, arch, err);
+        rc = gd_figures_write(&run, arch, jobs ? jobs : gd_runner_default_jobs(), err);
     gd_run_free(&run);
     if (rc == 0)
         rc = gd_report_write(dir, err);

@@ -122,8 +122,9 @@ int gd_infer_curve(gd_inference *run_inf, const gd_curve *curve, const gd_segmen
                    const char *level, uint64_t l2_bytes_hint, int cc_major, int subpartitions,
                    const char *where, gd_err *err);
 
-/* compare.json (when `arch` is given), plots/ (when `plots`), report.md, all from
+/* compare.json (when `arch` is given), plots/ (when `plots`, drawn by up to
+ * `jobs` gnuplots at once; 0: the cores hwloc reports), report.md, all from
  * the files of the results directory. */
-int gd_analyze_run(const char *dir, const gd_arch *arch, int plots, gd_err *err);
+int gd_analyze_run(const char *dir, const gd_arch *arch, int plots, unsigned jobs, gd_err *err);
 
 #endif

@@ -143,7 +143,7 @@ int gd_cmd_plot(int argc, char **argv)
     } else if (own) {
         have = gd_arch_load(own, NULL, 0, arch, &err) == 0;
     }
-    if (arch && gd_figures_write(&run, have ? arch : NULL, &err) == 0) {
+    if (arch && gd_figures_write(&run, have ? arch : NULL, gd_runner_default_jobs(), &err) == 0) {
         printf("%s/plots\n", run_dir);
         status = 0;
     }

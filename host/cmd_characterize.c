@@ -291,7 +291,7 @@ int gd_cmd_characterize(int argc, char **argv)
     }
     if (gd_meta_finish(meta, dev, out_dir, &err) != 0)
         goto out;
-    if (gd_analyze_run(out_dir, have_arch ? arch : NULL, plots, &err) != 0)
+    if (gd_analyze_run(out_dir, have_arch ? arch : NULL, plots, jobs, &err) != 0)
         goto out;
     if (gd_interrupt_requested()) {
         fprintf(stderr, "gpudissect: interrupted by %s; the steps that finished are in %s (go on "

@@ -471,6 +471,81 @@ static void test_failing_gnuplot(void **state)
 }
 
 
+/* gd_plot_draw_all: several gnuplots at once draw the pictures a serial draw
+ * does, byte for byte (the SVGs; a PNG's bytes carry no timestamp either);
+ * a failing picture is the error -- the first in order among those started --
+ * the ones before it are drawn, and no temporary is left. */
+static void test_draw_all_several_at_once(void **state)
+{
+    (void)state;
+    NEED_GNUPLOT();
+    char *tmp = gd_test_tmpdir();
+    assert_non_null(tmp);
+    char serial[1100], parallel[1100], failing[1100], bin[1100];
+    snprintf(serial, sizeof serial, "%s/serial", tmp);
+    snprintf(parallel, sizeof parallel, "%s/parallel", tmp);
+    snprintf(failing, sizeof failing, "%s/failing", tmp);
+    snprintf(bin, sizeof bin, "%s/bin", tmp);
+    static const char *const names[] = {"p0", "p1", "p2", "p3", "p4", "p5"};
+    const size_t n = sizeof names / sizeof *names;
+    for (size_t i = 0; i < n; i++) {
+        staircase s;
+        staircase_init(&s, names[i]);
+        s.median[i] += 10.0 * (double)i; /* each picture its own */
+        gd_err err = {{0}};
+        assert_int_equal(gd_plot_write_script(serial, &s.spec, &err), 0);
+        assert_int_equal(gd_plot_write_script(parallel, &s.spec, &err), 0);
+        assert_int_equal(gd_plot_write_script(failing, &s.spec, &err), 0);
+        char png[16];
+        snprintf(png, sizeof png, "%s.png", names[i]);
+        assert_false(file_exists(serial, png)); /* the script only */
+    }
+    gd_err err = {{0}};
+    assert_int_equal(gd_plot_draw_all(serial, names, n, 1, &err), 0);
+    assert_int_equal(gd_plot_draw_all(parallel, names, n, 3, &err), 0);
+    for (size_t i = 0; i < n; i++) {
+        char svg[16], png[16];
+        snprintf(svg, sizeof svg, "%s.svg", names[i]);
+        snprintf(png, sizeof png, "%s.png", names[i]);
+        assert_int_equal(check_picture(parallel, png, 1), 0);
+        char *a = slurp(serial, svg), *b = slurp(parallel, svg);
+        assert_non_null(a);
+        assert_non_null(b);
+        assert_string_equal(a, b);
+        free(a);
+        free(b);
+    }
+    assert_int_equal(count_temporaries(parallel), 0);
+    /* nothing to draw, and more jobs than pictures */
+    assert_int_equal(gd_plot_draw_all(parallel, names, 0, 4, &err), 0);
+    assert_int_equal(gd_plot_draw_all(parallel, names, 2, 16, &err), 0);
+
+    /* p2 and p4 fail: the error is p2's, p0 and p1 are drawn */
+    char real[1024] = "";
+    assert_int_equal(gd_test_run("command -v gnuplot", real, sizeof real), 0);
+    real[strcspn(real, "\n")] = 0;
+    assert_int_equal(mkdir(bin, 0755), 0);
+    char fake[2300];
+    snprintf(fake, sizeof fake,
+             "#!/bin/sh\ncase \"$3\" in p2.gp|p4.gp) echo \"fake gnuplot: broken $3\" >&2; "
+             "exit 1;; esac\nexec %s \"$@\"\n", real);
+    write_script(bin, "gnuplot", fake);
+    char *saved = strdup(getenv("PATH"));
+    setenv("PATH", bin, 1);
+    int rc = gd_plot_draw_all(failing, names, n, 3, &err);
+    setenv("PATH", saved, 1);
+    free(saved);
+    assert_int_equal(rc, -1);
+    assert_non_null(strstr(err.msg, "fake gnuplot: broken p2.gp"));
+    assert_null(strchr(err.msg, '\n'));
+    assert_int_equal(check_picture(failing, "p0.png", 1), 0);
+    assert_int_equal(check_picture(failing, "p1.svg", 0), 0);
+    assert_false(file_exists(failing, "p2.png"));
+    assert_int_equal(count_temporaries(failing), 0);
+    gd_test_rmrf(tmp);
+    free(tmp);
+}
+
 /* A 1x1 RGB PNG (signature, IHDR, IDAT, IEND, each with its CRC), so that the
  * checks are tested without gnuplot; and a small SVG as gnuplot writes them. */
 static const unsigned char tiny_png[] =
@@ -601,6 +676,7 @@ int main(void)
         cmocka_unit_test(test_invalid_specs),
         cmocka_unit_test(test_missing_gnuplot),
         cmocka_unit_test(test_failing_gnuplot),
+        cmocka_unit_test(test_draw_all_several_at_once),
         cmocka_unit_test(test_checks_reject_bad_files),
         cmocka_unit_test(test_checks_accept_gnuplot_pictures),
     };
