@@ -106,7 +106,7 @@ pgo_name = -dumpdir $(abspath $(PGO))/prof/ -dumpbase $(subst /,_,$(1))
 # the training: each command a sweep of well under a second on the
 # instrumented binary (one thread, the chains, sliced L2 and TLBs, the
 # instruction fetch, constant caches, every SM streaming, an L1 set, the MSHRs,
-# shared-memory banks)
+# shared-memory banks, every SM's L2 hits, warps of two SMs fetching code)
 SIM_TRAIN := \
   "run --device sim:t4 --probe pchase --sweep 1KiB:4MiB" \
   "run --device sim:a100 --probe pchase --sweep 16KiB:2MiB:4" \
@@ -115,7 +115,9 @@ SIM_TRAIN := \
   "run --device sim:tiny --probe bandwidth --sweep 64KiB:256KiB:2" \
   "run --device sim:t4 --probe pchase_fine --sweep 4:64:4" \
   "run --device sim:t4 --probe mshr --sweep 8:256:3" \
-  "run --device sim:t4 --probe smem_bank --sweep 4:128"
+  "run --device sim:t4 --probe smem_bank --sweep 4:128" \
+  "run --device sim:t4 --probe l2_slice --sweep 128:1KiB:+128" \
+  "run --device sim:t4 --probe icache_av --variant other_sm --footprint 16KiB --sweep 2KiB:64KiB:4"
 
 .SECONDARY: $(PGO_GEN_OBJ) $(PGO_USE_OBJ)
 

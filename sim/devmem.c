@@ -4,16 +4,31 @@
  * 2 MiB boundary (as large cudaMalloc allocations do), bases only grow, so the
  * table stays sorted and translation is a binary search with a one-entry cache.
  * Freed ranges are not reused: the address space is far larger than any run.
- * Backing store is calloc()ed lazily by the host OS, so a large sparse
- * allocation costs only the pages a probe touches.
+ * Backing store is committed lazily by the host OS, so a large sparse
+ * allocation costs only the pages a probe touches: a large one is an anonymous
+ * mapping of its own, not calloc's -- glibc raises its mmap threshold to the
+ * size of each mapped block freed (up to 32 MiB), after which calloc serves
+ * such blocks from the heap and zeroes them with memset, touching every page:
+ * a quarter of the full suite's page faults on sim:t4 (each point's eviction
+ * buffer of twice the L2, its chain, its output) were those memsets.
  */
 #include "sim/devmem.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #define DEVMEM_BASE 0x7f0000000000ull   /* looks like a CUDA device pointer */
 #define DEVMEM_ALIGN (2ull << 20)       /* 2 MiB, the large-page size of NVIDIA GPUs */
+#define DEVMEM_MAP_MIN_BYTES (64u << 10) /* from here on a mapping of its own */
+
+static void release(sim_alloc *a)
+{
+    if (a->mapped)
+        munmap(a->data, a->size);
+    else
+        free(a->data);
+}
 
 void sim_devmem_init(sim_devmem *m, uint64_t limit_bytes)
 {
@@ -25,7 +40,7 @@ void sim_devmem_init(sim_devmem *m, uint64_t limit_bytes)
 void sim_devmem_destroy(sim_devmem *m)
 {
     for (size_t i = 0; i < m->count; i++)
-        free(m->allocs[i].data);
+        release(&m->allocs[i]);
     free(m->allocs);
     memset(m, 0, sizeof *m);
 }
@@ -46,7 +61,15 @@ int sim_devmem_alloc(sim_devmem *m, uint64_t bytes, uint64_t *addr, gd_err *err)
         m->allocs = a;
         m->capacity = cap;
     }
-    uint8_t *data = calloc(1, bytes);
+    int mapped = bytes >= DEVMEM_MAP_MIN_BYTES;
+    uint8_t *data = NULL;
+    if (mapped) {
+        void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        data = p == MAP_FAILED ? NULL : p;
+    } else {
+        data = calloc(1, bytes);
+    }
     if (!data)
         return gd_fail(err, "sim: out of host memory for a %llu-byte allocation",
                        (unsigned long long)bytes);
@@ -54,6 +77,7 @@ int sim_devmem_alloc(sim_devmem *m, uint64_t bytes, uint64_t *addr, gd_err *err)
     a->base = m->next_base;
     a->size = bytes;
     a->data = data;
+    a->mapped = mapped;
     a->pristine = 1;
     m->next_base = (a->base + bytes + DEVMEM_ALIGN - 1) / DEVMEM_ALIGN * DEVMEM_ALIGN;
     m->used_bytes += bytes;
@@ -65,7 +89,7 @@ int sim_devmem_free(sim_devmem *m, uint64_t addr, gd_err *err)
 {
     for (size_t i = 0; i < m->count; i++) {
         if (m->allocs[i].base == addr) {
-            free(m->allocs[i].data);
+            release(&m->allocs[i]);
             m->used_bytes -= m->allocs[i].size;
             memmove(&m->allocs[i], &m->allocs[i + 1], (m->count - i - 1) * sizeof m->allocs[0]);
             m->count--;

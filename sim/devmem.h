@@ -13,6 +13,7 @@ typedef struct sim_alloc {
     uint64_t base;
     uint64_t size;
     uint8_t *data;
+    int mapped;             /* data is a mapping of its own (munmap), else calloc's */
     int pristine;           /* 1: zero as allocated -- no kernel has run since and
                              * nothing was written into it (a zero fill keeps it) */
 } sim_alloc;
