@@ -29,8 +29,8 @@
 static uint32_t per_partition(const gd_arch *arch)
 {
     const gd_arch_l2_map *m = &arch->level[GD_L2].l2map;
-    uint32_t slices = m->slices ? m->slices : 1, parts = m->partitions ? m->partitions : 1;
-    return slices / parts;
+    uint32_t slices = m->slices ? m->slices : 1;
+    return m->partitions > 1 ? slices / m->partitions : slices; /* (every L2 access) */
 }
 
 static unsigned log2_of(uint32_t x)

@@ -56,6 +56,8 @@ int sim_cache_init(sim_cache *c, const gd_arch_level *level, uint64_t seed, gd_e
         return gd_fail(err, "sim: bad cache geometry");
     if (c->ways >= SIM_CACHE_NO_WAY)
         return gd_fail(err, "sim: at most %u ways", SIM_CACHE_NO_WAY - 1);
+    if ((uint64_t)c->sets * c->ways > UINT32_MAX) /* line indices are 32-bit */
+        return gd_fail(err, "sim: a cache of %u x %u lines is too large", c->sets, c->ways);
     c->lines = calloc((size_t)c->sets * c->ways, sizeof *c->lines);
     c->newest = malloc(c->sets * sizeof *c->newest);
     c->oldest = malloc(c->sets * sizeof *c->oldest);
@@ -164,15 +166,16 @@ static inline void set_and_way(const sim_cache *c, size_t idx, uint32_t *s, uint
         *s = (uint32_t)(idx >> c->way_shift);
         *way = (uint16_t)(idx & (c->ways - 1));
     } else {
-        *s = (uint32_t)(idx / c->ways);
-        *way = (uint16_t)(idx % c->ways);
+        /* (32-bit: sets x ways lines fit, and the division is the quicker) */
+        *s = (uint32_t)idx / c->ways;
+        *way = (uint16_t)((uint32_t)idx % c->ways);
     }
 }
 
 size_t sim_cache_set_index(const sim_cache *c, const sim_cache_line *l)
 {
     size_t idx = (size_t)(l - c->lines);
-    return c->way_shift >= 0 ? idx >> c->way_shift : idx / c->ways;
+    return c->way_shift >= 0 ? idx >> c->way_shift : (uint32_t)idx / c->ways;
 }
 
 static void list_push_newest(sim_cache *c, sim_cache_line *set, uint32_t s, uint16_t way);

@@ -114,7 +114,7 @@ static uint32_t l1_line_messages(sim_engine *e, sim_sm *sm, uint64_t line_addr, 
         uint64_t start = line_addr + (uint64_t)s * sb;
         uint64_t end = line_addr + (uint64_t)(run_end + 1) * sb;
         while (start < end) {
-            uint64_t piece_end = (start / l2_line + 1) * l2_line;
+            uint64_t piece_end = (start & ~(l2_line - 1)) + l2_line; /* a power of two */
             if (piece_end > end)
                 piece_end = end;
             if (emit) {
@@ -289,9 +289,11 @@ void sim_lsu_returns(sim_engine *e, sim_sm *sm, uint64_t cycle)
          * fill over 32-byte L2 lines) */
         uint64_t sb = c->sector_bytes, l2b = ms->l2.line_bytes;
         uint64_t line_addr = lineno * c->line_bytes;
-        uint32_t s = (uint32_t)((msg_addr - line_addr) / sb);
+        /* (lines and sectors are powers of two: shifts, not divisions) */
+        unsigned sb_shift = (unsigned)__builtin_ctzll(sb), l2b_shift = (unsigned)__builtin_ctzll(l2b);
+        uint32_t s = (uint32_t)((msg_addr - line_addr) >> sb_shift);
         uint64_t start = line_addr + (uint64_t)s * sb;
-        uint32_t pieces = (uint32_t)((start + sb - 1) / l2b - start / l2b + 1);
+        uint32_t pieces = (uint32_t)(((start + sb - 1) >> l2b_shift) - (start >> l2b_shift) + 1);
         if (!((m->pending_sectors >> s) & 1)) {
             sim_engine_fail(e, "sim: internal error: a piece of L1 sector %u of line 0x%llx "
                                "arrived that no miss asked for", s,

@@ -307,7 +307,8 @@ void sim_lsu_issue(sim_engine *e, sim_sm *sm, sim_warp *w, const sim_mem_access 
         uint32_t off = (uint32_t)(addr - line);
         uint32_t sectors;
         if (fine) {
-            uint32_t first = off / lsu->fine_bytes, last = (off + acc->size - 1) / lsu->fine_bytes;
+            unsigned fine_shift = (unsigned)__builtin_ctz(lsu->fine_bytes); /* a power of two */
+            uint32_t first = off >> fine_shift, last = (off + acc->size - 1) >> fine_shift;
             sectors = (uint32_t)((2ull << last) - (1ull << first));
         } else {
             sectors = sim_cache_sector_mask(&lsu->l1, addr, acc->size);
