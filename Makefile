@@ -11,7 +11,8 @@
 #                          parameter (RECOVERY_CONFIGS=200 RECOVERY_SEED=1000),
 #                          the levels below the L1 on generated GPUs
 #                          (BELOW_L1_CONFIGS=60 BELOW_L1_SEED=1), then the full
-#                          suite on sim:a100 and sim:h100 (tests/test_big_l2.c);
+#                          suite on sim:a100 and sim:h100 (tests/test_big_l2.c)
+#                          and --suite below_l1 on sim:h100 (test_below_l1);
 #                          RECOVERY_KEEP=DIR keeps the sweep's arch files and runs
 #   make rescore RECOVERY_RESCORE=DIR   score a kept sweep again with today's
 #                          analysis (`gpudissect infer` on each run: minutes)
@@ -293,12 +294,13 @@ BELOW_L1_CONFIGS ?= 60
 BELOW_L1_SEED ?= 1
 recovery: deps
 	@$(MAKE) --no-print-directory $(BIN) $(BUILD)/tests/test_recovery $(BUILD)/tests/test_big_l2 \
-	    $(BUILD)/tests/test_below_l1_recovery
+	    $(BUILD)/tests/test_below_l1_recovery $(BUILD)/tests/test_below_l1
 	@GD_BIN=./$(BIN) GD_RECOVERY_CONFIGS=$(RECOVERY_CONFIGS) GD_RECOVERY_SEED=$(RECOVERY_SEED) \
 	    GD_RECOVERY_JOBS=$(RECOVERY_JOBS) GD_RECOVERY_KEEP=$(RECOVERY_KEEP) $(BUILD)/tests/test_recovery
 	@GD_BIN=./$(BIN) GD_BELOW_L1_CONFIGS=$(BELOW_L1_CONFIGS) GD_BELOW_L1_SEED=$(BELOW_L1_SEED) \
 	    $(BUILD)/tests/test_below_l1_recovery
 	@GD_BIN=./$(BIN) GD_BIG_L2=1 $(BUILD)/tests/test_big_l2
+	@GD_BIN=./$(BIN) GD_BIG_L2=1 GD_TEST_FILTER=test_characterize_h100 $(BUILD)/tests/test_below_l1
 
 rescore:
 	@test -n "$(RECOVERY_RESCORE)" || { echo "make rescore: set RECOVERY_RESCORE=DIR (a sweep kept with RECOVERY_KEEP=DIR)"; exit 2; }

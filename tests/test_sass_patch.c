@@ -312,7 +312,7 @@ static void parse_listing(char *out, sass_listing *listing)
 static void disassemble(const char *nvdisasm, const char *cubin_path, sass_listing *listing)
 {
     char cmd[2048];
-    snprintf(cmd, sizeof cmd, "'%s' -c -hex '%s'", nvdisasm, cubin_path);
+    snprintf(cmd, sizeof cmd, "'%s' -c -hex -ndf '%s'", nvdisasm, cubin_path);
     size_t cap = 4 << 20;
     char *out = malloc(cap);
     assert_non_null(out);
