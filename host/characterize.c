@@ -95,9 +95,12 @@ static int carveout_point(gd_characterize_ctx *ctx, const gd_suite_step *st, uns
     snprintf(one.label, sizeof one.label, "%.50s-%d", st->label, st->carveouts[k]);
     int saved = ctx->runner->carveout_percent;
     ctx->runner->carveout_percent = st->carveouts[k];
+    ctx->carveout_step_active = 1;
+    ctx->run_carveout_percent = saved;
     ctx->carveout_l1d_bytes = 0;
     int rc = run_step(ctx, &one, meta, curves_json, err);
     ctx->runner->carveout_percent = saved;
+    ctx->carveout_step_active = 0;
     /* the curve's meta entry says which carve-out it ran under: compare models
      * it with the L1D that preference gives (gd_model_pchase_carveout) */
     json_t *probes = json_object_get(meta, "probes");
@@ -173,6 +176,9 @@ int gd_characterize(gd_characterize_ctx *ctx, json_t *meta, gd_err *err)
         if (rc < 0)
             fail_step(ctx, st, meta, step_err.msg);
         json_object_set_new(meta, "failed_steps", json_integer((json_int_t)ctx->failed_steps));
+        if (ctx->steps)
+            json_object_set_new(meta, "steps_measured_again",
+                                json_integer((json_int_t)gd_step_workers_measured_again(ctx->steps)));
         if (gd_meta_write(meta, ctx->out_dir, err) != 0) {
             meta_failed = 1;
             break;

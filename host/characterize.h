@@ -26,6 +26,11 @@ typedef struct gd_characterize_ctx {
     json_t *carveout_rows;
     uint64_t carveout_l1d_bytes;
     double carveout_confidence;
+    /* while one preference of that step is set on the runner: 1, and the
+     * run's own carve-out (--carveout), under which the steps after it that
+     * start early run (host/step_workers.c) */
+    int carveout_step_active;
+    int run_carveout_percent;
     int resume;                /* --resume: steps whose files are complete are not measured again */
     /* Steps in processes of their own (host/step_workers.c), or NULL: every
      * step on the runner's device, one after the other. */
@@ -98,6 +103,9 @@ typedef struct gd_step_workers gd_step_workers;
 gd_step_workers *gd_step_workers_create(unsigned jobs, gd_err *err);
 /* Stops any step still running, removes their files, closes the pool. */
 void gd_step_workers_destroy(gd_step_workers *sw);
+/* How many steps started early were stopped at their turn, their options
+ * having changed, and measured again (meta.json "steps_measured_again"). */
+size_t gd_step_workers_measured_again(const gd_step_workers *sw);
 /* Whether a run on this runner may use them (a sim device without an LSU
  * trace, not --chained). */
 int gd_step_workers_usable(const gd_runner *runner);

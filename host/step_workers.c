@@ -75,6 +75,7 @@ struct gd_step_workers {
     unsigned *tried;          /* per suite step: the generation its options failed at, +1 */
     size_t tried_count;
     int forwarded;            /* a signal was passed on to the step processes */
+    size_t measured_again;    /* steps started early whose options changed by their turn */
 };
 
 /* ------------------------------------------------------------------------- */
@@ -174,6 +175,11 @@ static void discard_job(gd_step_workers *sw, const gd_characterize_ctx *ctx, siz
     remove_step_files(ctx, j->label);
     remove_private(ctx, j->label);
     drop_job(sw, k);
+}
+
+size_t gd_step_workers_measured_again(const gd_step_workers *sw)
+{
+    return sw ? sw->measured_again : 0;
 }
 
 void gd_step_workers_destroy(gd_step_workers *sw)
@@ -409,9 +415,28 @@ static int reap_finished(gd_step_workers *sw)
     return n;
 }
 
+static void start_early_under(gd_step_workers *sw, gd_characterize_ctx *ctx, size_t current);
+
 /* Starts the steps after `current` whose options can be evaluated now and
- * that are not running yet, nearest first, while tokens are free. */
+ * that are not running yet, nearest first, while tokens are free -- under
+ * the run's own carve-out while a carve-out step's preference is set on the
+ * runner: they inherited that preference, and at their turn their options
+ * (the run's carve-out) differed, so each was stopped and measured again
+ * (the full suite on sim:t4: the five bandwidth steps after l1-carveout,
+ * about 5 s of CPU, measured twice). */
 static void start_early(gd_step_workers *sw, gd_characterize_ctx *ctx, size_t current)
+{
+    if (!ctx->carveout_step_active) {
+        start_early_under(sw, ctx, current);
+        return;
+    }
+    int preference = ctx->runner->carveout_percent;
+    ctx->runner->carveout_percent = ctx->run_carveout_percent;
+    start_early_under(sw, ctx, current);
+    ctx->runner->carveout_percent = preference;
+}
+
+static void start_early_under(gd_step_workers *sw, gd_characterize_ctx *ctx, size_t current)
 {
     const gd_suite *suite = ctx->suite;
     if (sw->tried_count < suite->step_count) {
@@ -614,6 +639,7 @@ int gd_step_workers_run(gd_step_workers *sw, gd_characterize_ctx *ctx, const gd_
     char *options = rc == 0 ? options_text(ctx, st, &prep) : NULL;
     if (j && (!options || strcmp(j->options, options) != 0)) {
         discard_job(sw, ctx, k); /* started under options that changed since */
+        sw->measured_again++;
         j = NULL;
     }
     if (rc == 1) {

@@ -404,6 +404,48 @@ static void check_carveout_step(const char *arch, const uint32_t *l1_kib, size_t
     free(dir);
 }
 
+/* A step after a carve-out step starts early (-j 4) while a preference of
+ * that step is set on the runner (50: the first measured); it runs under the
+ * run's own carve-out (0), as at its turn, so it is measured once: meta.json
+ * steps_measured_again 0.  It inherited the preference before, and its
+ * options at its turn differed (1 here; five bandwidth steps, 5 s of CPU, in
+ * the full suite on sim:t4). */
+static void test_step_after_a_carveout_step_runs_once(void **state)
+{
+    (void)state;
+    char *dir = gd_test_tmpdir();
+    char suite[1200], cmd[4096], out[8192];
+    snprintf(suite, sizeof suite, "%s/after.suite", dir);
+    FILE *f = fopen(suite, "w");
+    assert_non_null(f);
+    fprintf(f, "l1-carveout pchase --sweep 16KiB:128KiB:4 --stride 128 --carveout 50,100\n"
+               "after pchase_stride --sweep 8:128 --footprint 64KiB\n");
+    fclose(f);
+    snprintf(cmd, sizeof cmd,
+             "%s characterize --device sim:t4 --suite %s --no-plots --quiet -j 4 --out %s/run",
+             gd_test_binary(), suite, dir);
+    if (gd_test_run(cmd, out, sizeof out) != 0)
+        fail_msg("%s: %s", cmd, out);
+    char run[1300];
+    snprintf(run, sizeof run, "%s/run", dir);
+    json_t *meta = gd_test_load_json(run, "meta.json");
+    assert_int_equal(json_integer_value(json_object_get(meta, "failed_steps")), 0);
+    assert_int_equal(json_integer_value(json_object_get(meta, "steps_measured_again")), 0);
+    /* and it entered the run */
+    size_t k;
+    const json_t *p;
+    int seen = 0;
+    json_array_foreach(json_object_get(meta, "probes"), k, p) {
+        const char *csv = json_string_value(json_object_get(p, "csv"));
+        if (csv && !strcmp(csv, "after"))
+            seen = 1;
+    }
+    assert_true(seen);
+    json_decref(meta);
+    gd_test_rmrf(dir);
+    free(dir);
+}
+
 static void test_step_recovers_t4_splits(void **state)
 {
     (void)state;
@@ -428,6 +470,7 @@ int main(void)
         cmocka_unit_test(test_run_records_the_carveout),
         cmocka_unit_test(test_cuda_sets_the_carveout),
         cmocka_unit_test(test_step_recovers_t4_splits),
+        cmocka_unit_test(test_step_after_a_carveout_step_runs_once),
         cmocka_unit_test(test_step_recovers_v100_splits),
     };
     gd_test_filter_from_env();
