@@ -178,7 +178,7 @@ int gd_characterize(gd_characterize_ctx *ctx, json_t *meta, gd_err *err)
         json_object_set_new(meta, "failed_steps", json_integer((json_int_t)ctx->failed_steps));
         if (ctx->steps)
             json_object_set_new(meta, "steps_measured_again",
-                                json_integer((json_int_t)gd_step_workers_measured_again(ctx->steps)));
+                                gd_step_workers_measured_again(ctx->steps));
         if (gd_meta_write(meta, ctx->out_dir, err) != 0) {
             meta_failed = 1;
             break;

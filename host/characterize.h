@@ -103,9 +103,10 @@ typedef struct gd_step_workers gd_step_workers;
 gd_step_workers *gd_step_workers_create(unsigned jobs, gd_err *err);
 /* Stops any step still running, removes their files, closes the pool. */
 void gd_step_workers_destroy(gd_step_workers *sw);
-/* How many steps started early were stopped at their turn, their options
- * having changed, and measured again (meta.json "steps_measured_again"). */
-size_t gd_step_workers_measured_again(const gd_step_workers *sw);
+/* The labels of the steps started early that were stopped at their turn,
+ * their options having changed, and measured again (meta.json
+ * "steps_measured_again"), as a new JSON array. */
+json_t *gd_step_workers_measured_again(const gd_step_workers *sw);
 /* Whether a run on this runner may use them (a sim device without an LSU
  * trace, not --chained). */
 int gd_step_workers_usable(const gd_runner *runner);

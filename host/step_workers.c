@@ -75,7 +75,8 @@ struct gd_step_workers {
     unsigned *tried;          /* per suite step: the generation its options failed at, +1 */
     size_t tried_count;
     int forwarded;            /* a signal was passed on to the step processes */
-    size_t measured_again;    /* steps started early whose options changed by their turn */
+    json_t *measured_again;   /* labels of the steps started early whose options
+                               * changed by their turn (measured again) */
 };
 
 /* ------------------------------------------------------------------------- */
@@ -177,9 +178,9 @@ static void discard_job(gd_step_workers *sw, const gd_characterize_ctx *ctx, siz
     drop_job(sw, k);
 }
 
-size_t gd_step_workers_measured_again(const gd_step_workers *sw)
+json_t *gd_step_workers_measured_again(const gd_step_workers *sw)
 {
-    return sw ? sw->measured_again : 0;
+    return sw && sw->measured_again ? json_deep_copy(sw->measured_again) : json_array();
 }
 
 void gd_step_workers_destroy(gd_step_workers *sw)
@@ -200,6 +201,7 @@ void gd_step_workers_destroy(gd_step_workers *sw)
     }
     free(sw->job);
     free(sw->tried);
+    json_decref(sw->measured_again);
     gd_job_tokens_close();
     free(sw);
 }
@@ -639,7 +641,9 @@ int gd_step_workers_run(gd_step_workers *sw, gd_characterize_ctx *ctx, const gd_
     char *options = rc == 0 ? options_text(ctx, st, &prep) : NULL;
     if (j && (!options || strcmp(j->options, options) != 0)) {
         discard_job(sw, ctx, k); /* started under options that changed since */
-        sw->measured_again++;
+        if (!sw->measured_again)
+            sw->measured_again = json_array();
+        json_array_append_new(sw->measured_again, json_string(st->label));
         j = NULL;
     }
     if (rc == 1) {
