@@ -344,24 +344,34 @@ static void test_cuda_sets_the_carveout(void **state)
 
 /* characterize with the pchase and l1-carveout steps; every split's L1D found
  * and matching the arch in compare.json */
+/* `characterize --device sim:ARCH` (with `options`) of a suite of `steps`
+ * written into dir; the results directory's path into run. */
+static void characterize_steps(const char *dir, const char *arch, const char *steps,
+                               const char *options, char *run, size_t run_size)
+{
+    char suite[1200], cmd[4096], out[8192];
+    snprintf(suite, sizeof suite, "%s/steps.suite", dir);
+    FILE *f = fopen(suite, "w");
+    assert_non_null(f);
+    fputs(steps, f);
+    fclose(f);
+    snprintf(run, run_size, "%s/run", dir);
+    snprintf(cmd, sizeof cmd,
+             "%s characterize --device sim:%s --suite %s --no-plots --quiet %s --out %s",
+             gd_test_binary(), arch, suite, options, run);
+    if (gd_test_run(cmd, out, sizeof out) != 0)
+        fail_msg("%s: %s", cmd, out);
+}
+
 static void check_carveout_step(const char *arch, const uint32_t *l1_kib, size_t n)
 {
     char *dir = gd_test_tmpdir();
-    char suite[1200], cmd[4096], out[8192];
-    snprintf(suite, sizeof suite, "%s/carveout.suite", dir);
-    FILE *f = fopen(suite, "w");
-    assert_non_null(f);
-    fprintf(f, "pchase pchase --sweep 1KiB:4*L2 --adaptive --stride 32\n"
-               "l1-carveout pchase --sweep L1D/8:4*L1D --adaptive --stride 128 "
-               "--carveout 0,3,5,10,15,20,30,40,50,60,70,80,90,100\n");
-    fclose(f);
-    snprintf(cmd, sizeof cmd,
-             "%s characterize --device sim:%s --suite %s --no-plots --quiet --out %s/run",
-             gd_test_binary(), arch, suite, dir);
-    if (gd_test_run(cmd, out, sizeof out) != 0)
-        fail_msg("%s: %s", cmd, out);
     char run[1300];
-    snprintf(run, sizeof run, "%s/run", dir);
+    characterize_steps(dir, arch,
+                       "pchase pchase --sweep 1KiB:4*L2 --adaptive --stride 32\n"
+                       "l1-carveout pchase --sweep L1D/8:4*L1D --adaptive --stride 128 "
+                       "--carveout 0,3,5,10,15,20,30,40,50,60,70,80,90,100\n",
+                       "", run, sizeof run);
     json_t *inf = gd_test_load_json(run, "inferred.json");
     const json_t *rows = json_object_get(inf, "l1d_by_carveout");
     for (size_t i = 0; i < n; i++) {
@@ -414,20 +424,11 @@ static void test_step_after_a_carveout_step_runs_once(void **state)
 {
     (void)state;
     char *dir = gd_test_tmpdir();
-    char suite[1200], cmd[4096], out[8192];
-    snprintf(suite, sizeof suite, "%s/after.suite", dir);
-    FILE *f = fopen(suite, "w");
-    assert_non_null(f);
-    fprintf(f, "l1-carveout pchase --sweep 16KiB:128KiB:4 --stride 128 --carveout 50,100\n"
-               "after pchase_stride --sweep 8:128 --footprint 64KiB\n");
-    fclose(f);
-    snprintf(cmd, sizeof cmd,
-             "%s characterize --device sim:t4 --suite %s --no-plots --quiet -j 4 --out %s/run",
-             gd_test_binary(), suite, dir);
-    if (gd_test_run(cmd, out, sizeof out) != 0)
-        fail_msg("%s: %s", cmd, out);
     char run[1300];
-    snprintf(run, sizeof run, "%s/run", dir);
+    characterize_steps(dir, "t4",
+                       "l1-carveout pchase --sweep 16KiB:128KiB:4 --stride 128 --carveout 50,100\n"
+                       "after pchase_stride --sweep 8:128 --footprint 64KiB\n",
+                       "-j 4", run, sizeof run);
     json_t *meta = gd_test_load_json(run, "meta.json");
     assert_int_equal(json_integer_value(json_object_get(meta, "failed_steps")), 0);
     const json_t *again = json_object_get(meta, "steps_measured_again");
