@@ -331,8 +331,8 @@ valgrind: deps
 	    ./$(BIN) run --device sim:a100 --probe pchase --sweep 1KiB:64KiB -j 1 --out /tmp/gd-valgrind-a100 \
 	    --quiet >/dev/null && echo "ok    gpudissect run on sliced L2, TLBs, DRAM rows (valgrind)"
 	@valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
-	    ./$(BIN) characterize --device sim:tiny --no-plots --out /tmp/gd-valgrind-steps --quiet >/dev/null \
-	    && echo "ok    gpudissect characterize, steps and points in worker processes (valgrind)"
+	    ./$(BIN) characterize --device sim:tiny -j 2 --out /tmp/gd-valgrind-steps --quiet >/dev/null \
+	    && echo "ok    gpudissect characterize, steps, points and plots in worker processes (valgrind)"
 	@valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
 	    ./$(BIN) whatif --device sim:pcm --workloads vecadd --vary WB.size=0,64KiB --trace \
 	    --out /tmp/gd-valgrind-whatif --quiet >/dev/null \
