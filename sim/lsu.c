@@ -299,6 +299,7 @@ void sim_lsu_issue(sim_engine *e, sim_sm *sm, sim_warp *w, const sim_mem_access 
     uint64_t lines_seen[SIM_WARP_LANES]; /* each request's line */
     uint8_t line_slot[COALESCE_SLOTS];     /* hash of a line -> its request's index */
     memset(line_slot, COALESCE_SLOT_FREE, sizeof line_slot);
+    unsigned fine_shift = (unsigned)__builtin_ctz(lsu->fine_bytes); /* a power of two */
     int same_granule = (fine ? lsu->fine_bytes : lsu->l1.sector_bytes) == COALESCE_SECTOR_BYTES;
     for (uint32_t m = acc->mask; m; m &= m - 1) {
         unsigned lane = (unsigned)__builtin_ctz(m);
@@ -307,7 +308,6 @@ void sim_lsu_issue(sim_engine *e, sim_sm *sm, sim_warp *w, const sim_mem_access 
         uint32_t off = (uint32_t)(addr - line);
         uint32_t sectors;
         if (fine) {
-            unsigned fine_shift = (unsigned)__builtin_ctz(lsu->fine_bytes); /* a power of two */
             uint32_t first = off >> fine_shift, last = (off + acc->size - 1) >> fine_shift;
             sectors = (uint32_t)((2ull << last) - (1ull << first));
         } else {
