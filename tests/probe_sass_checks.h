@@ -10,6 +10,7 @@
 #include "kernels/cubin_elf.h"
 #include "kernels/probe.h"
 #include "kernels/ptx_emit.h"
+#include "tests/sass_batch.h"
 
 /* Every probe and variant at its example point, for every target ptxas lists:
  * the PTX header names the target and its PTX ISA, the cubin is for that
@@ -19,16 +20,25 @@
 static inline void gd_test_assemble_every_probe(const char *ptxas, const char *prefix,
                                                 void (*transform)(gd_probe_plan *, const char *))
 {
+    (void)ptxas; /* gd_sass_batch_build finds it */
     char *dir = gd_test_tmpdir();
     assert_non_null(dir);
     size_t count;
     const gd_probe *const *probes = gd_probe_list(&count);
     int checked = 0;
-    for (size_t p = 0; p < count; p++) {
-        const gd_probe *probe = probes[p];
-        for (const char *const *v = probe->variants; v && *v; v++) {
-            for (size_t t = 0; t < GD_TEST_TARGET_COUNT; t++) {
-                int sm = gd_test_targets[t];
+    /* one batch per target (tests/sass_batch.h): a few ptxas runs, not one per kernel */
+    for (size_t t = 0; t < GD_TEST_TARGET_COUNT; t++) {
+        int sm = gd_test_targets[t];
+        char batch_name[64];
+        snprintf(batch_name, sizeof batch_name, "%severy-probe-sm%d", prefix, sm);
+        gd_sass_batch b;
+        gd_sass_batch_init(&b, dir, batch_name, sm);
+        size_t cap = 16, n = 0;
+        uint32_t (*range)[2] = malloc(cap * sizeof *range);
+        assert_non_null(range);
+        for (size_t p = 0; p < count; p++) {
+            const gd_probe *probe = probes[p];
+            for (const char *const *v = probe->variants; v && *v; v++) {
                 gd_device_info info = gd_test_device_info(sm);
                 gd_probe_opts opts = {0};
                 snprintf(opts.variant, sizeof opts.variant, "%s", *v);
@@ -46,29 +56,30 @@ static inline void gd_test_assemble_every_probe(const char *ptxas, const char *p
                 assert_non_null(strstr(plan.ptx, expect));
                 char name[128];
                 snprintf(name, sizeof name, "%s%s-%s-sm%d", prefix, probe->name, *v, sm);
-                size_t size;
-                void *cubin = gd_test_ptxas_compile(ptxas, dir, name, plan.ptx, sm, &size);
-                if (!cubin)
-                    fail_msg("%s did not assemble", name);
-                uint64_t bytes;
-                if (gd_cubin_text_size(cubin, size, plan.entry, &bytes, &err) != 0)
-                    fail_msg("%s: %s", name, err.msg);
-                int cubin_sm;
-                assert_int_equal(gd_cubin_sm_version(cubin, size, &cubin_sm, &err), 0);
-                assert_int_equal(cubin_sm, sm);
-                assert_int_equal(bytes % 16, 0);
-                uint64_t instructions = bytes / 16;
-                if (plan.code_min_instructions &&
-                    (instructions < plan.code_min_instructions ||
-                     instructions > plan.code_max_instructions))
-                    fail_msg("%s: %llu instructions, expected %u..%u", name,
-                             (unsigned long long)instructions, plan.code_min_instructions,
-                             plan.code_max_instructions);
-                free(cubin);
+                if (n == cap) {
+                    cap *= 2;
+                    range = realloc(range, cap * sizeof *range);
+                    assert_non_null(range);
+                }
+                range[n][0] = plan.code_min_instructions;
+                range[n][1] = plan.code_max_instructions;
+                assert_int_equal(gd_sass_batch_add(&b, name, plan.ptx, plan.entry), n);
+                n++;
                 gd_probe_plan_free(probe, &plan);
-                checked++;
             }
         }
+        gd_sass_batch_build(&b, 0);
+        for (size_t i = 0; i < n; i++) {
+            assert_int_equal(b.cubin_sm[i], sm);
+            assert_int_equal(b.text_bytes[i] % 16, 0);
+            uint64_t instructions = b.text_bytes[i] / 16;
+            if (range[i][0] && (instructions < range[i][0] || instructions > range[i][1]))
+                fail_msg("%s: %llu instructions, expected %u..%u", b.k[i].label,
+                         (unsigned long long)instructions, range[i][0], range[i][1]);
+            checked++;
+        }
+        free(range);
+        gd_sass_batch_free(&b);
     }
     printf("note: %d probe/variant/target combinations assembled\n", checked);
     assert_true(checked >= 10);
@@ -94,11 +105,19 @@ static inline void gd_test_pchase_timed_sequence(const char *ptxas, const char *
                                                  const char *prefix,
                                                  void (*transform)(gd_probe_plan *, const char *))
 {
+    (void)ptxas;
+    (void)nvdisasm; /* gd_sass_batch_build finds both */
     char *dir = gd_test_tmpdir();
     const gd_probe *probe = gd_probe_find("pchase");
     for (size_t t = 0; t < GD_TEST_TARGET_COUNT; t++) {
+        int sm = gd_test_targets[t];
+        /* .ca and .cg in one batch (tests/sass_batch.h): one nvdisasm run */
+        gd_sass_batch b;
+        char batch_name[64];
+        snprintf(batch_name, sizeof batch_name, "%spchase-sm%d", prefix, sm);
+        gd_sass_batch_init(&b, dir, batch_name, sm);
+        int scratch_global[2];
         for (int cg = 0; cg < 2; cg++) {
-            int sm = gd_test_targets[t];
             gd_device_info info = gd_test_device_info(sm);
             gd_probe_opts opts = {0};
             snprintf(opts.variant, sizeof opts.variant, "%s", cg ? "cg" : "ca");
@@ -109,18 +128,17 @@ static inline void gd_test_pchase_timed_sequence(const char *ptxas, const char *
                 transform(&plan, "pchase");
             char name[64];
             snprintf(name, sizeof name, "%spchase-sm%d-%d", prefix, sm, cg);
-            size_t size;
-            void *cubin = gd_test_ptxas_compile(ptxas, dir, name, plan.ptx, sm, &size);
-            assert_non_null(cubin);
-            free(cubin);
-            char *sass = gd_test_sass(nvdisasm, dir, name);
-            assert_non_null(sass);
+            gd_sass_batch_add(&b, name, plan.ptx, plan.entry);
+            scratch_global[cg] = !strstr(plan.ptx, ".shared");
+            gd_probe_plan_free(probe, &plan);
+        }
+        gd_sass_batch_build(&b, 1);
+        for (int cg = 0; cg < 2; cg++) {
+            const char *variant = cg ? "cg" : "ca";
             char *lines[1024];
             int n = 0;
-            for (char *save = NULL, *l = strtok_r(sass, "\n", &save); l && n < 1024;
-                 l = strtok_r(NULL, "\n", &save)) {
-                while (*l == ' ' || *l == '\t')
-                    l++;
+            for (int j = 0; j < b.sass[cg].n && n < 1024; j++) {
+                char *l = b.sass[cg].line[j];
                 /* scoreboard waits and issue-slot fillers are not instructions we time */
                 if (!strncmp(l, "DEPBAR", 6) || !strncmp(l, "NOP", 3))
                     continue;
@@ -130,8 +148,7 @@ static inline void gd_test_pchase_timed_sequence(const char *ptxas, const char *
              * this footprint the scratch is in global memory (no shared memory
              * declared: the whole L1 stays the probe's), so one more LDG, the
              * histogram's read-modify-write through the L2 (.cg) */
-            int scratch_global = !strstr(plan.ptx, ".shared");
-            assert_true(scratch_global);
+            assert_true(scratch_global[cg]);
             int loads = 0, scratch_loads = 0, timed = -1;
             for (int i = 0; i < n; i++) {
                 if (!strncmp(lines[i], "LDG", 3)) {
@@ -144,7 +161,7 @@ static inline void gd_test_pchase_timed_sequence(const char *ptxas, const char *
                     }
                     loads++;
                     if (!strstr(lines[i], scope))
-                        fail_msg("sm_%d %s: load '%s' lacks %s", sm, opts.variant, lines[i], scope);
+                        fail_msg("sm_%d %s: load '%s' lacks %s", sm, variant, lines[i], scope);
                 }
             }
             /* cg: the scratch load has the chain's scope; 3 in all */
@@ -167,9 +184,8 @@ static inline void gd_test_pchase_timed_sequence(const char *ptxas, const char *
             if (strncmp(lines[cal + 1], "STG", 3))
                 fail_msg("sm_%d: calibration is %s / %s / %s", sm, lines[cal], lines[cal + 1], lines[cal + 2]);
             assert_non_null(strstr(lines[cal + 2], "SR_CLOCKLO"));
-            free(sass);
-            gd_probe_plan_free(probe, &plan);
         }
+        gd_sass_batch_free(&b);
     }
     gd_test_rmrf(dir);
     free(dir);
@@ -191,9 +207,15 @@ static inline void gd_test_resv_hol_warm_sequence(const char *ptxas, const char 
     const gd_probe *probe = gd_probe_find("resv_stall");
     assert_non_null(probe);
     const uint64_t points[] = {probe->example_point, 128};
+    (void)ptxas;
+    (void)nvdisasm; /* gd_sass_batch_build finds both */
     for (size_t t = 0; t < GD_TEST_TARGET_COUNT; t++) {
+        int sm = gd_test_targets[t];
+        gd_sass_batch b;
+        char batch_name[64];
+        snprintf(batch_name, sizeof batch_name, "%sresv-hol-sm%d", prefix, sm);
+        gd_sass_batch_init(&b, dir, batch_name, sm);
         for (size_t k = 0; k < sizeof points / sizeof points[0]; k++) {
-            int sm = gd_test_targets[t];
             gd_device_info info = gd_test_device_info(sm);
             gd_probe_opts opts = {0};
             snprintf(opts.variant, sizeof opts.variant, "hol");
@@ -205,17 +227,15 @@ static inline void gd_test_resv_hol_warm_sequence(const char *ptxas, const char 
             char name[64];
             snprintf(name, sizeof name, "%sresv-hol-sm%d-%llu", prefix, sm,
                      (unsigned long long)points[k]);
-            size_t size;
-            void *cubin = gd_test_ptxas_compile(ptxas, dir, name, plan.ptx, sm, &size);
-            assert_non_null(cubin);
-            free(cubin);
-            char *sass = gd_test_sass(nvdisasm, dir, name);
-            assert_non_null(sass);
+            gd_sass_batch_add(&b, name, plan.ptx, plan.entry);
+            gd_probe_plan_free(probe, &plan);
+        }
+        gd_sass_batch_build(&b, 1);
+        for (size_t k = 0; k < b.n; k++) {
+            const char *name = b.k[k].label;
             int clock = -1, last_cg = -1, cg = 0, store_after = 0, line = 0;
-            for (char *save = NULL, *l = strtok_r(sass, "\n", &save); l && clock < 0;
-                 l = strtok_r(NULL, "\n", &save), line++) {
-                while (*l == ' ' || *l == '\t')
-                    l++;
+            for (int j = 0; j < b.sass[k].n && clock < 0; j++, line++) {
+                const char *l = b.sass[k].line[j];
                 if (strstr(l, "SR_CLOCKLO")) {
                     clock = line;
                 } else if (!strncmp(l, "LDG", 3) && strstr(l, ".STRONG.GPU")) {
@@ -230,9 +250,8 @@ static inline void gd_test_resv_hol_warm_sequence(const char *ptxas, const char 
                 fail_msg("%s: before the first clock read %d ld.cg loads, %s shared store after "
                          "the last of them",
                          name, cg, store_after ? "a" : "no");
-            free(sass);
-            gd_probe_plan_free(probe, &plan);
         }
+        gd_sass_batch_free(&b);
     }
     gd_test_rmrf(dir);
     free(dir);

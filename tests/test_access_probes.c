@@ -18,6 +18,7 @@
  */
 #include "tests/testing.h"
 #include "tests/ptx_toolchain.h"
+#include "tests/sass_batch.h"
 
 #include <math.h>
 
@@ -519,11 +520,18 @@ static void test_machine_code(void **state)
         {"coalesce", "stride", 64}, {"coalesce", "lanes", 7},
     };
     int sass_read = 0;
-    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        const gd_probe *probe = gd_probe_find(cases[k].probe);
-        assert_non_null(probe);
-        for (size_t t = 0; t < GD_TEST_TARGET_COUNT; t++) {
-            int sm = gd_test_targets[t];
+    size_t ncases = sizeof cases / sizeof cases[0];
+    for (size_t t = 0; t < GD_TEST_TARGET_COUNT; t++) {
+        int sm = gd_test_targets[t];
+        /* every case in one batch per target (tests/sass_batch.h) */
+        gd_sass_batch b;
+        char batch_name[64];
+        snprintf(batch_name, sizeof batch_name, "access-sm%d", sm);
+        gd_sass_batch_init(&b, dir, batch_name, sm);
+        uint32_t code_min[8], code_max[8];
+        for (size_t k = 0; k < ncases; k++) {
+            const gd_probe *probe = gd_probe_find(cases[k].probe);
+            assert_non_null(probe);
             gd_device_info info = gd_test_device_info(sm);
             gd_probe_opts opts = {0};
             snprintf(opts.variant, sizeof opts.variant, "%s", cases[k].variant);
@@ -532,31 +540,41 @@ static void test_machine_code(void **state)
             if (probe->plan(&opts, &info, cases[k].point, &plan, &err) != 0)
                 fail_msg("%s", err.msg);
             assert_true(plan.code_min_instructions > 0);
+            code_min[k] = plan.code_min_instructions;
+            code_max[k] = plan.code_max_instructions;
             char name[96];
             snprintf(name, sizeof name, "%s-%s-%llu-sm%d", cases[k].probe, cases[k].variant,
                      (unsigned long long)cases[k].point, sm);
-            gd_sass s;
-            if (gd_test_build_plan(&plan, name, sm, dir, &s) == 0) {
-                sass_read++;
-                if (!strcmp(cases[k].probe, "smem_bank")) {
-                    /* the strided and the same-word loops */
-                    int n = smem_timed_sequences(&s);
-                    if (n != 2)
-                        fail_msg("%s: %d clock / LDS / STS / clock sequences, expected 2", name,
-                                 n);
-                } else {
-                    int ldg[8], n = coalesce_blocks(&s, name, ldg, 8);
-                    if (n != 6)
-                        fail_msg("%s: %d timed blocks with loads, expected 6", name, n);
-                    for (int b = 0; b < 6; b++)
-                        if (ldg[b] != (b % 2 ? CO_LOADS : 1))
-                            fail_msg("%s: timed block %d has %d LDG, expected %d", name, b,
-                                     ldg[b], b % 2 ? CO_LOADS : 1);
-                }
-                gd_sass_free(&s);
-            }
+            gd_sass_batch_add(&b, name, plan.ptx, plan.entry);
             gd_probe_plan_free(probe, &plan);
         }
+        gd_sass_batch_build(&b, 1);
+        for (size_t k = 0; k < ncases; k++) {
+            const char *name = b.k[k].label;
+            uint64_t insns = b.text_bytes[k] / 16;
+            if (insns < code_min[k] || insns > code_max[k])
+                fail_msg("%s: %llu instructions, expected %u..%u", name, (unsigned long long)insns,
+                         code_min[k], code_max[k]);
+            const gd_sass *s = &b.sass[k];
+            if (!s->n)
+                continue; /* no nvdisasm */
+            sass_read++;
+            if (!strcmp(cases[k].probe, "smem_bank")) {
+                /* the strided and the same-word loops */
+                int n = smem_timed_sequences(s);
+                if (n != 2)
+                    fail_msg("%s: %d clock / LDS / STS / clock sequences, expected 2", name, n);
+            } else {
+                int ldg[8], n = coalesce_blocks(s, name, ldg, 8);
+                if (n != 6)
+                    fail_msg("%s: %d timed blocks with loads, expected 6", name, n);
+                for (int bl = 0; bl < 6; bl++)
+                    if (ldg[bl] != (bl % 2 ? CO_LOADS : 1))
+                        fail_msg("%s: timed block %d has %d LDG, expected %d", name, bl, ldg[bl],
+                                 bl % 2 ? CO_LOADS : 1);
+            }
+        }
+        gd_sass_batch_free(&b);
     }
     if (!sass_read)
         printf("note: nvdisasm not found: machine-code sizes checked, SASS not read\n");

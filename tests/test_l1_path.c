@@ -9,6 +9,7 @@
 #include "tests/testing.h"
 #include "tests/results_json.h"
 #include "tests/ptx_toolchain.h"
+#include "tests/sass_batch.h"
 
 #include <jansson.h>
 
@@ -211,11 +212,19 @@ static void test_machine_code_has_the_intended_loads(void **state)
                  {"resv_stall", "hol", 40}, {"resv_stall", "hol", 128},
                  {"pchase_fine", "ways", 16}, {"pchase_fine", "policy", 16}};
     int read_back = 0;
-    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        const gd_probe *probe = gd_probe_find(cases[c].probe);
-        assert_non_null(probe);
-        for (size_t t = 0; t < GD_TEST_TARGET_COUNT; t++) {
-            int sm = gd_test_targets[t];
+    size_t ncases = sizeof cases / sizeof cases[0];
+    for (size_t t = 0; t < GD_TEST_TARGET_COUNT; t++) {
+        int sm = gd_test_targets[t];
+        /* every case in one batch per target (tests/sass_batch.h) */
+        gd_sass_batch b;
+        char batch_name[64];
+        snprintf(batch_name, sizeof batch_name, "l1-path-sm%d", sm);
+        gd_sass_batch_init(&b, dir, batch_name, sm);
+        uint32_t intended[16];
+        assert_true(ncases <= 16);
+        for (size_t c = 0; c < ncases; c++) {
+            const gd_probe *probe = gd_probe_find(cases[c].probe);
+            assert_non_null(probe);
             gd_device_info info = gd_test_device_info(sm);
             gd_probe_opts opts = {0};
             snprintf(opts.variant, sizeof opts.variant, "%s", cases[c].variant);
@@ -224,24 +233,25 @@ static void test_machine_code_has_the_intended_loads(void **state)
             if (probe->plan(&opts, &info, cases[c].point, &plan, &err) != 0)
                 fail_msg("%s: %s", cases[c].probe, err.msg);
             char name[96];
-            snprintf(name, sizeof name, "%s-%s-sm%d", cases[c].probe, cases[c].variant, sm);
-            size_t size;
-            void *cubin = gd_test_ptxas_compile(ptxas, dir, name, plan.ptx, sm, &size);
-            if (!cubin)
-                fail_msg("%s did not assemble", name);
-            free(cubin);
-            if (nvdisasm && plan.intended_instructions) {
-                char *sass = gd_test_sass(nvdisasm, dir, name);
-                assert_non_null(sass);
-                int loads = l1_loads(sass);
-                if (loads != (int)plan.intended_instructions)
-                    fail_msg("%s: %d L1 loads in the machine code, intended %u", name, loads,
-                             plan.intended_instructions);
-                free(sass);
-                read_back++;
-            }
+            snprintf(name, sizeof name, "%s-%s-%llu-sm%d", cases[c].probe, cases[c].variant,
+                     (unsigned long long)cases[c].point, sm);
+            intended[c] = plan.intended_instructions;
+            gd_sass_batch_add(&b, name, plan.ptx, plan.entry);
             gd_probe_plan_free(probe, &plan);
         }
+        gd_sass_batch_build(&b, nvdisasm != NULL);
+        for (size_t c = 0; c < ncases && nvdisasm; c++) {
+            if (!intended[c])
+                continue;
+            char *sass = gd_sass_batch_text(&b, c);
+            int loads = l1_loads(sass);
+            if (loads != (int)intended[c])
+                fail_msg("%s: %d L1 loads in the machine code, intended %u", b.k[c].label, loads,
+                         intended[c]);
+            free(sass);
+            read_back++;
+        }
+        gd_sass_batch_free(&b);
     }
     if (!read_back)
         printf("note: nvdisasm not found: the probes assembled, their loads were not counted\n");

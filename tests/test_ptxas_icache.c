@@ -28,6 +28,7 @@
  * SASS checks say so and only the ELF sizes are checked. */
 #include "tests/testing.h"
 #include "tests/ptx_toolchain.h"
+#include "tests/sass_batch.h"
 
 #include "kernels/probe.h"
 #include "kernels/sass_patch.h"
@@ -46,9 +47,14 @@ static void test_icache_seq_counts(void **state)
         gd_device_info info = gd_test_device_info(sm);
         /* the suite's coarse grid, one point per octave, 1 KiB..64 KiB on sm_75
          * (on to 256 KiB) and sm_90, the two encoding families; the ends of
-         * it elsewhere (nvdisasm takes ~0.3 s per cubin, ptxas a second per
-         * 16 K instructions) */
+         * it elsewhere (ptxas takes a second per 16 K instructions); one batch
+         * per target (tests/sass_batch.h: one nvdisasm run) */
         int full_grid = sm == 75 || sm == 90;
+        gd_sass_batch b;
+        char batch_name[64];
+        snprintf(batch_name, sizeof batch_name, "icache-sm%d", sm);
+        gd_sass_batch_init(&b, dir, batch_name, sm);
+        uint32_t intended[16], code_min[16], code_max[16];
         for (uint64_t bytes = 1024; bytes <= (sm == 75 ? 256u : 64u) * 1024;
              bytes = full_grid || bytes == 64 * 1024 ? bytes * 2 : 64 * 1024) {
             gd_probe_opts opts = {0};
@@ -58,35 +64,48 @@ static void test_icache_seq_counts(void **state)
                 fail_msg("%s", err.msg);
             char name[64];
             snprintf(name, sizeof name, "icache-%llu-sm%d", (unsigned long long)bytes, sm);
-            gd_sass s;
-            built++;
-            if (gd_test_build_plan(&plan, name, sm, dir, &s) == 0) {
-                /* the pass loop: the second pair of clock reads (the first is
-                 * the calibration, with nothing between) */
-                int c[4], nc = 0;
-                for (int i = 0; i < s.n && nc < 4; i++)
-                    if (gd_sass_is_clock(s.line[i]))
-                        c[nc++] = i;
-                assert_int_equal(nc, 4);
-                int ffma_inside = 0, first = -1, last = -1;
-                for (int i = c[2] + 1; i < c[3]; i++)
-                    if (gd_sass_is(s.line[i], "FFMA")) {
-                        ffma_inside++;
-                        if (first < 0)
-                            first = i;
-                        last = i;
-                    }
-                if (ffma_inside != (int)plan.intended_instructions)
-                    fail_msg("%s: %d FFMA between the clock reads, intended %u", name,
-                             ffma_inside, plan.intended_instructions);
-                /* one unbroken run, and none elsewhere */
-                assert_int_equal(last - first + 1, ffma_inside);
-                assert_int_equal(gd_sass_count(&s, "FFMA"), ffma_inside);
-                sass_checked++;
-                gd_sass_free(&s);
-            }
+            assert_true(b.n < 16);
+            intended[b.n] = plan.intended_instructions;
+            code_min[b.n] = plan.code_min_instructions;
+            code_max[b.n] = plan.code_max_instructions;
+            gd_sass_batch_add(&b, name, plan.ptx, plan.entry);
             gd_probe_plan_free(probe, &plan);
+            built++;
         }
+        gd_sass_batch_build(&b, 1);
+        for (size_t k = 0; k < b.n; k++) {
+            const char *name = b.k[k].label;
+            uint64_t insns = b.text_bytes[k] / 16;
+            if (code_min[k] && (insns < code_min[k] || insns > code_max[k]))
+                fail_msg("%s: %llu instructions, expected %u..%u", name,
+                         (unsigned long long)insns, code_min[k], code_max[k]);
+            const gd_sass *s = &b.sass[k];
+            if (!s->n)
+                continue; /* no nvdisasm */
+            /* the pass loop: the second pair of clock reads (the first is
+             * the calibration, with nothing between) */
+            int c[4], nc = 0;
+            for (int i = 0; i < s->n && nc < 4; i++)
+                if (gd_sass_is_clock(s->line[i]))
+                    c[nc++] = i;
+            assert_int_equal(nc, 4);
+            int ffma_inside = 0, first = -1, last = -1;
+            for (int i = c[2] + 1; i < c[3]; i++)
+                if (gd_sass_is(s->line[i], "FFMA")) {
+                    ffma_inside++;
+                    if (first < 0)
+                        first = i;
+                    last = i;
+                }
+            if (ffma_inside != (int)intended[k])
+                fail_msg("%s: %d FFMA between the clock reads, intended %u", name, ffma_inside,
+                         intended[k]);
+            /* one unbroken run, and none elsewhere */
+            assert_int_equal(last - first + 1, ffma_inside);
+            assert_int_equal(gd_sass_count(s, "FFMA"), ffma_inside);
+            sass_checked++;
+        }
+        gd_sass_batch_free(&b);
     }
     if (!sass_checked)
         print_message("note: nvdisasm not found: machine-code sizes checked, SASS not read\n");
@@ -315,11 +334,17 @@ static void test_av_and_share_keep_their_blocks(void **state)
         GD_SKIP("ptxas not found");
     char *dir = gd_test_tmpdir();
     const char *probes[] = {"icache_av", "const_icache_share"};
-    for (size_t p = 0; p < 2; p++) {
-        const gd_probe *probe = gd_probe_find(probes[p]);
-        for (const char *const *v = probe->variants; *v; v++) {
-            for (size_t t = 0; t < GD_TEST_TARGET_COUNT; t++) {
-                int sm = gd_test_targets[t];
+    for (size_t t = 0; t < GD_TEST_TARGET_COUNT; t++) {
+        int sm = gd_test_targets[t];
+        /* every variant of both in one batch per target (tests/sass_batch.h) */
+        gd_sass_batch b;
+        char batch_name[64];
+        snprintf(batch_name, sizeof batch_name, "av-share-sm%d", sm);
+        gd_sass_batch_init(&b, dir, batch_name, sm);
+        uint32_t intended[32], code_min[32], code_max[32];
+        for (size_t p = 0; p < 2; p++) {
+            const gd_probe *probe = gd_probe_find(probes[p]);
+            for (const char *const *v = probe->variants; *v; v++) {
                 gd_device_info info = gd_test_device_info(sm);
                 gd_probe_opts opts = {0};
                 snprintf(opts.variant, sizeof opts.variant, "%s", *v);
@@ -330,34 +355,28 @@ static void test_av_and_share_keep_their_blocks(void **state)
                     fail_msg("%s", err.msg);
                 char name[96];
                 snprintf(name, sizeof name, "%s-%s-sm%d", probes[p], *v, sm);
-                if (!read_sass_on(sm)) { /* the code size (test_ptxas.c) only */
-                    size_t size;
-                    void *cubin = gd_test_ptxas_compile(gd_test_ptxas(), dir, name, plan.ptx, sm,
-                                                        &size);
-                    if (!cubin)
-                        fail_msg("%s did not assemble", name);
-                    uint64_t bytes;
-                    assert_int_equal(gd_cubin_text_size(cubin, size, plan.entry, &bytes, &err), 0);
-                    if (bytes / 16 < plan.code_min_instructions ||
-                        bytes / 16 > plan.code_max_instructions)
-                        fail_msg("%s: %llu instructions, expected %u..%u", name,
-                                 (unsigned long long)(bytes / 16), plan.code_min_instructions,
-                                 plan.code_max_instructions);
-                    free(cubin);
-                    gd_probe_plan_free(probe, &plan);
-                    continue;
-                }
-                gd_sass s;
-                if (gd_test_build_plan(&plan, name, sm, dir, &s) == 0) {
-                    int ffma = gd_sass_count(&s, "FFMA");
-                    if (ffma != (int)plan.intended_instructions)
-                        fail_msg("%s: %d FFMA, intended %u", name, ffma,
-                                 plan.intended_instructions);
-                    gd_sass_free(&s);
-                }
+                assert_true(b.n < 32);
+                intended[b.n] = plan.intended_instructions;
+                code_min[b.n] = plan.code_min_instructions;
+                code_max[b.n] = plan.code_max_instructions;
+                gd_sass_batch_add(&b, name, plan.ptx, plan.entry);
                 gd_probe_plan_free(probe, &plan);
             }
         }
+        /* the code size everywhere, the FFMA blocks where read_sass_on */
+        gd_sass_batch_build(&b, read_sass_on(sm));
+        for (size_t k = 0; k < b.n; k++) {
+            uint64_t insns = b.text_bytes[k] / 16;
+            if (insns < code_min[k] || insns > code_max[k])
+                fail_msg("%s: %llu instructions, expected %u..%u", b.k[k].label,
+                         (unsigned long long)insns, code_min[k], code_max[k]);
+            if (!b.sass[k].n)
+                continue;
+            int ffma = gd_sass_count(&b.sass[k], "FFMA");
+            if (ffma != (int)intended[k])
+                fail_msg("%s: %d FFMA, intended %u", b.k[k].label, ffma, intended[k]);
+        }
+        gd_sass_batch_free(&b);
     }
     gd_test_rmrf(dir);
     free(dir);
