@@ -81,6 +81,11 @@ size_t gd_curve_mean_rise(const gd_curve *curve, const char *series,
 /* Writes <dir>/<label>.csv atomically, and <dir>/<label>.counters.csv (x,
  * counter, value) when the points have counters. */
 int gd_curve_write_csv(const gd_curve *curve, const char *dir, gd_err *err);
+/* The same files written by gd_write_snapshot (no fsync): the runner's copy
+ * after each point, which gd_runner_settle_csv makes durable at the sweep's
+ * end (an fsync per point and file was a thousand journal commits in a full
+ * suite, each holding up the process that starts the next point). */
+int gd_curve_write_csv_snapshot(const gd_curve *curve, const char *dir, gd_err *err);
 /* Reads a LABEL.csv back into a curve (summaries only: samples are NULL) for
  * `probe`; a one-line error names the file and line it cannot take. */
 int gd_curve_read_csv(const char *path, const char *label, const gd_probe *probe, gd_curve *out,

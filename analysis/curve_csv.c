@@ -33,7 +33,7 @@ static void csv_number(gd_text *t, double v)
         gd_text_printf(t, ",%.17g", v);
 }
 
-int gd_curve_write_csv(const gd_curve *curve, const char *dir, gd_err *err)
+static int write_csv_files(const gd_curve *curve, const char *dir, int durable, gd_err *err)
 {
     gd_text t;
     gd_text_init(&t);
@@ -62,7 +62,7 @@ int gd_curve_write_csv(const gd_curve *curve, const char *dir, gd_err *err)
     }
     char path[1024];
     snprintf(path, sizeof path, "%s/%s.csv", dir, curve->label);
-    int rc = gd_text_write_atomic(&t, path, err);
+    int rc = durable ? gd_text_write_atomic(&t, path, err) : gd_text_write_snapshot(&t, path, err);
     gd_text_free(&t);
     if (rc != 0)
         return rc;
@@ -81,10 +81,20 @@ int gd_curve_write_csv(const gd_curve *curve, const char *dir, gd_err *err)
     }
     if (counted) {
         snprintf(path, sizeof path, "%s/%s.counters.csv", dir, curve->label);
-        rc = gd_text_write_atomic(&t, path, err);
+        rc = durable ? gd_text_write_atomic(&t, path, err) : gd_text_write_snapshot(&t, path, err);
     }
     gd_text_free(&t);
     return rc;
+}
+
+int gd_curve_write_csv(const gd_curve *curve, const char *dir, gd_err *err)
+{
+    return write_csv_files(curve, dir, 1, err);
+}
+
+int gd_curve_write_csv_snapshot(const gd_curve *curve, const char *dir, gd_err *err)
+{
+    return write_csv_files(curve, dir, 0, err);
 }
 
 static int point_add_series(gd_point *p, const char *name, const gd_summary *s)

@@ -32,7 +32,8 @@ int gd_mkdirs(const char *path, gd_err *err)
     return 0;
 }
 
-int gd_write_atomic(const char *path, const void *data, size_t bytes, gd_err *err)
+static int write_whole(const char *path, const void *data, size_t bytes, int durable,
+                       gd_err *err)
 {
     char tmp[1100];
     if (snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path) >= (int)sizeof tmp)
@@ -55,7 +56,7 @@ int gd_write_atomic(const char *path, const void *data, size_t bytes, gd_err *er
         p += n;
         left -= (size_t)n;
     }
-    if (fchmod(fd, 0644) != 0 || fsync(fd) != 0) {
+    if (fchmod(fd, 0644) != 0 || (durable && fsync(fd) != 0)) {
         int e = errno;
         close(fd);
         unlink(tmp);
@@ -72,6 +73,16 @@ int gd_write_atomic(const char *path, const void *data, size_t bytes, gd_err *er
         return gd_fail(err, "%s: rename failed: %s", path, strerror(e));
     }
     return 0;
+}
+
+int gd_write_atomic(const char *path, const void *data, size_t bytes, gd_err *err)
+{
+    return write_whole(path, data, bytes, 1, err);
+}
+
+int gd_write_snapshot(const char *path, const void *data, size_t bytes, gd_err *err)
+{
+    return write_whole(path, data, bytes, 0, err);
 }
 
 int gd_write_json_atomic(const char *path, const json_t *doc, gd_err *err)
@@ -209,6 +220,13 @@ int gd_text_write_atomic(gd_text *t, const char *path, gd_err *err)
     if (t->failed)
         return gd_fail(err, "%s: out of memory while formatting", path);
     return gd_write_atomic(path, t->data ? t->data : "", t->length, err);
+}
+
+int gd_text_write_snapshot(gd_text *t, const char *path, gd_err *err)
+{
+    if (t->failed)
+        return gd_fail(err, "%s: out of memory while formatting", path);
+    return gd_write_snapshot(path, t->data ? t->data : "", t->length, err);
 }
 
 void gd_iso8601_now(char *buf, size_t bytes)

@@ -17,6 +17,10 @@
 int gd_mkdirs(const char *path, gd_err *err);
 /* Write `bytes` to path atomically (temp file + fsync + rename). */
 int gd_write_atomic(const char *path, const void *data, size_t bytes, gd_err *err);
+/* The same without the fsync: whole against a kill (the rename), not made
+ * durable against a power loss -- for a file rewritten soon after and then
+ * written by gd_write_atomic (a sweep's CSV after each point). */
+int gd_write_snapshot(const char *path, const void *data, size_t bytes, gd_err *err);
 /* Serialize `doc` (indented, keys in insertion order) and write it atomically. */
 int gd_write_json_atomic(const char *path, const json_t *doc, gd_err *err);
 /* Read a whole file into a NUL-terminated buffer (caller frees).  A file of
@@ -37,6 +41,7 @@ void gd_text_init(gd_text *t);
 void gd_text_printf(gd_text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void gd_text_free(gd_text *t);
 int gd_text_write_atomic(gd_text *t, const char *path, gd_err *err);
+int gd_text_write_snapshot(gd_text *t, const char *path, gd_err *err);
 
 /* ISO 8601 UTC time, e.g. 2026-11-21T23:25:44Z */
 void gd_iso8601_now(char *buf, size_t bytes);

@@ -365,6 +365,9 @@ int gd_cmd_run(int argc, char **argv)
                                                              : gd_probe_sweep_granularity(probe, &a.opts),
                                                 &st, &err)
                            : gd_runner_sweep(&runner, &curve, &sweep, &err);
+    gd_err settle_err; /* the per-point CSV made durable, keeping a sweep's error first */
+    if (gd_runner_settle_csv(&runner, &curve, swept == 0 ? &err : &settle_err) != 0)
+        swept = -1;
     if (swept != 0) {
         gd_err ignored;
         gd_lsu_trace_finish(trace, out_dir, entry, &ignored);

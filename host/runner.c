@@ -737,12 +737,23 @@ static int add_point(gd_runner *r, gd_curve *curve, gd_point *point, size_t inde
     /* a finished step read back keeps its CSV untouched while every point
      * comes from it; the first other point writes the whole curve again */
     int write_csv = r->checkpoint ? gd_checkpoint_note_added(r->checkpoint, stored && in_csv) : 1;
-    if (r->out_dir[0] && write_csv && gd_curve_write_csv(curve, r->out_dir, err) != 0)
-        return -1;
+    if (r->out_dir[0] && write_csv) {
+        if (gd_curve_write_csv_snapshot(curve, r->out_dir, err) != 0)
+            return -1;
+        r->csv_unsettled = 1;
+    }
     /* after the CSV: a kill between the two costs the point, never a torn file */
     if (!stored && r->checkpoint && p && gd_checkpoint_append(r->checkpoint, p, err) != 0)
         return -1;
     return 0;
+}
+
+int gd_runner_settle_csv(gd_runner *r, const gd_curve *curve, gd_err *err)
+{
+    if (!r->csv_unsettled || !r->out_dir[0])
+        return 0;
+    r->csv_unsettled = 0;
+    return gd_curve_write_csv(curve, r->out_dir, err);
 }
 
 int gd_runner_add_point(gd_runner *r, gd_curve *curve, gd_point *point, size_t index,

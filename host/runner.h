@@ -101,6 +101,9 @@ typedef struct gd_runner {
      * before worker processes; a cuda device and an LSU trace always chain). */
     unsigned jobs;
     int chained;
+    /* add_point wrote the CSV as a snapshot (no fsync) since the last
+     * gd_runner_settle_csv */
+    int csv_unsettled;
 } gd_runner;
 
 /* A launch's budget under a display watchdog: a quarter of Windows' 2 s TDR
@@ -137,6 +140,11 @@ int gd_runner_add_point(gd_runner *runner, gd_curve *curve, gd_point *point, siz
  * it in (a kernel loaded, its code in the caches, the allocator moved on). */
 int gd_runner_measure_rebuilding(gd_runner *runner, gd_curve *curve, uint64_t x, size_t index,
                                  size_t total, gd_err *err);
+/* The sweep is over (or stopped): the CSV written after each point as a
+ * snapshot is written once more with an fsync, if any point was written since
+ * the last call.  Call after gd_runner_sweep / gd_runner_adaptive, whatever
+ * they returned. */
+int gd_runner_settle_csv(gd_runner *runner, const gd_curve *curve, gd_err *err);
 /* When the checkpoint has point x: adds it to the curve as gd_runner_add_point
  * would (*added 1); else *added 0. */
 int gd_runner_add_stored(gd_runner *runner, gd_curve *curve, uint64_t x, size_t index,

@@ -350,6 +350,11 @@ void gd_step_measure(gd_characterize_ctx *ctx, const gd_suite_step *st, const gd
     int rc = st->adaptive ? gd_runner_adaptive(runner, curve, &prep->sweep, prep->resolution,
                                                &out->stats, &out->err)
                           : gd_runner_sweep(runner, curve, &prep->sweep, &out->err);
+    /* the CSV the points left as snapshots, made durable (on an error too:
+     * the points it has stay) */
+    gd_err settle_err;
+    if (gd_runner_settle_csv(runner, curve, rc == 0 ? &out->err : &settle_err) != 0)
+        rc = -1;
     runner->checkpoint = NULL;
     if (!st->adaptive) {
         out->stats.points = prep->sweep.count;

@@ -42,6 +42,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -272,11 +273,27 @@ static int use_workers(const gd_runner *r)
     return e && !e->lsu_trace;
 }
 
+/* Where a child writes its report: an anonymous in-memory file (memfd), else
+ * tmpfile().  A temporary file on the disk cost an inode's allocation and its
+ * release in the journal for every point -- a thousand of them in a full
+ * suite, about a tenth of its system time. */
+static FILE *report_file(void)
+{
+    int fd = memfd_create("gd-sweep-point", MFD_CLOEXEC);
+    if (fd >= 0) {
+        FILE *f = fdopen(fd, "w+");
+        if (f)
+            return f;
+        close(fd);
+    }
+    return tmpfile();
+}
+
 static int start_worker(gd_runner *r, const gd_curve *curve, uint64_t x, worker *ws, size_t k,
                         gd_err *err)
 {
     worker *w = &ws[k];
-    w->report = tmpfile();
+    w->report = report_file();
     if (!w->report)
         return gd_fail(err, "sweep worker: tmpfile: %s", strerror(errno));
     fflush(NULL); /* nothing buffered is written twice */

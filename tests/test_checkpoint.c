@@ -13,8 +13,14 @@
 #include <math.h>
 #include <sys/stat.h>
 
+#include <dirent.h>
+
 #include "analysis/results.h"
 #include "host/checkpoint.h"
+#include "host/device.h"
+#include "host/device_registry.h"
+#include "host/runner.h"
+#include "kernels/probe.h"
 
 #define POINTS 3
 
@@ -186,11 +192,98 @@ static void test_fresh_run_and_finished_step(void **state)
     free(tmp);
 }
 
+/* Whether dir holds a file whose name contains `part`. */
+static int dir_has(const char *dir, const char *part)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int found = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        found |= strstr(e->d_name, part) != NULL;
+    closedir(d);
+    return found;
+}
+
+/* The CSV after each point is a snapshot (renamed into place, no fsync), the
+ * same bytes as the durable write; gd_runner_settle_csv writes it once more,
+ * durably, only when a point came since the last settle. */
+static void test_csv_snapshots_then_settle(void **state)
+{
+    (void)state;
+    char *tmp = gd_test_tmpdir();
+    assert_non_null(tmp);
+    gd_err err = {{0}};
+    /* the two writers give the same files */
+    gd_curve c;
+    gd_curve_init(&c, "s", NULL, NULL);
+    for (unsigned k = 0; k < POINTS; k++) {
+        gd_point p;
+        make_point(k, &p);
+        assert_int_equal(gd_curve_insert(&c, &p), 0);
+    }
+    char a[1200], b[1200], pa[1300], pb[1300];
+    snprintf(a, sizeof a, "%s/a", tmp);
+    snprintf(b, sizeof b, "%s/b", tmp);
+    assert_int_equal(gd_mkdirs(a, &err), 0);
+    assert_int_equal(gd_mkdirs(b, &err), 0);
+    assert_int_equal(gd_curve_write_csv_snapshot(&c, a, &err), 0);
+    assert_int_equal(gd_curve_write_csv(&c, b, &err), 0);
+    const char *files[] = {"s.csv", "s.counters.csv"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(pa, sizeof pa, "%s/%s", a, files[i]);
+        snprintf(pb, sizeof pb, "%s/%s", b, files[i]);
+        size_t na, nb;
+        char *ta = gd_read_file(pa, &na, &err), *tb = gd_read_file(pb, &nb, &err);
+        assert_non_null(ta);
+        assert_non_null(tb);
+        assert_int_equal(na, nb);
+        assert_memory_equal(ta, tb, na);
+        free(ta);
+        free(tb);
+    }
+    assert_false(dir_has(a, ".tmp."));
+    gd_curve_free(&c);
+
+    /* a sweep on a sim device: snapshots after the points, then the settle */
+    char run[1200], csv[1300];
+    snprintf(run, sizeof run, "%s/run", tmp);
+    assert_int_equal(gd_mkdirs(run, &err), 0);
+    gd_device *dev = NULL;
+    if (gd_device_open("sim:tiny", NULL, &dev, &err) != 0)
+        fail_msg("%s", err.msg);
+    gd_curve curve;
+    gd_curve_init(&curve, "pchase", gd_probe_find("pchase"), NULL);
+    gd_runner runner;
+    gd_runner_init(&runner, dev, run, NULL);
+    assert_int_equal(gd_runner_settle_csv(&runner, &curve, &err), 0);
+    snprintf(csv, sizeof csv, "%s/pchase.csv", run);
+    assert_int_equal(file_size(csv), -1); /* nothing to settle: nothing written */
+    if (gd_runner_measure(&runner, &curve, 1024, 0, 2, &err) != 0 ||
+        gd_runner_measure(&runner, &curve, 2048, 1, 2, &err) != 0)
+        fail_msg("%s", err.msg);
+    assert_true(runner.csv_unsettled);
+    long snapshot = file_size(csv);
+    assert_true(snapshot > 0);
+    assert_int_equal(gd_runner_settle_csv(&runner, &curve, &err), 0);
+    assert_false(runner.csv_unsettled);
+    assert_int_equal(file_size(csv), snapshot);
+    assert_false(dir_has(run, ".tmp."));
+    assert_int_equal(gd_curve_read_csv(csv, "pchase", gd_probe_find("pchase"), &c, &err), 0);
+    assert_int_equal(c.count, 2);
+    gd_curve_free(&c);
+    gd_runner_close(&runner);
+    gd_curve_free(&curve);
+    gd_device_close(dev);
+    gd_test_rmrf(tmp);
+    free(tmp);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cut_at_every_byte),
         cmocka_unit_test(test_fresh_run_and_finished_step),
+        cmocka_unit_test(test_csv_snapshots_then_settle),
     };
     gd_test_filter_from_env();
     return cmocka_run_group_tests(tests, NULL, NULL);
