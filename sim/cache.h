@@ -45,6 +45,8 @@ typedef struct sim_cache {
     uint64_t seed;
     uint64_t foreign_base;   /* sim_cache_fill_foreign: the first foreign tag */
     int lines_written;       /* a line was written since lines were last zeroed */
+    int sets_flushed;        /* the per-set arrays are as sim_cache_flush leaves them and
+                              * no line was written since: a flush has nothing to write */
 } sim_cache;
 
 int sim_cache_init(sim_cache *c, const gd_arch_level *level, uint64_t seed, gd_err *err);
