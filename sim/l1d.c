@@ -101,41 +101,41 @@ static uint32_t l1_line_messages(sim_engine *e, sim_sm *sm, uint64_t line_addr, 
     sim_memsys *ms = e->memsys;
     sim_lsu *lsu = sm->lsu;
     uint64_t l2_line = ms->l2.line_bytes;
+    unsigned l2_shift = ms->l2.line_shift; /* a power of two */
     uint32_t n = 0;
-    uint32_t s = 0;
-    while (s < 32 && (sectors >> s)) {
-        if (!((sectors >> s) & 1)) {
-            s++;
+    /* each run of set bits, lowest first (its first bit by ctz, its length by
+     * the ctz of what follows); the count alone is arithmetic: one message
+     * per L2 line the run's bytes overlap */
+    for (uint64_t rest = sectors; rest;) {
+        unsigned s = (unsigned)__builtin_ctzll(rest);
+        unsigned run = (unsigned)__builtin_ctzll(~(rest >> s)); /* rest < 2^32: a zero above */
+        rest &= ~(((1ull << run) - 1) << s);
+        uint64_t start = line_addr + (uint64_t)s * sb;
+        uint64_t end = start + (uint64_t)run * sb;
+        if (!emit) {
+            n += (uint32_t)(((end - 1) >> l2_shift) - (start >> l2_shift) + 1);
             continue;
         }
-        uint32_t run_end = s;
-        while (run_end + 1 < 32 && ((sectors >> (run_end + 1)) & 1))
-            run_end++;
-        uint64_t start = line_addr + (uint64_t)s * sb;
-        uint64_t end = line_addr + (uint64_t)(run_end + 1) * sb;
         while (start < end) {
-            uint64_t piece_end = (start & ~(l2_line - 1)) + l2_line; /* a power of two */
+            uint64_t piece_end = (start & ~(l2_line - 1)) + l2_line;
             if (piece_end > end)
                 piece_end = end;
-            if (emit) {
-                int32_t mid = sim_msg_new(e);
-                if (mid < 0)
-                    return n;
-                sim_msg *msg = &ms->msg[mid];
-                msg->addr = start;
-                msg->bytes = (uint32_t)(piece_end - start);
-                msg->sectors = 0;
-                msg->is_store = (uint8_t)is_store;
-                msg->partial = 0;
-                msg->sm = (uint16_t)sm->id;
-                msg->bypass_req = bypass_req;
-                msg->ready = 0;
-                ring_push(&lsu->miss_queue, mid);
-            }
+            int32_t mid = sim_msg_new(e);
+            if (mid < 0)
+                return n;
+            sim_msg *msg = &ms->msg[mid];
+            msg->addr = start;
+            msg->bytes = (uint32_t)(piece_end - start);
+            msg->sectors = 0;
+            msg->is_store = (uint8_t)is_store;
+            msg->partial = 0;
+            msg->sm = (uint16_t)sm->id;
+            msg->bypass_req = bypass_req;
+            msg->ready = 0;
+            ring_push(&lsu->miss_queue, mid);
             n++;
             start = piece_end;
         }
-        s = run_end + 1;
     }
     return n;
 }
