@@ -215,7 +215,10 @@ static int slice_access(sim_engine *e, uint32_t slice, int32_t mid, uint64_t cyc
     uint64_t line, key;
     uint32_t where;
     line = msg->addr >> c->line_shift;
-    gd_arch_l2_slice_of(e->arch, line, gd_arch_sm_partition(e->arch, msg->sm), &where, &key);
+    if (ms->slice_count == 1) /* one slice: the line is its own key (gd_arch_l2_slice_of) */
+        key = line;
+    else
+        gd_arch_l2_slice_of(e->arch, line, gd_arch_sm_partition(e->arch, msg->sm), &where, &key);
     uint32_t sectors = sim_cache_sector_mask(c, msg->addr, msg->bytes);
     sim_cache_line *l = sim_cache_find(c, key);
 
@@ -296,9 +299,10 @@ void sim_l2_fill(sim_engine *e, int32_t mid, uint64_t cycle)
     sim_l2_slice *sl = &ms->slices[slice];
     sim_cache *c = sl->cache;
     sim_msg *msg = &ms->msg[mid];
-    uint64_t line = sim_cache_line_of(c, msg->addr), key;
+    uint64_t line = sim_cache_line_of(c, msg->addr), key = line;
     uint32_t where;
-    gd_arch_l2_slice_of(e->arch, line, 0, &where, &key);
+    if (ms->slice_count > 1)
+        gd_arch_l2_slice_of(e->arch, line, 0, &where, &key);
     uint32_t sectors = msg->sectors;
     sim_msg_free(ms, mid);
     sim_mshr *m = mshr_find(sl->mshr, key);
