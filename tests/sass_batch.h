@@ -11,9 +11,11 @@
  * a second entry) is assembled alone -- two 64 KiB .const arrays do not fit
  * one bank.  Each kernel's entry is renamed "<entry>_k<index>" in the module,
  * so that two plans of the same probe can share it; the listings keep no
- * addresses and no labels (gd_test_sass's form), so they read the same as a
- * kernel's own cubin's.  tests/test_sass_batch.c holds every probe's listing
- * from a batch against its own cubin's on every target.
+ * addresses and no labels (gd_test_sass's form), branch targets renumbered
+ * from the function's first, so they read the same as a kernel's own cubin's.
+ * tests/test_sass_batch.c holds every probe's and variant's .text bytes in a
+ * batch against its own cubin's (three targets; all twelve were checked once)
+ * and two listings line for line.
  *
  *   gd_sass_batch b;
  *   gd_sass_batch_init(&b, dir, "every-probe", sm);
