@@ -30,50 +30,32 @@
 /* ------------------------------------------------------------------------- */
 /* Pools                                                                     */
 
-int32_t sim_request_new(sim_engine *e)
+int32_t sim_request_new_grow(sim_engine *e)
 {
     sim_memsys *ms = e->memsys;
     int32_t id;
     POOL_ALLOC(ms, req, req_cap, req_free, id);
-    if (id < 0)
+    if (id < 0) {
         sim_engine_fail(e, "sim: out of host memory (requests)");
-    else
-        ms->live_requests++;
+        return -1;
+    }
+    ms->live_requests++;
     return id;
 }
 
-void sim_request_free(sim_memsys *ms, int32_t id)
-{
-    ms->req[id].next = ms->req_free;
-    ms->req_free = id;
-    ms->live_requests--;
-}
-
-int32_t sim_msg_new(sim_engine *e)
+int32_t sim_msg_new_grow(sim_engine *e)
 {
     sim_memsys *ms = e->memsys;
     int32_t id;
     POOL_ALLOC(ms, msg, msg_cap, msg_free, id);
     if (id < 0) {
         sim_engine_fail(e, "sim: out of host memory (messages)");
-    } else {
-        ms->live_msgs++;
-        /* what the LSU does not set: below-the-L1 state (l2_slice.c, tlb.c) */
-        ms->msg[id].extra_cycles = 0;
-        ms->msg[id].slice = 0;
-        ms->msg[id].translated = 0;
-        ms->msg[id].wb_internal = 0;
-        ms->msg[id].wb_waiter = -1;
-        ms->msg[id].partial = 0;
+        return -1;
     }
-    return id;
-}
-
-void sim_msg_free(sim_memsys *ms, int32_t id)
-{
-    ms->msg[id].next = ms->msg_free;
+    /* the pool has grown: the entry goes back on top of its free list and is
+     * taken as the inline path takes one (its counts, its fields) */
     ms->msg_free = id;
-    ms->live_msgs--;
+    return sim_msg_new(e);
 }
 
 /* ------------------------------------------------------------------------- */

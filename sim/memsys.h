@@ -217,11 +217,55 @@ enum { PROBE_DONE, PROBE_FAIL };
         (ms)->freelist = (ms)->pool[(out)].next;                                               \
     } while (0)
 
-/* -1 (after sim_engine_fail) when the host is out of memory. */
-int32_t sim_request_new(sim_engine *e);
-void sim_request_free(sim_memsys *ms, int32_t id);
-int32_t sim_msg_new(sim_engine *e);
-void sim_msg_free(sim_memsys *ms, int32_t id);
+/* -1 (after sim_engine_fail) when the host is out of memory.  Requests and
+ * messages are taken and given back for every sector of every miss, so the
+ * common case (a free entry) is inline; an empty pool grows in memsys.c. */
+int32_t sim_request_new_grow(sim_engine *e);
+int32_t sim_msg_new_grow(sim_engine *e);
+
+static inline int32_t sim_request_new(sim_engine *e)
+{
+    sim_memsys *ms = e->memsys;
+    int32_t id = ms->req_free;
+    if (id < 0)
+        return sim_request_new_grow(e);
+    ms->req_free = ms->req[id].next;
+    ms->live_requests++;
+    return id;
+}
+
+static inline void sim_request_free(sim_memsys *ms, int32_t id)
+{
+    ms->req[id].next = ms->req_free;
+    ms->req_free = id;
+    ms->live_requests--;
+}
+
+static inline int32_t sim_msg_new(sim_engine *e)
+{
+    sim_memsys *ms = e->memsys;
+    int32_t id = ms->msg_free;
+    if (id < 0)
+        return sim_msg_new_grow(e);
+    ms->msg_free = ms->msg[id].next;
+    ms->live_msgs++;
+    /* what the LSU does not set: below-the-L1 state (l2_slice.c, tlb.c) */
+    sim_msg *m = &ms->msg[id];
+    m->extra_cycles = 0;
+    m->slice = 0;
+    m->translated = 0;
+    m->wb_internal = 0;
+    m->wb_waiter = -1;
+    m->partial = 0;
+    return id;
+}
+
+static inline void sim_msg_free(sim_memsys *ms, int32_t id)
+{
+    ms->msg[id].next = ms->msg_free;
+    ms->msg_free = id;
+    ms->live_msgs--;
+}
 
 /* ------------------------------------------------------------------------- */
 /* MSHR tables (L1 and L2)                                                   */
