@@ -272,7 +272,10 @@ static int slice_access(sim_engine *e, uint32_t slice, int32_t mid, uint64_t cyc
             l = sim_cache_victim(c, key);
             if (!l)
                 return PROBE_FAIL;
-            sim_l2_evict_near(e, slice, l, cycle);
+            /* (what sim_l2_evict_near does nothing with: an absent way, or a
+             * clean victim with no far partition to move to -- most misses) */
+            if (l->present && (ms->far_extra_cycles || l->dirty_sectors))
+                sim_l2_evict_near(e, slice, l, cycle);
             sim_cache_install(c, l, key);
         }
         m = mshr_alloc(mt, key);
@@ -387,8 +390,12 @@ void sim_l2_tick(sim_engine *e, uint64_t cycle)
         sim_l2_respond(e, mid, ms->msg[mid].ready);
     }
     if (ms->slice_count == 1) {
-        /* one slice: its queue is the arrival queue, as the monolithic L2's was */
-        serve_queue(e, &ms->slices[0], 0, l2->requests_per_cycle, cycle);
+        /* one slice: its queue is the arrival queue, as the monolithic L2's was
+         * (entered only with a head due: most ticks have none, and the call
+         * was dearer than the test) */
+        sim_l2_slice *s0 = &ms->slices[0];
+        if (!s0->blocked && s0->input->count && ms->msg[ring_peek(s0->input)].ready <= cycle)
+            serve_queue(e, s0, 0, l2->requests_per_cycle, cycle);
         return;
     }
     uint32_t moved = 0;
