@@ -370,8 +370,8 @@ static void serve_queue(sim_engine *e, sim_l2_slice *sl, uint32_t slice, uint32_
     while (!sl->blocked && done < per_cycle && sl->input->count &&
            ms->msg[ring_peek(sl->input)].ready <= cycle) {
         int32_t mid = ring_peek(sl->input);
-        if (ms->slice_count == 1)
-            route(e, mid); /* translation only */
+        if (ms->slice_count == 1 && ms->tlbs)
+            route(e, mid); /* translation only (none without TLBs) */
         if (slice_access(e, slice, mid, cycle) == PROBE_FAIL) {
             sl->blocked = 1;
             break;
