@@ -325,6 +325,17 @@ static inline void sim_engine_wake_at(sim_engine *e, uint64_t cycle)
         e->next_wake = cycle;
 }
 
+/* cta.c: placing CTAs on an SM and retiring them (called by gpu.c's loop) */
+int sim_cta_fits(const sim_engine *e, const sim_sm *sm);
+/* places CTA number `linear` of the launch on sm: 0, or -1 after sim_engine_fail */
+int sim_cta_launch(sim_engine *e, sim_sm *sm, uint64_t linear, uint64_t cycle);
+/* retires sm's CTAs whose warps all exited and drained their loads; places more */
+void sim_sm_retire_ctas(sim_engine *e, sim_sm *sm, uint64_t cycle);
+/* releases a CTA's warps waiting at bar.sync once every live warp is there */
+void sim_cta_barrier_check(sim_engine *e, sim_cta *cta, uint64_t cycle);
+/* w exited (its last lane): off its sub-partition, counted in its CTA */
+void sim_warp_finish(sim_engine *e, sim_sm *sm, sim_warp *w, uint64_t cycle);
+
 /* exec.c: computes insn for the lanes in `mask`; for ld/st also performs the
  * functional access and fills `acc`.  Returns 0, or -1 after sim_engine_fail. */
 int sim_exec(sim_engine *e, sim_sm *sm, sim_warp *w, const ptx_insn *in, uint32_t mask,
