@@ -18,7 +18,7 @@
 #include "host/runner.h"
 #include "host/suite.h"
 
-#define FUZZ_SWEEP_MAX_POINTS 100001 /* host/runner.c's bound, the last point added */
+#define FUZZ_SWEEP_MAX_POINTS 100001 /* host/sweep_spec.c's bound, the last point added */
 
 static void fuzz_vars(gd_suite_vars *v)
 {
