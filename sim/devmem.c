@@ -22,6 +22,8 @@
 #define DEVMEM_ALIGN (2ull << 20)       /* 2 MiB, the large-page size of NVIDIA GPUs */
 #define DEVMEM_MAP_MIN_BYTES (64u << 10) /* from here on a mapping of its own */
 
+const uint8_t sim_devmem_zeros[SIM_DEVMEM_ZEROS_BYTES];
+
 static void release(sim_alloc *a)
 {
     if (a->mapped)
@@ -79,6 +81,7 @@ int sim_devmem_alloc(sim_devmem *m, uint64_t bytes, uint64_t *addr, gd_err *err)
     a->data = data;
     a->mapped = mapped;
     a->pristine = 1;
+    a->untouched = 1;
     m->next_base = (a->base + bytes + DEVMEM_ALIGN - 1) / DEVMEM_ALIGN * DEVMEM_ALIGN;
     m->used_bytes += bytes;
     *addr = a->base;
@@ -117,8 +120,11 @@ void sim_devmem_copy_sparse(sim_alloc *a, uint8_t *dst, const uint8_t *src, size
     size_t off = 0;
     while (off < bytes) {
         size_t n = bytes - off < SPARSE_BLOCK_BYTES ? bytes - off : SPARSE_BLOCK_BYTES;
-        if (memcmp(src + off, zero, n) || (!a->pristine && memcmp(dst + off, zero, n)))
+        if (memcmp(src + off, zero, n) ||
+            (!a->pristine && !a->untouched && memcmp(dst + off, zero, n))) {
             memcpy(dst + off, src + off, n);
+            a->untouched = 0;
+        }
         off += n;
     }
     a->pristine = 0;
@@ -137,9 +143,10 @@ void sim_devmem_fill_sparse(sim_alloc *a, uint8_t *dst, uint8_t byte, size_t byt
     if (byte) {
         memset(dst, byte, bytes);
         a->pristine = 0;
+        a->untouched = 0;
         return;
     }
-    if (a->pristine)
+    if (a->pristine || a->untouched)
         return;
     size_t off = 0;
     while (off < bytes) {
@@ -156,6 +163,7 @@ uint8_t *sim_devmem_host_view(sim_devmem *m, uint64_t addr, uint64_t bytes)
     if (!a || !a->pristine || a->base != addr || a->size != bytes)
         return NULL;
     a->pristine = 0;
+    a->untouched = 0;
     return a->data;
 }
 

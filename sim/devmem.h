@@ -16,7 +16,18 @@ typedef struct sim_alloc {
     int mapped;             /* data is a mapping of its own (munmap), else calloc's */
     int pristine;           /* 1: zero as allocated -- no kernel has run since and
                              * nothing was written into it (a zero fill keeps it) */
+    int untouched;          /* 1: no byte of it was ever written (by a kernel's
+                             * store, a copy, a fill of a byte other than 0, a host
+                             * view): a kernel's load reads zeros without reading
+                             * its pages (sim_devmem_zeros) */
 } sim_alloc;
+
+/* What a load of an untouched allocation reads (the widest access, a .v4 of
+ * 8-byte elements, and more): a host page per 4 KiB of such an allocation
+ * would be mapped, a fault each -- an L2 eviction pass reads twice the L2,
+ * 30 000 faults a point on a 60 MiB L2. */
+#define SIM_DEVMEM_ZEROS_BYTES 64
+extern const uint8_t sim_devmem_zeros[SIM_DEVMEM_ZEROS_BYTES];
 
 typedef struct sim_devmem {
     sim_alloc *allocs;      /* sorted by base (bases only grow) */

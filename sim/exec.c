@@ -481,6 +481,13 @@ static uint8_t *resolve(sim_engine *e, sim_warp *w, const ptx_insn *in, uint64_t
     switch ((ptx_space)in->space) {
     case SP_GLOBAL:
         p = sim_devmem_translate(e->mem, addr, size);
+        if (p && e->mem->allocs[e->mem->last_hit].untouched) {
+            /* zero until written: a load reads zeros, not the allocation's pages */
+            if (in->op == OP_ST)
+                e->mem->allocs[e->mem->last_hit].untouched = 0;
+            else
+                p = (uint8_t *)(uintptr_t)sim_devmem_zeros;
+        }
         break;
     /* `addr <= bound && size <= bound - addr`: never `addr + size`, which wraps
      * for an address near 2^64 and passes the check */

@@ -495,6 +495,96 @@ static void test_pristine_allocations(void **state)
     gd_device_close(dev);
 }
 
+/* A kernel's load of an allocation no byte of which was ever written reads
+ * zeros without reading its pages (sim_devmem_zeros); whatever writes into it
+ * -- the kernel's own store, a later kernel's load after it, a host copy, a
+ * fill of a byte other than 0, a host view -- is read back from then on. */
+static void load_from(gd_device *dev, gd_kernel *k, gd_devptr src, gd_devptr out, uint64_t *got)
+{
+    gd_err err;
+    const void *values[2] = {&out, &src};
+    size_t sizes[2] = {8, 8};
+    gd_launch l = {.grid = {1, 1, 1}, .block = {1, 1, 1}, .param_count = 2,
+                   .param_values = values, .param_sizes = sizes};
+    if (gd_kernel_launch(dev, k, &l, &err) != 0 || gd_device_synchronize(dev, &err) != 0 ||
+        gd_mem_copy_out(dev, got, out, 3 * 8, &err) != 0)
+        fail_msg("%s", err.msg);
+}
+
+static void test_untouched_allocations(void **state)
+{
+    (void)state;
+    gd_device *dev = open_tiny();
+    gd_err err;
+    /* out[0] = src[8]; src[16] = 0x77 unless src[24] is nonzero; out[1] = src[16];
+     * out[2] = src[24] */
+    const char *ptx = HEADER
+        ".visible .entry k(.param .u64 out, .param .u64 src)\n{\n"
+        ".reg .pred %p<2>;\n.reg .b64 %rd<8>;\n"
+        "ld.param.u64 %rd1, [out];\n"
+        "ld.param.u64 %rd2, [src];\n"
+        "ld.global.u64 %rd3, [%rd2+8];\n"
+        "st.global.u64 [%rd1], %rd3;\n"
+        "ld.global.u64 %rd6, [%rd2+24];\n"
+        "setp.ne.u64 %p1, %rd6, 0;\n"
+        "mov.u64 %rd4, 0x77;\n"
+        "@!%p1 st.global.u64 [%rd2+16], %rd4;\n"
+        "ld.global.u64 %rd5, [%rd2+16];\n"
+        "st.global.u64 [%rd1+8], %rd5;\n"
+        "st.global.u64 [%rd1+16], %rd6;\n"
+        "ret;\n}\n";
+    gd_kernel *k = NULL;
+    assert_int_equal(gd_kernel_load(dev, ptx, "k", NULL, &k, &err), 0);
+    gd_devptr out;
+    assert_int_equal(gd_mem_alloc(dev, 64, &out, &err), 0);
+    uint64_t got[3];
+    /* 64 bytes (calloc'd) and 1 MiB (a mapping of its own) */
+    static const uint64_t sizes[] = {64, 1u << 20};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        gd_devptr a;
+        assert_int_equal(gd_mem_alloc(dev, sizes[i], &a, &err), 0);
+        load_from(dev, k, a, out, got); /* zeros, then its own store read back */
+        assert_int_equal(got[0], 0);
+        assert_int_equal(got[1], 0x77);
+        assert_int_equal(got[2], 0);
+        uint64_t back = 0;
+        assert_int_equal(gd_mem_copy_out(dev, &back, a + 16, 8, &err), 0);
+        assert_int_equal(back, 0x77);
+        /* a zero fill over the store, then the next kernel */
+        assert_int_equal(gd_mem_fill(dev, a, 0, 32, &err), 0);
+        uint64_t nz = 5;
+        assert_int_equal(gd_mem_copy_in(dev, a + 24, &nz, 8, &err), 0);
+        load_from(dev, k, a, out, got);
+        assert_int_equal(got[1], 0); /* the fill, not the first kernel's store */
+        assert_int_equal(got[2], 5);
+
+        gd_devptr b, c, d;
+        uint64_t v = 0x1234;
+        assert_int_equal(gd_mem_alloc(dev, sizes[i], &b, &err), 0);
+        assert_int_equal(gd_mem_copy_in(dev, b + 8, &v, 8, &err), 0);
+        load_from(dev, k, b, out, got);
+        assert_int_equal(got[0], 0x1234);
+        assert_int_equal(gd_mem_alloc(dev, sizes[i], &c, &err), 0);
+        assert_int_equal(gd_mem_fill(dev, c, 0x01, 32, &err), 0);
+        load_from(dev, k, c, out, got);
+        assert_int_equal(got[0], 0x0101010101010101ull);
+        assert_int_equal(got[1], 0x0101010101010101ull); /* src[24] nonzero: no store */
+        assert_int_equal(gd_mem_alloc(dev, sizes[i], &d, &err), 0);
+        uint8_t *view = gd_mem_host_view(dev, d, sizes[i]);
+        assert_non_null(view);
+        view[8] = 0x42;
+        load_from(dev, k, d, out, got);
+        assert_int_equal(got[0], 0x42);
+        assert_int_equal(gd_mem_release(dev, a, &err), 0);
+        assert_int_equal(gd_mem_release(dev, b, &err), 0);
+        assert_int_equal(gd_mem_release(dev, c, &err), 0);
+        assert_int_equal(gd_mem_release(dev, d, &err), 0);
+    }
+    assert_int_equal(gd_mem_release(dev, out, &err), 0);
+    gd_kernel_unload(dev, k);
+    gd_device_close(dev);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -507,6 +597,7 @@ int main(void)
         cmocka_unit_test(test_repeated_lines_parse_alike),
         cmocka_unit_test(test_fill_over_written_memory),
         cmocka_unit_test(test_pristine_allocations),
+        cmocka_unit_test(test_untouched_allocations),
     };
     gd_test_filter_from_env();
     return cmocka_run_group_tests(tests, NULL, NULL);
