@@ -46,10 +46,6 @@
 #define PLOT_WIDTH_PX 1000
 #define PLOT_HEIGHT_PX 600
 
-/* Room for a path in the plots directory (the run directory is user-chosen). */
-#define PLOT_PATH_BYTES 1200
-/* A file stem: curve labels are at most 63 characters (gd_curve.label). */
-#define PLOT_NAME_MAX 128
 
 /* Byte tics: at most this many, so that "512KiB" labels do not overlap at 1000 px. */
 #define MAX_BYTE_TICS 12
@@ -59,13 +55,6 @@
 #define LINEAR_X_PAD_FRACTION 0.03
 /* Largest power of two a uint64_t holds, for byte tics. */
 #define MAX_BYTE_TIC_EXPONENT 62
-
-/* The mode of a finished picture: 0644, as gd_write_atomic() gives every other
- * result file (mkstemp creates the temporary 0600). */
-#define PICTURE_FILE_MODE 0644
-
-/* How much of gnuplot's stderr is kept to explain a failure. */
-#define GNUPLOT_DIAG_BYTES 8192
 
 /* Colours (matplotlib's tab10, so a reader recognises them): the measurement,
  * the model, the plateau marks, the knee marks, then the extra series. */
@@ -83,7 +72,7 @@ static const char *const extra_colors[] = {"#2ca02c", "#9467bd", "#8c564b",
 static int name_is_safe(const char *name)
 {
     size_t n = name ? strlen(name) : 0;
-    if (n == 0 || n > PLOT_NAME_MAX || name[0] == '.')
+    if (n == 0 || n > GD_PLOT_NAME_MAX || name[0] == '.')
         return 0;
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)name[i];
@@ -152,7 +141,7 @@ static int plan_plot(const gd_plot_spec *s, plot_plan *p, gd_err *err)
     if (!name_is_safe(s->name))
         return gd_fail(err, "plot name '%s': use 1..%d letters, digits, '.', '_', '+', '-' "
                             "(not starting with '.')",
-                       s->name ? s->name : "(null)", PLOT_NAME_MAX);
+                       s->name ? s->name : "(null)", GD_PLOT_NAME_MAX);
     if (s->count == 0 || !s->x || !s->median)
         return gd_fail(err, "plot %s: no measured points", s->name);
     if (!s->min != !s->max)
@@ -477,222 +466,6 @@ static int write_gp(const char *path, const gd_plot_spec *s, const plot_plan *p,
     return rc;
 }
 
-/* ------------------------------------------------------------------------- */
-/* Running gnuplot                                                            */
-
-/* gnuplot's path on PATH (the default search path when PATH is unset). */
-static int find_gnuplot(char *out, size_t size)
-{
-    const char *path = getenv("PATH");
-    char fallback[256];
-    if (!path) {
-        size_t n = confstr(_CS_PATH, fallback, sizeof fallback);
-        path = n > 0 && n <= sizeof fallback ? fallback : "/usr/bin:/bin";
-    }
-    const char *p = path;
-    for (;;) {
-        size_t len = strcspn(p, ":");
-        /* An empty PATH entry means the current directory. */
-        int n = len ? snprintf(out, size, "%.*s/gnuplot", (int)len, p)
-                    : snprintf(out, size, "./gnuplot");
-        struct stat st;
-        if (n > 0 && (size_t)n < size && stat(out, &st) == 0 && S_ISREG(st.st_mode) &&
-            access(out, X_OK) == 0)
-            return 0;
-        if (!p[len])
-            return -1;
-        p += len + 1;
-    }
-}
-
-/* The most telling line of gnuplot's output: the first `... line N: message`
- * that is not a warning (gnuplot echoes the failing command and a caret above
- * it), else the first non-empty line. */
-static void diagnosis_line(const char *text, char *out, size_t size)
-{
-    char line[GNUPLOT_DIAG_BYTES];
-    int have_first = 0;
-    for (const char *p = text; *p;) {
-        size_t len = strcspn(p, "\n");
-        snprintf(line, sizeof line, "%.*s", (int)len, p);
-        p += len + (p[len] != 0);
-        if (strspn(line, " \t\r^") == strlen(line))
-            continue;
-        if (strstr(line, "line ") && strchr(line, ':') && !strstr(line, "warning:")) {
-            snprintf(out, size, "%s", line);
-            return;
-        }
-        if (!have_first) {
-            snprintf(out, size, "%s", line);
-            have_first = 1;
-        }
-    }
-    if (!have_first)
-        snprintf(out, size, "(no message)");
-}
-
-/* Runs `GNUPLOT -e ASSIGNMENTS SCRIPT` in DIR, its stdout and stderr captured
- * into diag.  Returns 0 when it exited 0. */
-static int run_gnuplot(const char *gnuplot, const char *dir, const char *assignments,
-                       const char *script, char *diag, size_t diag_bytes, gd_err *err)
-{
-    int fds[2];
-    if (pipe2(fds, O_CLOEXEC) != 0)
-        return gd_fail(err, "gnuplot: pipe: %s", strerror(errno));
-    pid_t pid = fork();
-    if (pid < 0) {
-        int e = errno;
-        close(fds[0]);
-        close(fds[1]);
-        return gd_fail(err, "gnuplot: fork: %s", strerror(e));
-    }
-    if (pid == 0) {
-        /* Only async-signal-safe calls between fork and exec. */
-        static const char chdir_failed[] = "cannot enter the plots directory\n";
-        static const char exec_failed[] = "cannot execute gnuplot\n";
-        int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
-        if (devnull >= 0)
-            dup2(devnull, 0);
-        dup2(fds[1], 1);
-        dup2(fds[1], 2);
-        if (chdir(dir) != 0) {
-            ssize_t ignored = write(2, chdir_failed, sizeof chdir_failed - 1);
-            (void)ignored;
-            _exit(126);
-        }
-        char *const argv[] = {(char *)"gnuplot", (char *)"-e", (char *)assignments,
-                              (char *)script, NULL};
-        execv(gnuplot, argv);
-        ssize_t ignored = write(2, exec_failed, sizeof exec_failed - 1);
-        (void)ignored;
-        _exit(127);
-    }
-    close(fds[1]);
-    size_t kept = 0;
-    char sink[1024];
-    for (;;) {
-        char *dst = kept + 1 < diag_bytes ? diag + kept : sink;
-        size_t room = kept + 1 < diag_bytes ? diag_bytes - kept - 1 : sizeof sink;
-        ssize_t n = read(fds[0], dst, room);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        if (dst == diag + kept)
-            kept += (size_t)n;
-    }
-    diag[kept] = 0;
-    close(fds[0]);
-    int status;
-    while (waitpid(pid, &status, 0) < 0) {
-        if (errno != EINTR)
-            return gd_fail(err, "gnuplot: waitpid: %s", strerror(errno));
-    }
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-        return 0;
-    char line[GNUPLOT_DIAG_BYTES];
-    diagnosis_line(diag, line, sizeof line);
-    if (WIFEXITED(status))
-        return gd_fail(err, "gnuplot failed (exit %d) on %s/%s: %s", WEXITSTATUS(status), dir,
-                       script, line);
-    return gd_fail(err, "gnuplot killed by signal %d on %s/%s: %s",
-                   WIFSIGNALED(status) ? WTERMSIG(status) : 0, dir, script, line);
-}
-
-/* A fresh temporary file next to `final`; its path goes to tmp ("" on failure). */
-static int make_temp(const char *final, char *tmp, size_t size, gd_err *err)
-{
-    int fd = -1;
-    if (snprintf(tmp, size, "%s.tmp.XXXXXX", final) < (int)size)
-        fd = mkstemp(tmp);
-    else
-        errno = ENAMETOOLONG;
-    if (fd < 0) {
-        tmp[0] = 0;
-        return gd_fail(err, "%s: cannot create a temporary file: %s", final, strerror(errno));
-    }
-    close(fd);
-    return 0;
-}
-
-/* Give a finished picture the mode of every other result file and flush it to
- * disk before it takes its final name.  The chmod is here, after gnuplot has
- * written, rather than at mkstemp time: the temporary is 0600 (mkstemp's mode),
- * and this way the mode is right whether gnuplot rewrote the file in place or
- * replaced it. */
-static int finish_file(const char *path, gd_err *err)
-{
-    int fd = open(path, O_RDONLY);
-    if (fd < 0)
-        return gd_fail(err, "%s: cannot open: %s", path, strerror(errno));
-    if (fchmod(fd, PICTURE_FILE_MODE) != 0) {
-        int e = errno;
-        close(fd);
-        return gd_fail(err, "%s: cannot chmod: %s", path, strerror(e));
-    }
-    int rc = fsync(fd);
-    int e = errno;
-    close(fd);
-    if (rc != 0)
-        return gd_fail(err, "%s: cannot flush: %s", path, strerror(e));
-    return 0;
-}
-
-static const char *base_name(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    return slash ? slash + 1 : path;
-}
-
-int gd_plot_draw(const char *dir, const char *name, gd_err *err)
-{
-    char gnuplot[PLOT_PATH_BYTES];
-    if (find_gnuplot(gnuplot, sizeof gnuplot) != 0)
-        return gd_fail(err, "gnuplot not found: install gnuplot-nox");
-
-    char png[PLOT_PATH_BYTES], svg[PLOT_PATH_BYTES];
-    char png_tmp[PLOT_PATH_BYTES + 16] = "", svg_tmp[PLOT_PATH_BYTES + 16] = "";
-    snprintf(png, sizeof png, "%s/%s.png", dir, name);
-    snprintf(svg, sizeof svg, "%s/%s.svg", dir, name);
-    char script[PLOT_NAME_MAX + 8];
-    snprintf(script, sizeof script, "%s.gp", name);
-
-    int rc = -1;
-    char diag[GNUPLOT_DIAG_BYTES];
-    if (make_temp(png, png_tmp, sizeof png_tmp, err) != 0 ||
-        make_temp(svg, svg_tmp, sizeof svg_tmp, err) != 0)
-        goto out;
-    /* The temporary names are the checked stem plus mkstemp's letters and
-     * digits: nothing in them needs escaping inside '...'. */
-    char assignments[2 * PLOT_PATH_BYTES];
-    snprintf(assignments, sizeof assignments, "out_png='%s'; out_svg='%s'", base_name(png_tmp),
-             base_name(svg_tmp));
-    if (run_gnuplot(gnuplot, dir, assignments, script, diag, sizeof diag, err) != 0)
-        goto out;
-    if (gd_plot_check_png(png_tmp, err) != 0 || gd_plot_check_svg(svg_tmp, err) != 0) {
-        gd_fail_prefix(err, "gnuplot drew a bad picture from %s/%s", dir, script);
-        goto out;
-    }
-    char *const temps[] = {png_tmp, svg_tmp};
-    const char *const finals[] = {png, svg};
-    for (int i = 0; i < 2; i++) {
-        if (finish_file(temps[i], err) != 0)
-            goto out;
-        if (rename(temps[i], finals[i]) != 0) {
-            gd_fail(err, "%s: rename failed: %s", finals[i], strerror(errno));
-            goto out;
-        }
-        temps[i][0] = 0; /* nothing left to remove */
-    }
-    rc = 0;
-out:
-    if (png_tmp[0])
-        unlink(png_tmp);
-    if (svg_tmp[0])
-        unlink(svg_tmp);
-    return rc;
-}
-
 int gd_plot_write_script(const char *plots_dir, const gd_plot_spec *spec, gd_err *err)
 {
     if (!plots_dir || !plots_dir[0] || !spec)
@@ -700,7 +473,7 @@ int gd_plot_write_script(const char *plots_dir, const gd_plot_spec *spec, gd_err
     plot_plan plan;
     if (plan_plot(spec, &plan, err) != 0)
         return -1;
-    char dat[PLOT_PATH_BYTES], gp[PLOT_PATH_BYTES];
+    char dat[GD_PLOT_PATH_BYTES], gp[GD_PLOT_PATH_BYTES];
     if (snprintf(dat, sizeof dat, "%s/%s.dat", plots_dir, spec->name) >= (int)sizeof dat ||
         snprintf(gp, sizeof gp, "%s/%s.gp", plots_dir, spec->name) >= (int)sizeof gp)
         return gd_fail(err, "%s: path too long", plots_dir);

@@ -40,6 +40,11 @@
 
 /* Room for a plateau or knee label, NUL included. */
 #define GD_PLOT_LABEL_BYTES 96
+/* Room for a path in the plots directory (the run directory is user-chosen). */
+#define GD_PLOT_PATH_BYTES 1200
+/* A picture's file stem at most: curve labels are at most 63 characters
+ * (gd_curve.label). */
+#define GD_PLOT_NAME_MAX 128
 
 /* A plateau of the measured curve: drawn from x_first to x_last at `level`. */
 typedef struct gd_plot_plateau {
@@ -104,13 +109,21 @@ int gd_plot_write_script(const char *plots_dir, const gd_plot_spec *spec, gd_err
  * Returns 0, or -1 with err filled as gd_plot_write's. */
 int gd_plot_draw(const char *dir, const char *name, gd_err *err);
 
-/* gd_plot_draw for each of names[0..count), up to `jobs` at once, each in a
- * child process of its own (a run's 50-70 pictures took 4-5 s one after the
- * other: 80 ms of gnuplot each).  The pictures do not depend on each other,
- * so the files are those of a serial draw.  The first failure (in names'
- * order, among the pictures started) is the error, and no picture is started
- * after it, as a serial draw stops at its first.  jobs <= 1: one at a time,
- * in this process.  Returns 0, or -1 with err filled. */
+/* gd_plot_draw for each of names[0..count), by one gnuplot: the same files
+ * (plot_draw.c: `reset session` between the scripts) at a gnuplot's start for
+ * them all.  When it fails, the pictures not yet in place are drawn one at a
+ * time, and the first that fails is the error, its index in *failed; none
+ * after it is drawn.  Returns 0, or -1 with err filled. */
+int gd_plot_draw_batch(const char *dir, const char *const *names, size_t count, size_t *failed,
+                       gd_err *err);
+
+/* gd_plot_draw for each of names[0..count): `jobs` runs of consecutive names,
+ * each drawn by gd_plot_draw_batch in a child process of its own (a run's
+ * 50-70 pictures took 4-5 s one after the other: 80 ms of gnuplot each, most
+ * of it gnuplot's start).  The pictures do not depend on each other, so the
+ * files are those of a serial draw.  The first failure in names' order is the
+ * error; each run stops at its own first.  jobs <= 1: one batch, in this
+ * process.  Returns 0, or -1 with err filled. */
 int gd_plot_draw_all(const char *dir, const char *const *names, size_t count, unsigned jobs,
                      gd_err *err);
 

@@ -1,9 +1,10 @@
 /* plot_pool.c -- many pictures drawn at once: gd_plot_draw_all (plot.h).
  *
- * Each picture is drawn by gd_plot_draw in a child process of its own, up to
- * `jobs` at a time; a child's pipe carries its error message, if any, and its
- * end says the child is done.  The pictures do not depend on each other, so
- * the files are those of a serial draw.
+ * The pictures are split into `jobs` runs of consecutive names, each drawn by
+ * gd_plot_draw_batch (one gnuplot for the run) in a child process of its own;
+ * a child's pipe carries its first failure, if any (the picture's index, a
+ * tab, the message), and its end says the child is done.  The pictures do not
+ * depend on each other, so the files are those of a serial draw.
  */
 #include "analysis/plot.h"
 
@@ -17,12 +18,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* One picture being drawn by a child process of its own (gd_plot_draw there);
- * its pipe carries the error message, if any, and its end says it is done. */
+/* A run of pictures being drawn by a child process of its own
+ * (gd_plot_draw_batch there); its pipe carries the first failure, if any, and
+ * its end says it is done. */
 typedef struct plot_drawer {
     pid_t pid;
     int fd;
-    size_t index;
+    size_t index, count; /* names[index .. index + count) */
     size_t kept;
     char msg[GD_ERR_MSG_BYTES];
 } plot_drawer;
@@ -35,8 +37,8 @@ typedef struct plot_pool {
     struct pollfd *pfd;
 } plot_pool;
 
-static int drawer_start(const char *dir, const char *name, size_t index, plot_drawer *d,
-                        plot_pool *pool, gd_err *err)
+static int drawer_start(const char *dir, const char *const *names, size_t index, size_t count,
+                        plot_drawer *d, plot_pool *pool, gd_err *err)
 {
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) != 0)
@@ -55,11 +57,14 @@ static int drawer_start(const char *dir, const char *name, size_t index, plot_dr
         free(pool->pfd);
         gd_err e;
         e.msg[0] = 0;
-        int rc = gd_plot_draw(dir, name, &e);
+        size_t failed = 0;
+        int rc = gd_plot_draw_batch(dir, names + index, count, &failed, &e);
         if (rc != 0) {
-            size_t n = strlen(e.msg), off = 0;
-            while (off < n) {
-                ssize_t w = write(fds[1], e.msg + off, n - off);
+            char text[GD_ERR_MSG_BYTES + 32];
+            int n = snprintf(text, sizeof text, "%zu\t%s", index + failed, e.msg);
+            size_t len = n < 0 ? 0 : (size_t)n < sizeof text ? (size_t)n : sizeof text - 1, off = 0;
+            while (off < len) {
+                ssize_t w = write(fds[1], text + off, len - off);
                 if (w <= 0)
                     break;
                 off += (size_t)w;
@@ -68,7 +73,7 @@ static int drawer_start(const char *dir, const char *name, size_t index, plot_dr
         _exit(rc != 0 ? 1 : 0);
     }
     close(fds[1]);
-    *d = (plot_drawer){.pid = pid, .fd = fds[0], .index = index};
+    *d = (plot_drawer){.pid = pid, .fd = fds[0], .index = index, .count = count};
     return 0;
 }
 
@@ -91,19 +96,28 @@ static int drawer_read(plot_drawer *d)
     return 1;
 }
 
-/* Waits for a finished child; 0 when it drew its picture, else -1 with its
- * message (or how it ended) in err. */
-static int drawer_finish(const char *dir, const char *name, plot_drawer *d, gd_err *err)
+/* Waits for a finished child; 0 when it drew its pictures, else -1 with the
+ * first failure's message (or how the child ended) in err and its picture's
+ * index in *failed. */
+static int drawer_finish(const char *dir, const char *const *names, plot_drawer *d,
+                         size_t *failed, gd_err *err)
 {
     int status;
+    *failed = d->index;
     while (waitpid(d->pid, &status, 0) < 0)
         if (errno != EINTR)
             return gd_fail(err, "plot: waitpid: %s", strerror(errno));
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
         return 0;
-    if (d->msg[0])
-        return gd_fail(err, "%s", d->msg);
-    return gd_fail(err, "plot: drawing %s/%s ended %s %d", dir, name,
+    char *tab = strchr(d->msg, '\t');
+    if (tab) {
+        char *end;
+        unsigned long long i = strtoull(d->msg, &end, 10);
+        if (end == tab && i >= d->index && i < d->index + d->count)
+            *failed = (size_t)i;
+        return gd_fail(err, "%s", tab + 1);
+    }
+    return gd_fail(err, "plot: drawing %s/%s ended %s %d", dir, names[d->index],
                    WIFEXITED(status) ? "with exit status" : "by signal",
                    WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
 }
@@ -111,12 +125,9 @@ static int drawer_finish(const char *dir, const char *name, plot_drawer *d, gd_e
 int gd_plot_draw_all(const char *dir, const char *const *names, size_t count, unsigned jobs,
                      gd_err *err)
 {
-    if (jobs <= 1 || count <= 1) {
-        for (size_t i = 0; i < count; i++)
-            if (gd_plot_draw(dir, names[i], err) != 0)
-                return -1;
-        return 0;
-    }
+    size_t failed;
+    if (jobs <= 1 || count <= 1)
+        return gd_plot_draw_batch(dir, names, count, &failed, err);
     if (jobs > count)
         jobs = (unsigned)count;
     plot_drawer *run = calloc(jobs, sizeof *run);
@@ -127,23 +138,20 @@ int gd_plot_draw_all(const char *dir, const char *const *names, size_t count, un
         free(pfd);
         return gd_fail(err, "plot: out of memory");
     }
-    size_t next = 0, failed = SIZE_MAX;
+    size_t first_failed = SIZE_MAX;
     unsigned running = 0;
     gd_err first = {{0}};
     int rc = 0;
-    for (;;) {
-        /* a failure stops the pictures not started yet, as a serial run
-         * stops at its first; the error is that of the first picture failed */
-        while (running < jobs && next < count && failed == SIZE_MAX && rc == 0) {
-            if (drawer_start(dir, names[next], next, &run[running], &pool, err) != 0) {
-                rc = -1;
-                break;
-            }
-            running++;
-            next++;
-        }
-        if (!running)
+    /* jobs runs of consecutive pictures, as even as the count allows */
+    for (unsigned k = 0; k < jobs; k++) {
+        size_t lo = count * k / jobs, hi = count * (k + 1) / jobs;
+        if (drawer_start(dir, names, lo, hi - lo, &run[running], &pool, err) != 0) {
+            rc = -1;
             break;
+        }
+        running++;
+    }
+    while (running) {
         for (unsigned k = 0; k < running; k++)
             pfd[k] = (struct pollfd){.fd = run[k].fd, .events = POLLIN};
         if (poll(pfd, running, -1) < 0) {
@@ -159,9 +167,8 @@ int gd_plot_draw_all(const char *dir, const char *const *names, size_t count, un
                 continue;
             }
             gd_err e;
-            if (drawer_finish(dir, names[run[k].index], &run[k], &e) != 0 &&
-                run[k].index < failed) {
-                failed = run[k].index;
+            if (drawer_finish(dir, names, &run[k], &failed, &e) != 0 && failed < first_failed) {
+                first_failed = failed;
                 first = e;
             }
             run[k] = run[running - 1];
@@ -171,7 +178,7 @@ int gd_plot_draw_all(const char *dir, const char *const *names, size_t count, un
     }
     free(run);
     free(pfd);
-    if (rc == 0 && failed != SIZE_MAX) {
+    if (rc == 0 && first_failed != SIZE_MAX) {
         if (err)
             *err = first;
         rc = -1;

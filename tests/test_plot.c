@@ -471,10 +471,12 @@ static void test_failing_gnuplot(void **state)
 }
 
 
-/* gd_plot_draw_all: several gnuplots at once draw the pictures a serial draw
- * does, byte for byte (the SVGs; a PNG's bytes carry no timestamp either);
- * a failing picture is the error -- the first in order among those started --
- * the ones before it are drawn, and no temporary is left. */
+/* gd_plot_draw_all: several gnuplots at once, each drawing a run of pictures
+ * (`reset session` between them), draw the pictures a serial draw and a
+ * gnuplot per picture do, byte for byte (SVG and PNG: a PNG carries no
+ * timestamp), on alternating log and linear axes; a failing picture is the
+ * error -- the first in order -- the ones before it are drawn, and no
+ * temporary is left. */
 static void test_draw_all_several_at_once(void **state)
 {
     (void)state;
@@ -488,49 +490,87 @@ static void test_draw_all_several_at_once(void **state)
     snprintf(bin, sizeof bin, "%s/bin", tmp);
     static const char *const names[] = {"p0", "p1", "p2", "p3", "p4", "p5"};
     const size_t n = sizeof names / sizeof *names;
+    char single[1100];
+    snprintf(single, sizeof single, "%s/single", tmp);
     for (size_t i = 0; i < n; i++) {
         staircase s;
         staircase_init(&s, names[i]);
         s.median[i] += 10.0 * (double)i; /* each picture its own */
+        /* every other one on linear axes without a model: what a picture's
+         * script leaves set must not reach the next one in its gnuplot */
+        if (i % 2) {
+            s.spec.log_x = 0;
+            s.spec.x_is_bytes = 0;
+            s.spec.model_count = 0;
+            s.spec.plateau_count = 0;
+            s.spec.knee_count = 0;
+        }
         gd_err err = {{0}};
         assert_int_equal(gd_plot_write_script(serial, &s.spec, &err), 0);
         assert_int_equal(gd_plot_write_script(parallel, &s.spec, &err), 0);
         assert_int_equal(gd_plot_write_script(failing, &s.spec, &err), 0);
+        assert_int_equal(gd_plot_write_script(single, &s.spec, &err), 0);
+        /* a gnuplot of its own */
+        assert_int_equal(gd_plot_draw(single, names[i], &err), 0);
         char png[16];
         snprintf(png, sizeof png, "%s.png", names[i]);
         assert_false(file_exists(serial, png)); /* the script only */
     }
     gd_err err = {{0}};
+    /* a gnuplot that counts its runs: one for the serial draw, one per job */
+    char real[1024] = "";
+    assert_int_equal(gd_test_run("command -v gnuplot", real, sizeof real), 0);
+    real[strcspn(real, "\n")] = 0;
+    assert_int_equal(mkdir(bin, 0755), 0);
+    char counting[2400], runs[1200];
+    snprintf(runs, sizeof runs, "%s/runs", tmp);
+    snprintf(counting, sizeof counting, "#!/bin/sh\necho run >> %s\nexec %s \"$@\"\n", runs, real);
+    write_script(bin, "gnuplot", counting);
+    char *saved = strdup(getenv("PATH"));
+    setenv("PATH", bin, 1);
     assert_int_equal(gd_plot_draw_all(serial, names, n, 1, &err), 0);
+    char *log = slurp(tmp, "runs");
+    assert_non_null(log);
+    assert_string_equal(log, "run\n");
+    free(log);
     assert_int_equal(gd_plot_draw_all(parallel, names, n, 3, &err), 0);
+    log = slurp(tmp, "runs");
+    assert_non_null(log);
+    assert_string_equal(log, "run\nrun\nrun\nrun\n");
+    free(log);
+    setenv("PATH", saved, 1);
     for (size_t i = 0; i < n; i++) {
         char svg[16], png[16];
         snprintf(svg, sizeof svg, "%s.svg", names[i]);
         snprintf(png, sizeof png, "%s.png", names[i]);
         assert_int_equal(check_picture(parallel, png, 1), 0);
-        char *a = slurp(serial, svg), *b = slurp(parallel, svg);
+        char *a = slurp(serial, svg), *b = slurp(parallel, svg), *c = slurp(single, svg);
         assert_non_null(a);
         assert_non_null(b);
+        assert_non_null(c);
         assert_string_equal(a, b);
+        assert_string_equal(a, c); /* one gnuplot for them all draws what one each does */
         free(a);
         free(b);
+        free(c);
+        char cmd[2600], out[64];
+        snprintf(cmd, sizeof cmd, "cmp %s/%s %s/%s && echo same", serial, png, single, png);
+        assert_int_equal(gd_test_run(cmd, out, sizeof out), 0);
+        assert_non_null(strstr(out, "same"));
     }
+    assert_int_equal(count_temporaries(serial), 0);
     assert_int_equal(count_temporaries(parallel), 0);
     /* nothing to draw, and more jobs than pictures */
     assert_int_equal(gd_plot_draw_all(parallel, names, 0, 4, &err), 0);
     assert_int_equal(gd_plot_draw_all(parallel, names, 2, 16, &err), 0);
 
     /* p2 and p4 fail: the error is p2's, p0 and p1 are drawn */
-    char real[1024] = "";
-    assert_int_equal(gd_test_run("command -v gnuplot", real, sizeof real), 0);
-    real[strcspn(real, "\n")] = 0;
-    assert_int_equal(mkdir(bin, 0755), 0);
     char fake[2300];
     snprintf(fake, sizeof fake,
-             "#!/bin/sh\ncase \"$3\" in p2.gp|p4.gp) echo \"fake gnuplot: broken $3\" >&2; "
-             "exit 1;; esac\nexec %s \"$@\"\n", real);
+             "#!/bin/sh\nfor a in \"$@\"; do case \"$a\" in p2.gp|p4.gp) "
+             "echo \"fake gnuplot: broken $a\" >&2; exit 1;; esac; done\nexec %s \"$@\"\n",
+             real);
     write_script(bin, "gnuplot", fake);
-    char *saved = strdup(getenv("PATH"));
     setenv("PATH", bin, 1);
     int rc = gd_plot_draw_all(failing, names, n, 3, &err);
     setenv("PATH", saved, 1);
