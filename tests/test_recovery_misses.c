@@ -14,8 +14,9 @@
  *     L0I followed by no flat level (1067: a bound), an L1I flat to its end
  *     read a KiB early (1026, 1061), an L1I close below the L2;
  *   - the constant caches: a separate L1.5 sized from the L1C's finer scan
- *     (1059), the L2 constant latency behind an 8 KiB L1C and close behind a
- *     shared L1.5, constant levels whose latencies are close.
+ *     (1059), a separate L1.5 passed once at the scan's last point (6014),
+ *     the L2 constant latency behind an 8 KiB L1C and close behind a shared
+ *     L1.5, constant levels whose latencies are close.
  *
  * GD_TEST_FILTER='test_l2*' (and so on) runs some of them alone.
  */
@@ -420,6 +421,24 @@ static void test_l15c_from_its_own_line(void **state)
     json_decref(l);
 }
 
+/* A separate L1.5 whose capacity the coarse scan passed once, at its last
+ * point: seed 6014's 48 KiB L1.5 (82 cycles, behind a random 8 KiB L1C at
+ * 18) read 82 to 48640 bytes and the L2's 99 at 64 KiB, a step of a fifth of
+ * the curve's range -- no plateau after it, so no knee to halve, and the size
+ * was reported as ">= 48640" (a fresh seed range, 6000..6019, on the eleventh
+ * session).  A jump onto a clean last point after a flat run is now halved. */
+static void test_l15c_one_point_past_it_at_the_sweep_end(void **state)
+{
+    (void)state;
+    static const char *const steps[] = {"const-stride", "const-l1", "const-l15", NULL};
+    gd_arch arch;
+    json_t *l = characterize_seed_steps_l2(6014, 0, steps, &arch, "L15C");
+    assert_int_equal(arch.level[GD_L15C].size_bytes, 48u << 10); /* the case this guards */
+    assert_int_equal(arch.level[GD_L15C].shared_with, -1);
+    expect_size(l, "L15C", 6014, arch.level[GD_L15C].size_bytes);
+    json_decref(l);
+}
+
 /* const-share counted a victim access as an L1.5 miss only past 1.5x the
  * warm walk's median: seed 1068's L2 constant latency (122 cycles) behind a
  * shared L1.5 of 82 read as hits, the L1.5 "separate", no L2C latency.  The
@@ -520,6 +539,7 @@ int main(void)
         cmocka_unit_test(test_l1i_flat_to_its_end),
         cmocka_unit_test(test_l1i_close_below_the_l2),
         cmocka_unit_test(test_l15c_from_its_own_line),
+        cmocka_unit_test(test_l15c_one_point_past_it_at_the_sweep_end),
         cmocka_unit_test(test_l2c_latency_close_behind_a_shared_l15),
         cmocka_unit_test(test_l2c_latency_behind_an_8k_l1c),
         cmocka_unit_test(test_close_constant_levels),
