@@ -178,6 +178,27 @@ void gd_text_init(gd_text *t)
     memset(t, 0, sizeof *t);
 }
 
+void gd_text_append(gd_text *t, const char *s, size_t n)
+{
+    if (t->failed)
+        return;
+    if (!t->data || t->capacity - t->length <= n) {
+        size_t cap = t->capacity ? t->capacity * 2 : 4096;
+        while (cap < t->length + n + 1)
+            cap *= 2;
+        char *d = realloc(t->data, cap);
+        if (!d) {
+            t->failed = 1;
+            return;
+        }
+        t->data = d;
+        t->capacity = cap;
+    }
+    memcpy(t->data + t->length, s, n);
+    t->length += n;
+    t->data[t->length] = 0;
+}
+
 void gd_text_printf(gd_text *t, const char *fmt, ...)
 {
     if (t->failed)

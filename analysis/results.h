@@ -39,6 +39,8 @@ typedef struct gd_text {
 
 void gd_text_init(gd_text *t);
 void gd_text_printf(gd_text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Appends n bytes of s (no format: a caller's own digits). */
+void gd_text_append(gd_text *t, const char *s, size_t n);
 void gd_text_free(gd_text *t);
 int gd_text_write_atomic(gd_text *t, const char *path, gd_err *err);
 int gd_text_write_snapshot(gd_text *t, const char *path, gd_err *err);

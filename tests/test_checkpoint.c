@@ -6,7 +6,7 @@
  * wholly before it (bit for bit: samples, clock, counters), be cut back to
  * them on disk, and take appends again after them.  Also: a point is appended
  * once, a run that is not resuming removes a stale file, and a finished
- * step's points replace the store.
+ * step's points replace the store.  And the samples file is exact.
  */
 #include "tests/testing.h"
 
@@ -15,6 +15,7 @@
 
 #include <dirent.h>
 
+#include "analysis/curve_samples.h"
 #include "analysis/results.h"
 #include "host/checkpoint.h"
 #include "host/device.h"
@@ -278,12 +279,79 @@ static void test_csv_snapshots_then_settle(void **state)
     free(tmp);
 }
 
+/* LABEL.samples.gz: whole values as "%lld" (curve_samples.c writes their
+ * digits by hand), the rest as "%.17g" -- the text checked against printf's
+ * own, every value read back bit for bit (negative, zero, 2^53 - 1 and 2^53,
+ * fractions, huge, NaN, infinity). */
+static void test_samples_file_is_exact(void **state)
+{
+    (void)state;
+    static const double v[] = {0,  1,  -1,   42, -7, 9007199254740991.0, -9007199254740991.0,
+                               9007199254740992.0, 1.5, -2.25, 1e300, 123456789012345.0,
+                               0.1, -0.0, NAN, INFINITY, -INFINITY, 4096, 100.0 / 3};
+    const size_t n = sizeof v / sizeof *v;
+    gd_curve c, back;
+    gd_probe_opts opts = {0};
+    gd_curve_init(&c, "exact", gd_probe_find("pchase"), &opts);
+    gd_curve_init(&back, "exact", gd_probe_find("pchase"), &opts);
+    for (int k = 0; k < 2; k++) {
+        gd_curve *cv = k ? &back : &c;
+        gd_point p;
+        memset(&p, 0, sizeof p);
+        p.x = 2048;
+        p.sm_clock_mhz = NAN;
+        p.series_count = 1;
+        snprintf(p.series[0].name, sizeof p.series[0].name, "cycles");
+        p.series[0].samples = malloc(n * sizeof(double));
+        assert_non_null(p.series[0].samples);
+        memcpy(p.series[0].samples, v, n * sizeof(double));
+        assert_int_equal(gd_summarize(v, n, &p.series[0].summary), 0);
+        assert_int_equal(gd_curve_insert(cv, &p), 0);
+    }
+    char *tmp = gd_test_tmpdir();
+    assert_non_null(tmp);
+    gd_err err;
+    assert_int_equal(gd_curve_write_samples(&c, tmp, &err), 0);
+    /* the text: printf's, number by number */
+    char want[4096] = "2048,cycles,", cmd[1200], got[4096];
+    size_t len = strlen(want);
+    len += (size_t)snprintf(want + len, sizeof want - len, "%zu", n);
+    for (size_t i = 0; i < n; i++) {
+        if (isfinite(v[i]) && fabs(v[i]) < 9007199254740992.0 && v[i] == floor(v[i]))
+            len += (size_t)snprintf(want + len, sizeof want - len, ",%lld", (long long)v[i]);
+        else
+            len += (size_t)snprintf(want + len, sizeof want - len, ",%.17g", v[i]);
+    }
+    snprintf(cmd, sizeof cmd, "zcat %s/exact.samples.gz", tmp);
+    assert_int_equal(gd_test_run(cmd, got, sizeof got), 0);
+    got[strcspn(got, "\n")] = 0;
+    assert_string_equal(got, want);
+    /* and back: every value as it was (-0 reads as 0, as "%lld" wrote it) */
+    for (size_t i = 0; i < n; i++)
+        back.points[0].series[0].samples[i] = -1;
+    char path[1200];
+    snprintf(path, sizeof path, "%s/exact.samples.gz", tmp);
+    assert_int_equal(gd_curve_read_samples(path, &back, &err), 0);
+    for (size_t i = 0; i < n; i++) {
+        double a = v[i] == 0 ? 0.0 : v[i], b = back.points[0].series[0].samples[i];
+        if (isnan(a))
+            assert_true(isnan(b));
+        else
+            assert_memory_equal(&a, &b, sizeof a);
+    }
+    gd_curve_free(&c);
+    gd_curve_free(&back);
+    gd_test_rmrf(tmp);
+    free(tmp);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cut_at_every_byte),
         cmocka_unit_test(test_fresh_run_and_finished_step),
         cmocka_unit_test(test_csv_snapshots_then_settle),
+        cmocka_unit_test(test_samples_file_is_exact),
     };
     gd_test_filter_from_env();
     return cmocka_run_group_tests(tests, NULL, NULL);
