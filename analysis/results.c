@@ -178,22 +178,28 @@ void gd_text_init(gd_text *t)
     memset(t, 0, sizeof *t);
 }
 
+/* Room for `need` more bytes and a NUL; 0, or -1 with t->failed set. */
+static int text_reserve(gd_text *t, size_t need)
+{
+    if (t->data && t->capacity - t->length > need)
+        return 0;
+    size_t cap = t->capacity ? t->capacity * 2 : 4096;
+    while (cap < t->length + need + 1)
+        cap *= 2;
+    char *d = realloc(t->data, cap);
+    if (!d) {
+        t->failed = 1;
+        return -1;
+    }
+    t->data = d;
+    t->capacity = cap;
+    return 0;
+}
+
 void gd_text_append(gd_text *t, const char *s, size_t n)
 {
-    if (t->failed)
+    if (t->failed || text_reserve(t, n) != 0)
         return;
-    if (!t->data || t->capacity - t->length <= n) {
-        size_t cap = t->capacity ? t->capacity * 2 : 4096;
-        while (cap < t->length + n + 1)
-            cap *= 2;
-        char *d = realloc(t->data, cap);
-        if (!d) {
-            t->failed = 1;
-            return;
-        }
-        t->data = d;
-        t->capacity = cap;
-    }
     memcpy(t->data + t->length, s, n);
     t->length += n;
     t->data[t->length] = 0;
@@ -217,16 +223,8 @@ void gd_text_printf(gd_text *t, const char *fmt, ...)
             t->length += (size_t)n;
             return;
         }
-        size_t cap = t->capacity ? t->capacity * 2 : 4096;
-        while (cap < t->length + (size_t)n + 1)
-            cap *= 2;
-        char *d = realloc(t->data, cap);
-        if (!d) {
-            t->failed = 1;
+        if (text_reserve(t, (size_t)n) != 0)
             return;
-        }
-        t->data = d;
-        t->capacity = cap;
     }
 }
 
