@@ -54,7 +54,8 @@
 #define BW_CHUNK (BW_THREADS * BW_VEC_BYTES * BW_UNROLL) /* one iteration of a CTA: 8 KiB */
 #define BW_OUT_PER_CTA GD_TIMER_SPAN_BYTES                 /* cycles (x2), start/end ns */
 #define BW_MAX_FOOTPRINT (64ull << 30)
-/* Timed passes: at least BW_MIN_TIMED_PER_CTA bytes per CTA, so that the
+/* Timed passes: at least BW_MIN_TIMED_PER_CTA bytes per CTA (as counted:
+ * a copy's read and written), so that the
  * CTAs' start skew (they are dispatched one after another and warm up at
  * different speeds) is a small share of the span, and a card's
  * microsecond-step %globaltimer reads a region of many steps; at most
@@ -246,7 +247,11 @@ static int bw_plan(const gd_probe_opts *opts, const gd_device_info *dev, uint64_
     st->region_bytes = region;
     uint64_t moved = v == BW_READ_L1 ? region : region * st->ctas;
     st->warm = v == BW_READ_L1 || moved <= dev->l2_bytes;
-    uint64_t passes = (BW_MIN_TIMED_PER_CTA + region - 1) / region;
+    /* the bytes a CTA's pass counts: a copy's read and written (STREAM's
+     * count, as the result is: 2 x region), so a copy's timed passes move
+     * the same bytes per CTA as a read's, not twice them */
+    uint64_t per_pass = v == BW_COPY ? 2 * region : region;
+    uint64_t passes = (BW_MIN_TIMED_PER_CTA + per_pass - 1) / per_pass;
     st->passes = (uint32_t)(passes > BW_MAX_PASSES ? BW_MAX_PASSES : passes);
     if (!st->warm)
         st->passes = 1; /* past the L2: a second pass would find the last part of the first */
