@@ -108,6 +108,62 @@ static double primary_cpi(const gd_curve *c, size_t i)
     return s && s->count ? s->median : NAN;
 }
 
+/* A level the segmentation joined with the first lines of the ramp after it:
+ * where the next level is only a little slower, the step is smaller than the
+ * segmentation splits on, and the plateau runs from the level's flat span up
+ * the ramp's start (generated seed 8011: a 64 KiB 16-way L1I at CPI 3.15 and
+ * the fetch from the L2 at 3.65, one plateau from 40 to 66.4 KiB whose
+ * spread, 0.170, missed the level test's 0.167 by the ramp's 3 KiB -- and the
+ * L2's plateau after it was taken for the L1I, 272 KiB).  Its flat prefix:
+ * from its first point, every point within ICACHE_CORE_BAND of the median of
+ * the plateau's first half; it is a level when it spans ICACHE_LEVEL_EXTENT
+ * over ICACHE_CORE_MIN_POINTS or more and every point after it up to the
+ * plateau's end stands above the band (a climb, not noise around a level).
+ * *core gets the prefix as a plateau of its own: its points, its last x, its
+ * level; ramp_start then fits the ramp after it back to that level. */
+#define ICACHE_CORE_BAND (ICACHE_LEVEL_FLATNESS / 2)
+#define ICACHE_CORE_MIN_POINTS 3
+#define ICACHE_CORE_MAX_POINTS 256
+static int flat_prefix(const gd_curve *curve, const gd_plateau *p, gd_plateau *core)
+{
+    size_t n = p->last - p->first + 1;
+    if (n < ICACHE_CORE_MIN_POINTS + 1 || n > ICACHE_CORE_MAX_POINTS)
+        return 0;
+    double v[ICACHE_CORE_MAX_POINTS];
+    for (size_t i = 0; i < n; i++) {
+        v[i] = primary_cpi(curve, p->first + i);
+        if (!isfinite(v[i]))
+            return 0;
+    }
+    double half[ICACHE_CORE_MAX_POINTS];
+    size_t nh = (n + 1) / 2;
+    memcpy(half, v, nh * sizeof *half);
+    double base = gd_median(half, nh);
+    if (!(base > 0))
+        return 0;
+    double lo = base * (1 - ICACHE_CORE_BAND), hi = base * (1 + ICACHE_CORE_BAND);
+    size_t k = 0; /* points in the prefix */
+    while (k < n && v[k] >= lo && v[k] <= hi)
+        k++;
+    if (k < ICACHE_CORE_MIN_POINTS || k == n)
+        return 0;
+    for (size_t i = k; i < n; i++)
+        if (!(v[i] > hi))
+            return 0;
+    double x_last = (double)curve->points[p->first + k - 1].x;
+    if (!(x_last >= p->x_first * ICACHE_LEVEL_EXTENT))
+        return 0;
+    *core = *p;
+    core->last = p->first + k - 1;
+    core->x_last = x_last;
+    /* its level: the median of the prefix's first half, away from the ramp's
+     * foot (8011: 3.18, where the prefix's last points are already 3.27 and
+     * the ramp fitted back to them put the capacity a KiB late) */
+    memcpy(half, v, (k + 1) / 2 * sizeof *half);
+    core->level = gd_median(half, (k + 1) / 2);
+    return 1;
+}
+
 static double ramp_start(const gd_curve *curve, const gd_plateau *p, const gd_plateau *next)
 {
     double x[ICACHE_RAMP_POINTS], y[ICACHE_RAMP_POINTS];
@@ -204,9 +260,15 @@ int gd_infer_icache_seq(gd_inference *inf, const gd_curve *curve, const gd_segme
     /* the cache levels: flat plateaus over a range of sizes, in order (the
      * first plateau always, whatever its width: the sweep starts inside it) */
     size_t levels[ICACHE_MAX_LEVELS], nl = 0;
-    for (size_t i = 0; i < seg->plateau_count && nl < ICACHE_MAX_LEVELS; i++)
-        if (i == 0 || is_level_plateau(&seg->plateaus[i]))
+    gd_plateau lv[ICACHE_MAX_LEVELS]; /* each level's plateau (a flat prefix where trimmed) */
+    for (size_t i = 0; i < seg->plateau_count && nl < ICACHE_MAX_LEVELS; i++) {
+        if (i == 0 || is_level_plateau(&seg->plateaus[i])) {
+            lv[nl] = seg->plateaus[i];
             levels[nl++] = i;
+        } else if (flat_prefix(curve, &seg->plateaus[i], &lv[nl])) {
+            levels[nl++] = i;
+        }
+    }
     /* The last plateau, not flat (a level and the one past it so close in CPI
      * that their ramps run together), still ends the level before it where it
      * stands clearly above it: that level's capacity is where the CPI leaves
@@ -217,7 +279,8 @@ int gd_infer_icache_seq(gd_inference *inf, const gd_curve *curve, const gd_segme
     int ramp_last = 0;
     size_t lastp = seg->plateau_count - 1;
     if (nl < ICACHE_MAX_LEVELS && levels[nl - 1] < lastp &&
-        seg->plateaus[lastp].level > ICACHE_RAMP_ABOVE * seg->plateaus[levels[nl - 1]].level) {
+        seg->plateaus[lastp].level > ICACHE_RAMP_ABOVE * lv[nl - 1].level) {
+        lv[nl] = seg->plateaus[lastp];
         levels[nl++] = lastp;
         ramp_last = 1;
     }
@@ -225,15 +288,15 @@ int gd_infer_icache_seq(gd_inference *inf, const gd_curve *curve, const gd_segme
      * misses), where another level follows */
     size_t sized = 0;
     for (size_t j = 0; j + 1 < nl && sized < 2; j++, sized++) {
-        const gd_plateau *p = &seg->plateaus[levels[j]];
+        const gd_plateau *p = &lv[j];
         gd_inferred_level *l = &inf->level[names[sized]];
         l->present = 1;
         l->has_size = 1;
         l->size_bytes = (uint64_t)p->x_last;
-        double begins = ramp_start(curve, p, &seg->plateaus[levels[j + 1]]);
+        double begins = ramp_start(curve, p, &lv[j + 1]);
         if (isfinite(begins))
             l->size_bytes = (uint64_t)begins;
-        l->size_confidence = fmin(p->confidence, seg->plateaus[levels[j + 1]].confidence);
+        l->size_confidence = fmin(p->confidence, lv[j + 1].confidence);
         l->knee_below = p->x_last;
         l->knee_above = p->last + 1 < curve->count ? (double)curve->points[p->last + 1].x
                                                    : p->x_last;

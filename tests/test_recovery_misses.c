@@ -12,7 +12,8 @@
  *   - the instruction caches: an L1I as large as its L0I, the L1I knee where
  *     its lines are larger than the L0I's (the simulator's free prefetch), an
  *     L0I followed by no flat level (1067: a bound), an L1I flat to its end
- *     read a KiB early (1026, 1061), an L1I close below the L2;
+ *     read a KiB early (1026, 1061), an L1I close below the L2, an L1I
+ *     whose flat span and the ramp's foot after it are one plateau (8011);
  *   - the constant caches: a separate L1.5 sized from the L1C's finer scan
  *     (1059), a separate L1.5 passed once at the scan's last point (6014),
  *     the L2 constant latency behind an 8 KiB L1C and close behind a shared
@@ -407,6 +408,19 @@ static void test_l1i_close_below_the_l2(void **state)
     expect_l1i_sizes(seeds, sizeof seeds / sizeof *seeds);
 }
 
+/* An L1I whose fetch from the L2 is only a little slower (generated seed
+ * 8011: a 64 KiB 16-way L1I at 69 cycles, the L2C at 85 -- CPI 3.15, then
+ * 3.65): the segmentation kept the L1I's flat span and the first 3 KiB of
+ * the ramp after it as one plateau, too spread for a level (0.170 against
+ * 0.167), and the L2's plateau was read as an L1I of 272 KiB.  The
+ * plateau's flat prefix is now the level, the ramp fitted back to it. */
+static void test_l1i_flat_before_a_small_step(void **state)
+{
+    (void)state;
+    static const uint64_t seeds[] = {8011};
+    expect_l1i_sizes(seeds, sizeof seeds / sizeof *seeds);
+}
+
 /* A separate L1.5's capacity from the scan at its own line: the L1C's 64-byte
  * scan, which runs first, misses the L1.5 once per 128-byte line, its median
  * moves late, and seed 1059's 16 KiB L1.5 (full L2 range) read 18 KiB. */
@@ -538,6 +552,7 @@ int main(void)
         cmocka_unit_test(test_l0i_before_a_ramp),
         cmocka_unit_test(test_l1i_flat_to_its_end),
         cmocka_unit_test(test_l1i_close_below_the_l2),
+        cmocka_unit_test(test_l1i_flat_before_a_small_step),
         cmocka_unit_test(test_l15c_from_its_own_line),
         cmocka_unit_test(test_l15c_one_point_past_it_at_the_sweep_end),
         cmocka_unit_test(test_l2c_latency_close_behind_a_shared_l15),
