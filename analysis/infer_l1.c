@@ -108,6 +108,27 @@ int gd_infer_fine_ways(gd_inference *inf, const gd_curve *curve, const gd_segmen
                 ways = zero;
         }
     }
+    /* and where the walk stopped on a point above the plateau's mean, though
+     * by less than GD_MEAN_RISE_SE of its standard errors (a noisy run's
+     * outliers widen them), with the two points after it climbing: the line
+     * through those two, extrapolated back to the plateau, crosses it
+     * between the point before and this one -- this one already misses
+     * (generated seed 8103: a random 256-way L1D under noise, means 30.7 on
+     * the plateau, 32.8 / 35.9 / 38.3 at 257 / 258 / 259 lines; the walk
+     * stopped at 257, which was read as the ways; the line crosses at 255.9) */
+    if (!isnan(base) && at > 0 && at + 2 < curve->count && ways == (double)curve->points[at].x) {
+        const gd_summary *m0 = gd_point_summary(&curve->points[at], "cycles");
+        const gd_summary *m1 = gd_point_summary(&curve->points[at + 1], "cycles");
+        const gd_summary *m2 = gd_point_summary(&curve->points[at + 2], "cycles");
+        double x1 = (double)curve->points[at + 1].x, x2 = (double)curve->points[at + 2].x;
+        double before = (double)curve->points[at - 1].x;
+        if (m0 && m1 && m2 && m0->count && m1->count && m2->count && m0->mean > base &&
+            m1->mean > m0->mean && m2->mean > m1->mean) {
+            double zero = round(x1 - (m1->mean - base) * (x2 - x1) / (m2->mean - m1->mean));
+            if (zero >= before && zero < ways)
+                ways = zero;
+        }
+    }
     gd_inferred_level *l = &inf->level[GD_INF_L1D];
     l->present = 1;
     l->has_ways = 1;

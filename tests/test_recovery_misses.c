@@ -6,7 +6,7 @@
  *   - the L1D replacement under noise (LRU and FIFO were called random), the
  *     one-set chase after an L1D size read a few lines late (no knee) and
  *     under random replacement with many ways (read between unmeasured
- *     points), an L1D of half its L2 left unmeasured;
+ *     points; under noise, 8103), an L1D of half its L2 left unmeasured;
  *   - the L2's knee where its misses start convex (1010) and where a line or
  *     two over the capacity hide in the outliers (1092, 1120);
  *   - the instruction caches: an L1I as large as its L0I, the L1I knee where
@@ -320,6 +320,24 @@ static void test_l1_ways_random_replacement(void **state)
     }
 }
 
+/* The same under noise: seed 8103's random 256-way L1D (its runs jitter by a
+ * cycle, with outliers) had means 30.7 on the plateau and 32.8 / 35.9 / 38.3
+ * at 257 / 258 / 259 lines; the walk back from the knee stopped at 257 (its
+ * rise under four of its standard errors) and read 257 ways.  The climb
+ * after it, extrapolated back to the plateau, now places the last clean
+ * line count. */
+static void test_l1_ways_random_replacement_under_noise(void **state)
+{
+    (void)state;
+    static const char *const steps[] = {"l1-ways", NULL};
+    gd_arch arch;
+    json_t *l = characterize_seed_steps_l2(8103, 0, steps, &arch, "L1D");
+    assert_int_equal(arch.level[GD_L1D].replacement, GD_REPL_RANDOM);
+    assert_true(arch.noise.jitter_cycles > 0);
+    expect_l1d_ways(l, 8103, &arch);
+    json_decref(l);
+}
+
 /* An L1I with lines larger than the L0I's (256 over 128 bytes) never missed
  * on the simulator with one line of prefetch: the prefetch of L0 line k + 1
  * was a free fill of the L1I line that also holds the next demand line k + 2,
@@ -548,6 +566,7 @@ int main(void)
         cmocka_unit_test(test_l2_knee_a_line_over_in_the_outliers),
         cmocka_unit_test(test_l1i_as_large_as_its_l0i),
         cmocka_unit_test(test_l1_ways_random_replacement),
+        cmocka_unit_test(test_l1_ways_random_replacement_under_noise),
         cmocka_unit_test(test_l1i_knee_with_lines_larger_than_the_l0i),
         cmocka_unit_test(test_l0i_before_a_ramp),
         cmocka_unit_test(test_l1i_flat_to_its_end),
