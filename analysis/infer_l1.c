@@ -74,6 +74,9 @@
  * this much for the jump to tell them apart: two medians' worth of the few
  * cycles a card's timer and issue jitter move one (sim: 0) */
 #define HOL_MIN_SEPARATION_CYCLES 16.0
+/* gd_infer_fine_ways: a point whose mean stands this share of the next
+ * climb's rise per line above the plateau already misses */
+#define WAYS_RISE_LINE_SHARE 0.25
 
 int gd_infer_fine_ways(gd_inference *inf, const gd_curve *curve, const gd_segmentation *seg,
                        gd_err *err)
@@ -122,8 +125,18 @@ int gd_infer_fine_ways(gd_inference *inf, const gd_curve *curve, const gd_segmen
         const gd_summary *m2 = gd_point_summary(&curve->points[at + 2], "cycles");
         double x1 = (double)curve->points[at + 1].x, x2 = (double)curve->points[at + 2].x;
         double before = (double)curve->points[at - 1].x;
-        if (m0 && m1 && m2 && m0->count && m1->count && m2->count && m0->mean > base &&
-            m1->mean > m0->mean && m2->mean > m1->mean) {
+        /* ... where this point's rise is a line's share of that climb: at
+         * least a quarter of its slope per line, and one of its own standard
+         * errors (a 4-way set one line over misses most of a lap: 1001's
+         * 4-way L1D, 30.6 at 4 lines and 86 at 5, must not read 3 where its
+         * 4 stands a hundredth of a cycle above the plateau by noise) */
+        double slope = m1 && m0 && x1 > (double)curve->points[at].x
+                           ? (m1->mean - m0->mean) / (x1 - (double)curve->points[at].x)
+                           : 0;
+        double se0 = m0 && m0->count ? m0->stddev / sqrt((double)m0->count) : INFINITY;
+        if (m0 && m1 && m2 && m0->count && m1->count && m2->count &&
+            m0->mean - base >= fmax(WAYS_RISE_LINE_SHARE * slope, se0) && m1->mean > m0->mean &&
+            m2->mean > m1->mean) {
             double zero = round(x1 - (m1->mean - base) * (x2 - x1) / (m2->mean - m1->mean));
             if (zero >= before && zero < ways)
                 ways = zero;

@@ -151,15 +151,22 @@ static inline int gd_arch_generate(uint64_t seed, const gd_arch_gen_opts *opts, 
                   (unsigned long long)(l1 / K), src, l1_line, src, l1_sector, src, l1_ways, src);
     gd_gen_printf(&t, "replacement = %s %s\nlatency = %u %s\nscope = sm %s\n", gd_gen_policy(r),
                   src, l1_lat, src, src);
-    gd_gen_printf(&t, "mshr_entries = %u %s\nmshr_merge = %u %s\n",
-                  (unsigned)(64u << gd_gen_below(r, 4)), src, (unsigned)(8u << gd_gen_below(r, 3)),
+    /* several draws for one call: each its own statement, in the order gcc
+     * evaluated the arguments (right to left) when the committed sweeps were
+     * drawn -- an argument list's order is unspecified, and clang's (left to
+     * right) gave the same seed another GPU (make test SAN=1) */
+    unsigned mshr_merge = 8u << gd_gen_below(r, 3);
+    unsigned mshr_entries = 64u << gd_gen_below(r, 4);
+    gd_gen_printf(&t, "mshr_entries = %u %s\nmshr_merge = %u %s\n", mshr_entries, src, mshr_merge,
                   src);
 
     /* shared memory */
     static const unsigned smem_kib[] = {48, 64, 96, 100, 164, 228};
-    gd_gen_printf(&t, "\n[SMEM]\nsize = %uKiB %s\nbanks = %u %s\nbank_width = %u %s\n",
-                  GD_GEN_PICK(r, smem_kib), src, 16u << gd_gen_below(r, 2), src,
-                  4u << gd_gen_below(r, 2), src);
+    unsigned bank_width = 4u << gd_gen_below(r, 2);
+    unsigned banks = 16u << gd_gen_below(r, 2);
+    unsigned smem = GD_GEN_PICK(r, smem_kib);
+    gd_gen_printf(&t, "\n[SMEM]\nsize = %uKiB %s\nbanks = %u %s\nbank_width = %u %s\n", smem, src,
+                  banks, src, bank_width, src);
     gd_gen_printf(&t, "latency = %u %s\n", (unsigned)gd_gen_range(r, 15, 32), src);
 
     /* instruction caches */
@@ -259,11 +266,13 @@ static inline int gd_arch_generate(uint64_t seed, const gd_arch_gen_opts *opts, 
                   dram_lat, src, src, (unsigned)(2u << gd_gen_below(r, 4)), src);
 
     if (noise) {
-        gd_gen_printf(&t, "\n[noise]\njitter = %u %s\noutlier_rate = 0.00%u %s\n",
-                      (unsigned)gd_gen_range(r, 1, 2), src, (unsigned)gd_gen_range(r, 1, 5), src);
-        gd_gen_printf(&t, "outlier_cycles = %u %s\nseed = %u %s\n",
-                      (unsigned)gd_gen_range(r, 100, 600), src, (unsigned)gd_gen_range(r, 1, 1000),
-                      src);
+        unsigned rate = (unsigned)gd_gen_range(r, 1, 5);
+        unsigned jitter = (unsigned)gd_gen_range(r, 1, 2);
+        gd_gen_printf(&t, "\n[noise]\njitter = %u %s\noutlier_rate = 0.00%u %s\n", jitter, src,
+                      rate, src);
+        unsigned noise_seed = (unsigned)gd_gen_range(r, 1, 1000);
+        unsigned outlier = (unsigned)gd_gen_range(r, 100, 600);
+        gd_gen_printf(&t, "outlier_cycles = %u %s\nseed = %u %s\n", outlier, src, noise_seed, src);
     }
     return t.overflow ? -1 : 0;
 }
