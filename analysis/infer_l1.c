@@ -78,6 +78,20 @@
  * climb's rise per line above the plateau already misses */
 #define WAYS_RISE_LINE_SHARE 0.25
 
+/* The line through the means of points i and i + 1, both above `base` and
+ * climbing, extrapolated back to `base`: *zero is where it crosses, to the
+ * nearest line count; 0 where the points do not climb. */
+static int climb_back_to(const gd_curve *curve, size_t i, double base, double *zero)
+{
+    const gd_summary *m1 = gd_point_summary(&curve->points[i], "cycles");
+    const gd_summary *m2 = gd_point_summary(&curve->points[i + 1], "cycles");
+    if (!m1 || !m2 || !m1->count || !m2->count || !(m2->mean > m1->mean) || !(m1->mean > base))
+        return 0;
+    double x1 = (double)curve->points[i].x, x2 = (double)curve->points[i + 1].x;
+    *zero = round(x1 - (m1->mean - base) * (x2 - x1) / (m2->mean - m1->mean));
+    return 1;
+}
+
 int gd_infer_fine_ways(gd_inference *inf, const gd_curve *curve, const gd_segmentation *seg,
                        gd_err *err)
 {
@@ -98,19 +112,12 @@ int gd_infer_fine_ways(gd_inference *inf, const gd_curve *curve, const gd_segmen
      * had points at 45 and 58 only, and read 45):
      * there the mean's rise through the first two points that miss is
      * extrapolated back to the plateau, within the gap */
-    double ways = (double)curve->points[at].x;
+    double ways = (double)curve->points[at].x, zero;
     if (!isnan(base) && at + 2 < curve->count &&
-        curve->points[at + 1].x > curve->points[at].x + 1) {
-        const gd_summary *m1 = gd_point_summary(&curve->points[at + 1], "cycles");
-        const gd_summary *m2 = gd_point_summary(&curve->points[at + 2], "cycles");
-        double x1 = (double)curve->points[at + 1].x, x2 = (double)curve->points[at + 2].x;
-        if (m1 && m2 && m1->count && m2->count && m2->mean > m1->mean && m1->mean > base) {
-            double zero = x1 - (m1->mean - base) * (x2 - x1) / (m2->mean - m1->mean);
-            zero = round(zero);
-            if (zero > ways && zero < x1)
-                ways = zero;
-        }
-    }
+        curve->points[at + 1].x > curve->points[at].x + 1 &&
+        climb_back_to(curve, at + 1, base, &zero) && zero > ways &&
+        zero < (double)curve->points[at + 1].x)
+        ways = zero;
     /* and where the walk stopped on a point above the plateau's mean, though
      * by less than GD_MEAN_RISE_SE of its standard errors (a noisy run's
      * outliers widen them), with the two points after it climbing: the line
@@ -120,27 +127,20 @@ int gd_infer_fine_ways(gd_inference *inf, const gd_curve *curve, const gd_segmen
      * the plateau, 32.8 / 35.9 / 38.3 at 257 / 258 / 259 lines; the walk
      * stopped at 257, which was read as the ways; the line crosses at 255.9) */
     if (!isnan(base) && at > 0 && at + 2 < curve->count && ways == (double)curve->points[at].x) {
-        const gd_summary *m0 = gd_point_summary(&curve->points[at], "cycles");
-        const gd_summary *m1 = gd_point_summary(&curve->points[at + 1], "cycles");
-        const gd_summary *m2 = gd_point_summary(&curve->points[at + 2], "cycles");
-        double x1 = (double)curve->points[at + 1].x, x2 = (double)curve->points[at + 2].x;
-        double before = (double)curve->points[at - 1].x;
         /* ... where this point's rise is a line's share of that climb: at
          * least a quarter of its slope per line, and one of its own standard
          * errors (a 4-way set one line over misses most of a lap: 1001's
          * 4-way L1D, 30.6 at 4 lines and 86 at 5, must not read 3 where its
          * 4 stands a hundredth of a cycle above the plateau by noise) */
-        double slope = m1 && m0 && x1 > (double)curve->points[at].x
-                           ? (m1->mean - m0->mean) / (x1 - (double)curve->points[at].x)
-                           : 0;
-        double se0 = m0 && m0->count ? m0->stddev / sqrt((double)m0->count) : INFINITY;
-        if (m0 && m1 && m2 && m0->count && m1->count && m2->count &&
-            m0->mean - base >= fmax(WAYS_RISE_LINE_SHARE * slope, se0) && m1->mean > m0->mean &&
-            m2->mean > m1->mean) {
-            double zero = round(x1 - (m1->mean - base) * (x2 - x1) / (m2->mean - m1->mean));
-            if (zero >= before && zero < ways)
-                ways = zero;
-        }
+        const gd_summary *m0 = gd_point_summary(&curve->points[at], "cycles");
+        const gd_summary *m1 = gd_point_summary(&curve->points[at + 1], "cycles");
+        double x0 = (double)curve->points[at].x, x1 = (double)curve->points[at + 1].x;
+        if (m0 && m1 && m0->count && m1->count && m1->mean > m0->mean &&
+            m0->mean - base >= fmax(WAYS_RISE_LINE_SHARE * (m1->mean - m0->mean) / (x1 - x0),
+                                    m0->stddev / sqrt((double)m0->count)) &&
+            climb_back_to(curve, at + 1, base, &zero) &&
+            zero >= (double)curve->points[at - 1].x && zero < ways)
+            ways = zero;
     }
     gd_inferred_level *l = &inf->level[GD_INF_L1D];
     l->present = 1;
