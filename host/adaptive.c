@@ -49,6 +49,14 @@
  * (generated seeds 1006 and 1055: 128 KiB under 256 KiB) has its knee's bracket
  * start at L2/2, and was left unmeasured, with every step sized from it.
  *
+ * A probe whose points share a launch (kernels/probe.h batch_max: mshr,
+ * resv_stall, whose every launch first evicts the L2) has each bracket cut
+ * in up to ADAPTIVE_MAX_PARTS parts a round rather than halved: the round's
+ * points are one launch and one eviction pass (host/sweep_workers.c), and a
+ * bracket of 1024 closes in 4 rounds, not 10.  On a 60 MiB L2 (generated
+ * seed 1195) l1-mshr, l1-merge and l1-resv took 13-16 s of CPU each, now
+ * 3-4 s, with the same knees (issue 17's cost).
+ *
  * A curve whose analysis reads where the mean first rises (the probe's
  * mean_rise_knee: pchase_fine, whose random-policy L1 misses a few accesses a
  * lap one line past its ways, while the median moves only forty lines later)
@@ -82,6 +90,25 @@
 /* ... on one line: their two slopes within this share of each other */
 #define ADAPTIVE_SECANT_LINEAR 0.05
 
+
+/* A bracket is cut in this many parts a round where the probe's points
+ * share a launch (kernels/probe.h batch_max), at most ... */
+#define ADAPTIVE_MAX_PARTS 8
+#define ADAPTIVE_MAX_TODO (64 * ADAPTIVE_MAX_PARTS)
+
+/* How many parts a round cuts a bracket in: 2 (halving), or for a probe
+ * whose points share a launch -- each launch pays one eviction of the L2,
+ * the points beside it little -- as many as fit one launch with the other
+ * brackets' (up to ADAPTIVE_MAX_PARTS): a 1024-wide bracket then closes in 4
+ * rounds, not 10. */
+static unsigned batch_parts(const gd_curve *curve)
+{
+    unsigned batch = gd_probe_batch_max(curve->probe, &curve->opts);
+    if (batch < 2)
+        return 2;
+    unsigned parts = batch + 1;
+    return parts > ADAPTIVE_MAX_PARTS ? ADAPTIVE_MAX_PARTS : parts;
+}
 
 static uint64_t snap_down(uint64_t v, uint64_t g)
 {
@@ -243,6 +270,7 @@ int gd_runner_adaptive(gd_runner *r, gd_curve *curve, const gd_sweep *coarse, ui
         return -1;
     stats->coarse_points = coarse->count;
     size_t measured = coarse->count;
+    unsigned parts = batch_parts(curve);
     for (int round = 0; round < GD_ADAPTIVE_MAX_ROUNDS; round++) {
         /* the brackets to halve: knees between plateaus, or the steps of a ramp */
         uint64_t lows[64], highs[64];
@@ -294,16 +322,16 @@ int gd_runner_adaptive(gd_runner *r, gd_curve *curve, const gd_sweep *coarse, ui
                 if (first_knee == SIZE_MAX || lows[k] < lows[first_knee])
                     first_knee = k;
         }
-        uint64_t todo[64];
+        uint64_t todo[ADAPTIVE_MAX_TODO];
         size_t ntodo = 0;
-        for (size_t k = 0; k < nb && ntodo < 64; k++) {
+        for (size_t k = 0; k < nb && ntodo < ADAPTIVE_MAX_TODO; k++) {
             uint64_t lo = lows[k], hi = highs[k];
             /* (the first bracket is refined wherever it lies: the L1's
              * knee, which may start at or past the L2's half) */
             if (hi - lo <= resolution ||
                 (coarse->refine_below && lo >= coarse->refine_below && k != first_knee))
                 continue;
-            if (!isnan(lo_levels[k]) && ntodo + 2 <= 64) {
+            if (!isnan(lo_levels[k]) && ntodo + 2 <= ADAPTIVE_MAX_TODO) {
                 size_t n = secant_points(curve, gd_probe_primary_series(curve->probe), lo, hi,
                                          plateau_firsts[k], lo_levels[k], next_levels[k],
                                          resolution, &todo[ntodo]);
@@ -312,12 +340,18 @@ int gd_runner_adaptive(gd_runner *r, gd_curve *curve, const gd_sweep *coarse, ui
                     continue;
                 }
             }
-            uint64_t mid = snap_down(lo + (hi - lo) / 2, resolution);
-            if (mid <= lo)
-                mid = lo + resolution;
-            if (mid >= hi || gd_curve_find(curve, mid))
-                continue;
-            todo[ntodo++] = mid;
+            /* halved, or, where points share a launch, cut in `parts` */
+            uint64_t last = lo;
+            for (unsigned part = 1; part < parts && ntodo < ADAPTIVE_MAX_TODO; part++) {
+                uint64_t mid = snap_down(lo + (hi - lo) * part / parts, resolution);
+                if (mid <= last)
+                    mid = last + resolution;
+                if (mid >= hi)
+                    break;
+                last = mid;
+                if (!gd_curve_find(curve, mid))
+                    todo[ntodo++] = mid;
+            }
         }
         if (!ntodo)
             break;

@@ -327,8 +327,11 @@ static int launch_point(gd_runner *r, const gd_probe *probe, const gd_probe_plan
     return 0;
 }
 
-static int measure_plan(gd_runner *r, const gd_probe *probe, const char *label, uint64_t x,
-                        gd_probe_plan *plan, gd_probe_result *result, gd_err *err)
+/* The launch of a plan, decoded into results[0..n): one point's (n 1, by
+ * probe->decode), or a batch's (probe->decode_batch). */
+static int measure_plan(gd_runner *r, const gd_probe *probe, const char *label,
+                        const uint64_t *xs, gd_probe_plan *plan, gd_probe_result *result,
+                        size_t n, gd_err *err)
 {
     gd_device *dev = r->dev;
     gd_devptr addr[GD_PROBE_MAX_BUFFERS] = {0};
@@ -365,10 +368,11 @@ static int measure_plan(gd_runner *r, const gd_probe *probe, const char *label, 
     r->kernel_warmed = 1;
     if (launch_point(r, probe, plan, addr, 0, err) != 0)
         goto out;
-    if (r->kernels && gd_kernel_record_add(r->kernels, label, probe->name, r->kernel,
-                                           r->carveout_percent, plan->dynamic_shared_bytes, x,
-                                           err) != 0)
-        goto out;
+    /* (a batch's launch: a point of its kernel's record for each point) */
+    for (size_t j = 0; r->kernels && j < n; j++)
+        if (gd_kernel_record_add(r->kernels, label, probe->name, r->kernel, r->carveout_percent,
+                                 plan->dynamic_shared_bytes, xs[j], err) != 0)
+            goto out;
     for (unsigned i = 0; i < plan->buffer_count; i++) {
         if (!plan->buffers[i].copy_out || plan->buffers[i].symbol)
             continue;
@@ -385,7 +389,8 @@ static int measure_plan(gd_runner *r, const gd_probe *probe, const char *label, 
     void *decode_bufs[GD_PROBE_MAX_BUFFERS] = {0};
     for (unsigned i = 0; i < plan->buffer_count; i++)
         decode_bufs[i] = plan->buffers[i].copy_out ? host[i] : NULL;
-    if (probe->decode(plan, addr, decode_bufs, result, err) != 0)
+    if (n == 1 ? probe->decode(plan, addr, decode_bufs, result, err)
+               : probe->decode_batch(plan, addr, decode_bufs, result, n, err))
         goto out;
     rc = 0;
 out:
@@ -489,81 +494,135 @@ int gd_runner_has_kernel(gd_runner *r, const gd_curve *curve, uint64_t x, int *h
     return 0;
 }
 
+/* One result's series into a point (the clock series as its column). */
+static int result_to_point(gd_probe_result *result, gd_point *point, gd_err *err)
+{
+    for (unsigned s = 0; s < result->series_count; s++) {
+        if (strcmp(result->series[s].name, GD_TIMER_CLOCK_SERIES) == 0) {
+            /* a scalar of the point, not a distribution: the CSV's column */
+            if (result->series[s].count == 1)
+                point->sm_clock_mhz = result->series[s].samples[0];
+            continue;
+        }
+        gd_point_series *ps = &point->series[point->series_count++];
+        snprintf(ps->name, sizeof ps->name, "%s", result->series[s].name);
+        if (gd_summarize(result->series[s].samples, result->series[s].count, &ps->summary) != 0)
+            return gd_fail(err, "out of memory");
+        ps->samples = result->series[s].samples; /* take ownership */
+        result->series[s].samples = NULL;
+    }
+    return 0;
+}
+
 int gd_runner_measure_point(gd_runner *r, const gd_curve *curve, uint64_t x, gd_point *out,
                             gd_err *err)
 {
+    return gd_runner_measure_points(r, curve, &x, 1, out, err);
+}
+
+int gd_runner_measure_points(gd_runner *r, const gd_curve *curve, const uint64_t *xs, size_t n,
+                             gd_point *out, gd_err *err)
+{
     const gd_probe *probe = curve->probe;
-    memset(out, 0, sizeof *out);
-    out->sm_clock_mhz = NAN;
+    uint64_t x = xs[0];
+    for (size_t j = 0; j < n; j++) {
+        memset(&out[j], 0, sizeof out[j]);
+        out[j].sm_clock_mhz = NAN;
+    }
+    if (n > 1 && n > gd_probe_batch_max(probe, &curve->opts))
+        return gd_fail(err, "%s: %s cannot measure %zu points in one launch", curve->label,
+                       probe->name, n);
     gd_probe_plan plan;
-    gd_probe_result result;
-    memset(&result, 0, sizeof result);
-    if (probe->plan(&curve->opts, gd_device_get_info(r->dev), x, &plan, err) != 0)
+    gd_probe_result *results = calloc(n, sizeof *results);
+    if (!results)
+        return gd_fail(err, "out of memory");
+    if ((n == 1 ? probe->plan(&curve->opts, gd_device_get_info(r->dev), x, &plan, err)
+                : probe->plan_batch(&curve->opts, gd_device_get_info(r->dev), xs, n, &plan,
+                                    err)) != 0) {
+        free(results);
         return gd_fail_prefix(err, "%s %s=%llu", curve->label, probe->sweep_name,
                               (unsigned long long)x);
+    }
     unsigned launches = 1;
     double expected_s = 0;
     if (watchdog_launches(r, probe, &plan, &launches, &expected_s, err) != 0) {
         gd_probe_plan_free(probe, &plan);
+        free(results);
         return gd_fail_prefix(err, "%s %s=%llu", curve->label, probe->sweep_name,
                               (unsigned long long)x);
+    }
+    if (launches > 1 && n > 1) {
+        /* a batch too long for the display watchdog: its halves, each
+         * with the preamble of its own */
+        gd_probe_plan_free(probe, &plan);
+        free(results);
+        size_t half = n / 2;
+        if (gd_runner_measure_points(r, curve, xs, half, out, err) != 0)
+            return -1;
+        if (gd_runner_measure_points(r, curve, xs + half, n - half, out + half, err) != 0) {
+            for (size_t j = 0; j < half; j++)
+                gd_point_free(&out[j]);
+            return -1;
+        }
+        return 0;
     }
     if (launches > 1) {
         /* the same point, spread over `launches` launches */
         gd_probe_plan_free(probe, &plan);
         gd_probe_opts split = curve->opts;
         split.launch_split = launches;
-        if (probe->plan(&split, gd_device_get_info(r->dev), x, &plan, err) != 0)
+        if (probe->plan(&split, gd_device_get_info(r->dev), x, &plan, err) != 0) {
+            free(results);
             return gd_fail_prefix(err, "%s %s=%llu", curve->label, probe->sweep_name,
                                   (unsigned long long)x);
+        }
         if (plan.launches != launches) {
             gd_probe_plan_free(probe, &plan);
+            free(results);
             return gd_fail(err, "%s %s=%llu: %s planned %u launches, the watchdog needs %u",
                            curve->label, probe->sweep_name, (unsigned long long)x, probe->name,
                            plan.launches, launches);
         }
         r->split_points++;
     }
-    gd_counter_list before = {0}, after = {0};
+    gd_counter_list before = {0}, after = {0}, delta = {0};
     int rc = gd_device_counters(r->dev, &before, err);
     if (rc == 0)
-        rc = measure_plan(r, probe, curve->label, x, &plan, &result, err);
+        rc = measure_plan(r, probe, curve->label, xs, &plan, results, n, err);
     if (rc == 0)
         rc = gd_device_counters(r->dev, &after, err);
     gd_probe_plan_free(probe, &plan);
-    gd_point point;
-    memset(&point, 0, sizeof point);
-    point.x = x;
-    point.sm_clock_mhz = NAN;
-    if (rc == 0 && counters_delta(&before, &after, &point.counters) != 0)
+    if (rc == 0 && counters_delta(&before, &after, &delta) != 0)
         rc = gd_fail(err, "out of memory");
     gd_counter_list_free(&before);
     gd_counter_list_free(&after);
+    /* every point of a batch gets the launch's counters, marked as a
+     * batch's: "batch_points" (a gauge) says how many points they cover */
+    for (size_t j = 0; rc == 0 && j < n; j++) {
+        out[j].x = xs[j];
+        for (size_t i = 0; rc == 0 && i < delta.count; i++)
+            if ((delta.items[i].gauge
+                     ? gd_counter_list_add_gauge(&out[j].counters, delta.items[i].name,
+                                                 delta.items[i].value)
+                     : gd_counter_list_add(&out[j].counters, delta.items[i].name,
+                                           delta.items[i].value)) != 0)
+                rc = gd_fail(err, "out of memory");
+        if (rc == 0 && n > 1 &&
+            gd_counter_list_add_gauge(&out[j].counters, "batch_points", (double)n) != 0)
+            rc = gd_fail(err, "out of memory");
+        if (rc == 0)
+            rc = result_to_point(&results[j], &out[j], err);
+    }
+    gd_counter_list_free(&delta);
+    for (size_t j = 0; j < n; j++)
+        gd_probe_result_free(&results[j]);
+    free(results);
     if (rc != 0) {
-        gd_counter_list_free(&point.counters);
-        gd_probe_result_free(&result);
+        for (size_t j = 0; j < n; j++)
+            gd_point_free(&out[j]);
         return gd_fail_prefix(err, "%s %s=%llu", curve->label, probe->sweep_name,
                               (unsigned long long)x);
     }
-    for (unsigned s = 0; s < result.series_count; s++) {
-        if (strcmp(result.series[s].name, GD_TIMER_CLOCK_SERIES) == 0) {
-            /* a scalar of the point, not a distribution: the CSV's column */
-            if (result.series[s].count == 1)
-                point.sm_clock_mhz = result.series[s].samples[0];
-            continue;
-        }
-        gd_point_series *ps = &point.series[point.series_count++];
-        snprintf(ps->name, sizeof ps->name, "%s", result.series[s].name);
-        if (gd_summarize(result.series[s].samples, result.series[s].count, &ps->summary) != 0) {
-            gd_point_free(&point);
-            gd_probe_result_free(&result);
-            return gd_fail(err, "out of memory");
-        }
-        ps->samples = result.series[s].samples; /* take ownership */
-        result.series[s].samples = NULL;
-    }
-    gd_probe_result_free(&result);
-    *out = point;
     return 0;
 }
 

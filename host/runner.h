@@ -133,6 +133,12 @@ int gd_runner_measure_point(gd_runner *runner, const gd_curve *curve, uint64_t x
                             gd_err *err);
 int gd_runner_add_point(gd_runner *runner, gd_curve *curve, gd_point *point, size_t index,
                         size_t total, gd_err *err);
+/* gd_runner_measure_point for xs[0..n) in one launch (n >= 2: the probe's
+ * plan_batch, at most its batch_max; a batch longer than the display
+ * watchdog allows is measured as its halves).  Every point gets the launch's
+ * counters, with the gauge "batch_points" n when n >= 2. */
+int gd_runner_measure_points(gd_runner *runner, const gd_curve *curve, const uint64_t *xs,
+                             size_t n, gd_point *out, gd_err *err);
 /* gd_runner_measure for a point the runner's own device runs while sweep
  * workers fork from that device (host/sweep_workers.c): a point the
  * checkpoint has is simulated again first, its result dropped, so that the

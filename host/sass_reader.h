@@ -167,6 +167,19 @@ static inline void gd_sass_line(gd_order_prog *p, char *line)
                 : gd_sass_has(opcode, ".128")                               ? 4
                                                                             : 1;
 
+    /* "@P0 CALL.REL.NOINC `(.L_x_5)": ptxas's way out of a loop that a
+     * convergence barrier (BSSY/BSYNC) brackets -- the label is where the code
+     * after the loop goes on (in a kernel of several loops, every one after
+     * the first is reached only through it).  An edge to it, and one to the
+     * next instruction (where a returning call comes back). */
+    if (!strcmp(base, "CALL")) {
+        const char *l = strstr(line, "(.");
+        const char *e = l ? strchr(l, ')') : NULL;
+        if (e)
+            i->target = gd_order_label(p, l + 1, (size_t)(e - l - 1));
+        i->falls = 1;
+        goto done;
+    }
     static const char *const no_defs[] = {"BSSY", "BSYNC", "WARPSYNC", "NOP", "YIELD", "DEPBAR",
                                           "BAR", "MEMBAR", "ERRBAR", "CCTL", "CALL", "BREAK",
                                           "BPT", "NANOSLEEP", "FENCE", "BMOV", "RED", NULL};

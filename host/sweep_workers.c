@@ -455,9 +455,78 @@ static int run_workers(gd_runner *r, gd_curve *curve, const uint64_t *xs, size_t
     return rc;
 }
 
+/* ------------------------------------------------------------------------- */
+/* Points that share a launch                                                */
+
+/* A probe with plan_batch (kernels/probe.h: each of its points would evict
+ * the L2 first) measures xs in launches of up to batch_max points, in order,
+ * on the runner's own device -- each launch is a kernel of its own, which a
+ * serial run loads there too.  A launch's points enter the curve in order.
+ * On --resume a launch the checkpoint has every point of is read back, after
+ * it ran again on a sim device (its result dropped: the device the next
+ * launches run on is in the state the interrupted run left it in); a launch
+ * it has some of runs whole, and the points the checkpoint has are taken
+ * from it (the same values: the launch is the same on the same state). */
+static int measure_in_launches(gd_runner *r, gd_curve *curve, const uint64_t *xs, size_t n,
+                               size_t index0, size_t total, gd_err *err)
+{
+    size_t cap = gd_probe_batch_max(curve->probe, &curve->opts);
+    uint64_t *todo = malloc(n * sizeof *todo);
+    size_t *at = malloc(n * sizeof *at);
+    gd_point *pts = calloc(cap, sizeof *pts);
+    int rc = todo && at && pts ? 0 : gd_fail(err, "out of memory");
+    size_t m = 0;
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        if (!(r->keep_measured && gd_curve_find(curve, xs[i]))) { /* --resume: measured before */
+            at[m] = i;
+            todo[m++] = xs[i];
+        }
+    int rebuild = use_workers(r);
+    for (size_t i = 0; rc == 0 && i < m;) {
+        size_t k = m - i < cap ? m - i : cap;
+        if (gd_interrupt_requested()) {
+            rc = gd_fail(err, "%s: interrupted by %s", curve->label,
+                         gd_interrupt_name(gd_interrupt_requested()));
+            break;
+        }
+        size_t stored = 0;
+        for (size_t j = 0; r->checkpoint && j < k; j++)
+            stored += gd_checkpoint_has(r->checkpoint, todo[i + j]);
+        int measured = stored < k || rebuild;
+        if (measured) {
+            rc = gd_runner_measure_points(r, curve, todo + i, k, pts, err);
+            if (rc != 0)
+                break;
+            if (stored == k)
+                r->points_resimulated += k;
+        }
+        for (size_t j = 0; j < k; j++) {
+            int added = 0;
+            if (rc == 0)
+                rc = gd_runner_add_stored(r, curve, todo[i + j], index0 + at[i + j], total,
+                                          &added, err);
+            if (rc == 0 && !added && !measured)
+                rc = gd_fail(err, "%s: the checkpoint lost a point", curve->label);
+            if (rc == 0 && !added) {
+                rc = gd_runner_add_point(r, curve, &pts[j], index0 + at[i + j], total, err);
+                memset(&pts[j], 0, sizeof pts[j]);
+            }
+            if (measured)
+                gd_point_free(&pts[j]);
+        }
+        i += k;
+    }
+    free(todo);
+    free(at);
+    free(pts);
+    return rc;
+}
+
 int gd_runner_measure_batch(gd_runner *r, gd_curve *curve, const uint64_t *xs, size_t n,
                             size_t index0, size_t total, gd_err *err)
 {
+    if (n > 1 && gd_probe_batch_max(curve->probe, &curve->opts) > 1)
+        return measure_in_launches(r, curve, xs, n, index0, total, err);
     if (!use_workers(r) || n == 0) {
         for (size_t i = 0; i < n; i++)
             if (gd_runner_measure(r, curve, xs[i], index0 + i, total, err) != 0)

@@ -109,7 +109,18 @@ typedef struct dr_state {
     uint64_t distance_bytes;
     uint64_t spacing_bytes;
     uint64_t flush_bytes;
+    /* the points of one launch (n 1: the fields above are its only one):
+     * each its own chain, from chain_off on in the chain buffer, and its own
+     * block of out from out_off */
+    size_t n;
+    struct dr_point {
+        uint32_t gap_cycles;
+        uint64_t distance_bytes, spacing_bytes, chain_off, out_off;
+    } pt[];
 } dr_state;
+
+/* points a launch measures after its one eviction pass */
+#define DR_MAX_BATCH 16
 
 /* 32-bit sample words the kernel keeps in shared memory and copies out:
  * the calibration, one B per pair, and (idle) one wait per pair */
@@ -117,6 +128,107 @@ static uint32_t dr_sample_words(const dr_state *st)
 {
     return DR_CALIB + st->pairs * (st->idle ? 2 : 1);
 }
+
+/* One point's calibration, pairs and copy-out: on the chain at %rd1, out at
+ * %rd2, %r1 pairs, (idle) a gap of %r16 cycles. */
+static void dr_emit_point(gd_ptx *p, const dr_state *st)
+{
+    /* the timer's calibration: the timed bracket without its load */
+    gd_ptx_printf(p,
+        "    mov.u32 %%r5, 0;\n"
+        "$L_calib:\n"
+        "    .pragma \"nounroll\";\n"
+        "    mov.u64 %%rd10, %%clock64;\n"
+        "    st.shared.u32 [%%r12], %%r5;\n"
+        "    mov.u64 %%rd11, %%clock64;\n"
+        "    sub.s64 %%rd12, %%rd11, %%rd10;\n"
+        "    cvt.u32.u64 %%r6, %%rd12;\n"
+        "    shl.b32 %%r7, %%r5, 2;\n"
+        "    add.u32 %%r7, %%r14, %%r7;\n"
+        "    st.shared.u32 [%%r7], %%r6;\n"
+        "    add.u32 %%r5, %%r5, 1;\n"
+        "    setp.lt.u32 %%p1, %%r5, %d;\n"
+        "    @%%p1 bra $L_calib;\n",
+        DR_CALIB);
+    /* the pairs: A opens its row (untimed, consumed before the first clock
+     * read), B is timed; B's address is A's value, B's value the next A */
+    gd_ptx_printf(p,
+        "    mov.u64 %%rd3, %%rd1;\n"
+        "    mov.u32 %%r5, 0;\n");
+    if (st->idle)
+        gd_ptx_printf(p, "    shl.b32 %%r19, %%r1, 2;             // the waits: past the Bs\n");
+    gd_timer_ptx_region_start(p, "%rd20", "%rd21");
+    /* A, consumed; then (idle) the wait, B's address built from its end */
+    gd_ptx_printf(p,
+        "$L_pair:\n"
+        "    .pragma \"nounroll\";\n"
+        "    ld.global.cg.u64 %%rd4, [%%rd3];    // A: opens its row\n"
+        "    st.shared.u32 [%%r12+128], %%rd4;   // A is back\n");
+    if (st->idle) /* `gap` cycles (%r16) of nothing */
+        gd_ptx_printf(p,
+            "    mov.u64 %%rd15, %%clock64;          // the wait starts\n"
+            "$L_idle:\n"
+            "    .pragma \"nounroll\";\n"
+            "    mov.u64 %%rd16, %%clock64;\n"
+            "    sub.s64 %%rd17, %%rd16, %%rd15;\n"
+            "    cvt.u32.u64 %%r15, %%rd17;          // elapsed, wrap-safe in 32 bits\n"
+            "    setp.lt.u32 %%p2, %%r15, %%r16;\n"
+            "    @%%p2 bra $L_idle;\n"
+            "    shr.u32 %%r17, %%r15, %d;           // 0 (gap < 2^31), unknown to ptxas:\n"
+            "    mul.wide.u32 %%rd18, %%r17, %d;     // B's address waits for the wait\n"
+            "    add.s64 %%rd18, %%rd4, %%rd18;\n",
+            DR_IDLE_SHIFT, DR_IDLE_SCALE);
+    /* B alone, timed; its sample */
+    gd_ptx_printf(p,
+        "    mov.u64 %%rd10, %%clock64;\n"
+        "    ld.global.cg.u64 %%rd5, [%s];%s\n"
+        "    st.shared.u32 [%%r12], %%rd5;       // B consumed\n"
+        "    mov.u64 %%rd11, %%clock64;\n"
+        "    sub.s64 %%rd12, %%rd11, %%rd10;\n"
+        "    cvt.u32.u64 %%r6, %%rd12;\n"
+        "    add.u32 %%r7, %%r5, %d;\n"
+        "    shl.b32 %%r7, %%r7, 2;\n"
+        "    add.u32 %%r7, %%r14, %%r7;\n"
+        "    st.shared.u32 [%%r7], %%r6;\n",
+        st->idle ? "%rd18" : "%rd4",
+        st->idle ? "   // B, in A's row" : "    // B, d bytes after A", DR_CALIB);
+    if (st->idle)
+        gd_ptx_printf(p,
+            "    sub.s64 %%rd19, %%rd10, %%rd15;     // the wait as it ran\n"
+            "    cvt.u32.u64 %%r18, %%rd19;\n"
+            "    add.u32 %%r7, %%r7, %%r19;\n"
+            "    st.shared.u32 [%%r7], %%r18;\n");
+    gd_ptx_printf(p,
+        "    mov.u64 %%rd3, %%rd5;\n"
+        "    add.u32 %%r5, %%r5, 1;\n"
+        "    setp.lt.u32 %%p1, %%r5, %%r1;\n"
+        "    @%%p1 bra $L_pair;\n");
+    gd_timer_ptx_region_stop(p, "%rd20", "%rd21", "%rd22");
+    /* lane 0 copies the header, the calibration and the samples out */
+    gd_ptx_printf(p,
+        "    @!%%p3 bra $L_done;\n"
+        "    st.global.u64 [%%rd2], %%rd3;\n"
+        "    st.global.u64 [%%rd2+8], %%rd20;\n"
+        "    st.global.u64 [%%rd2+16], %%rd21;\n"
+        "%s"
+        "    add.u32 %%r8, %s, %d;\n"
+        "    mov.u32 %%r5, 0;\n"
+        "$L_copy:\n"
+        "    .pragma \"nounroll\";\n"
+        "    shl.b32 %%r7, %%r5, 2;\n"
+        "    add.u32 %%r9, %%r14, %%r7;\n"
+        "    ld.shared.u32 %%r6, [%%r9];\n"
+        "    cvt.u64.u32 %%rd13, %%r7;\n"
+        "    add.s64 %%rd13, %%rd2, %%rd13;\n"
+        "    st.global.u32 [%%rd13+%d], %%r6;\n"
+        "    add.u32 %%r5, %%r5, 1;\n"
+        "    setp.lt.u32 %%p1, %%r5, %%r8;\n"
+        "    @%%p1 bra $L_copy;\n"
+        "$L_done:\n",
+        st->idle ? "    shl.b32 %r8, %r1, 1;              // a B and a wait per pair\n" : "",
+        st->idle ? "%r8" : "%r1", DR_CALIB, DR_OUT_CALIB);
+}
+
 
 static char *dr_ptx(const gd_device_info *dev, const dr_state *st)
 {
@@ -140,10 +252,11 @@ static char *dr_ptx(const gd_device_info *dev, const dr_state *st)
         "    .shared .align 4 .b8 gd_dr_samples[%u];\n",
         st->idle ? "    .param .u32 gd_dr_gap,\n" : "", dr_sample_words(st) * 4);
     gd_l2_flush_decls(&p);
+    int batch = st->n > 1;
     gd_ptx_printf(&p,
         "\n"
-        "    ld.param.u64 %%rd1, [gd_dr_chain];\n"
-        "    ld.param.u64 %%rd2, [gd_dr_out];\n"
+        "    ld.param.u64 %%rd%d, [gd_dr_chain];\n"
+        "    ld.param.u64 %%rd%d, [gd_dr_out];\n"
         "    ld.param.u32 %%r1, [gd_dr_pairs];\n"
         "    ld.param.u64 %%rd8, [gd_dr_flush];\n"
         "%s"
@@ -153,109 +266,69 @@ static char *dr_ptx(const gd_device_info *dev, const dr_state *st)
         "    shl.b32 %%r13, %%r3, 2;\n"
         "    add.s32 %%r12, %%r12, %%r13;       // this lane's sink words\n"
         "    mov.u32 %%r14, gd_dr_samples;\n",
-        st->idle ? "    ld.param.u32 %r16, [gd_dr_gap];\n" : "");
+        batch ? 6 : 1, batch ? 7 : 2,
+        st->idle && !batch ? "    ld.param.u32 %r16, [gd_dr_gap];\n" : "");
     gd_l2_flush_emit(&p, "%rd8", st->flush_bytes, "[%r12+256]");
-    /* the timer's calibration: the timed bracket without its load */
-    gd_ptx_printf(&p,
-        "    mov.u32 %%r5, 0;\n"
-        "$L_calib:\n"
-        "    .pragma \"nounroll\";\n"
-        "    mov.u64 %%rd10, %%clock64;\n"
-        "    st.shared.u32 [%%r12], %%r5;\n"
-        "    mov.u64 %%rd11, %%clock64;\n"
-        "    sub.s64 %%rd12, %%rd11, %%rd10;\n"
-        "    cvt.u32.u64 %%r6, %%rd12;\n"
-        "    shl.b32 %%r7, %%r5, 2;\n"
-        "    add.u32 %%r7, %%r14, %%r7;\n"
-        "    st.shared.u32 [%%r7], %%r6;\n"
-        "    add.u32 %%r5, %%r5, 1;\n"
-        "    setp.lt.u32 %%p1, %%r5, %d;\n"
-        "    @%%p1 bra $L_calib;\n",
-        DR_CALIB);
-    /* the pairs: A opens its row (untimed, consumed before the first clock
-     * read), B is timed; B's address is A's value, B's value the next A */
-    gd_ptx_printf(&p,
-        "    mov.u64 %%rd3, %%rd1;\n"
-        "    mov.u32 %%r5, 0;\n");
-    if (st->idle)
-        gd_ptx_printf(&p, "    shl.b32 %%r19, %%r1, 2;             // the waits: past the Bs\n");
-    gd_timer_ptx_region_start(&p, "%rd20", "%rd21");
-    /* A, consumed; then (idle) the wait, B's address built from its end */
-    gd_ptx_printf(&p,
-        "$L_pair:\n"
-        "    .pragma \"nounroll\";\n"
-        "    ld.global.cg.u64 %%rd4, [%%rd3];    // A: opens its row\n"
-        "    st.shared.u32 [%%r12+128], %%rd4;   // A is back\n");
-    if (st->idle) /* `gap` cycles (%r16) of nothing */
+    if (!batch)
+        dr_emit_point(&p, st);
+    for (size_t j = 0; batch && j < st->n; j++) {
+        /* point j: its chain and out block, its gap; its labels its own */
+        const struct dr_point *pt = &st->pt[j];
         gd_ptx_printf(&p,
-            "    mov.u64 %%rd15, %%clock64;          // the wait starts\n"
-            "$L_idle:\n"
-            "    .pragma \"nounroll\";\n"
-            "    mov.u64 %%rd16, %%clock64;\n"
-            "    sub.s64 %%rd17, %%rd16, %%rd15;\n"
-            "    cvt.u32.u64 %%r15, %%rd17;          // elapsed, wrap-safe in 32 bits\n"
-            "    setp.lt.u32 %%p2, %%r15, %%r16;\n"
-            "    @%%p2 bra $L_idle;\n"
-            "    shr.u32 %%r17, %%r15, %d;           // 0 (gap < 2^31), unknown to ptxas:\n"
-            "    mul.wide.u32 %%rd18, %%r17, %d;     // B's address waits for the wait\n"
-            "    add.s64 %%rd18, %%rd4, %%rd18;\n",
-            DR_IDLE_SHIFT, DR_IDLE_SCALE);
-    /* B alone, timed; its sample */
+            "\n"
+            "    // point %zu: %s %llu, on a chain %llu bytes into the buffer that nothing\n"
+            "    // read since the eviction pass\n"
+            "    add.s64 %%rd1, %%rd6, %llu;\n"
+            "    add.s64 %%rd2, %%rd7, %llu;\n",
+            j, st->idle ? "gap" : "distance",
+            (unsigned long long)(st->idle ? pt->gap_cycles : pt->distance_bytes),
+            (unsigned long long)pt->chain_off, (unsigned long long)pt->chain_off,
+            (unsigned long long)pt->out_off);
+        if (st->idle)
+            gd_ptx_printf(&p, "    mov.u32 %%r16, %u;\n", pt->gap_cycles);
+        gd_ptx q;
+        gd_ptx_init(&q);
+        dr_emit_point(&q, st);
+        char *text = gd_ptx_finish(&q);
+        if (!text) {
+            free(gd_ptx_finish(&p));
+            return NULL;
+        }
+        char prefix[16];
+        snprintf(prefix, sizeof prefix, "$L_p%zu_", j);
+        for (const char *t = text; *t;) {
+            const char *l = strstr(t, "$L_");
+            size_t n = l ? (size_t)(l - t) : strlen(t);
+            gd_ptx_printf(&p, "%.*s", (int)n, t);
+            if (!l)
+                break;
+            gd_ptx_printf(&p, "%s", prefix);
+            t = l + 3;
+        }
+        free(text);
+    }
     gd_ptx_printf(&p,
-        "    mov.u64 %%rd10, %%clock64;\n"
-        "    ld.global.cg.u64 %%rd5, [%s];%s\n"
-        "    st.shared.u32 [%%r12], %%rd5;       // B consumed\n"
-        "    mov.u64 %%rd11, %%clock64;\n"
-        "    sub.s64 %%rd12, %%rd11, %%rd10;\n"
-        "    cvt.u32.u64 %%r6, %%rd12;\n"
-        "    add.u32 %%r7, %%r5, %d;\n"
-        "    shl.b32 %%r7, %%r7, 2;\n"
-        "    add.u32 %%r7, %%r14, %%r7;\n"
-        "    st.shared.u32 [%%r7], %%r6;\n",
-        st->idle ? "%rd18" : "%rd4",
-        st->idle ? "   // B, in A's row" : "    // B, d bytes after A", DR_CALIB);
-    if (st->idle)
-        gd_ptx_printf(&p,
-            "    sub.s64 %%rd19, %%rd10, %%rd15;     // the wait as it ran\n"
-            "    cvt.u32.u64 %%r18, %%rd19;\n"
-            "    add.u32 %%r7, %%r7, %%r19;\n"
-            "    st.shared.u32 [%%r7], %%r18;\n");
-    gd_ptx_printf(&p,
-        "    mov.u64 %%rd3, %%rd5;\n"
-        "    add.u32 %%r5, %%r5, 1;\n"
-        "    setp.lt.u32 %%p1, %%r5, %%r1;\n"
-        "    @%%p1 bra $L_pair;\n");
-    gd_timer_ptx_region_stop(&p, "%rd20", "%rd21", "%rd22");
-    /* lane 0 copies the header, the calibration and the samples out */
-    gd_ptx_printf(&p,
-        "    @!%%p3 bra $L_done;\n"
-        "    st.global.u64 [%%rd2], %%rd3;\n"
-        "    st.global.u64 [%%rd2+8], %%rd20;\n"
-        "    st.global.u64 [%%rd2+16], %%rd21;\n"
-        "%s"
-        "    add.u32 %%r8, %s, %d;\n"
-        "    mov.u32 %%r5, 0;\n"
-        "$L_copy:\n"
-        "    .pragma \"nounroll\";\n"
-        "    shl.b32 %%r7, %%r5, 2;\n"
-        "    add.u32 %%r9, %%r14, %%r7;\n"
-        "    ld.shared.u32 %%r6, [%%r9];\n"
-        "    cvt.u64.u32 %%rd13, %%r7;\n"
-        "    add.s64 %%rd13, %%rd2, %%rd13;\n"
-        "    st.global.u32 [%%rd13+%d], %%r6;\n"
-        "    add.u32 %%r5, %%r5, 1;\n"
-        "    setp.lt.u32 %%p1, %%r5, %%r8;\n"
-        "    @%%p1 bra $L_copy;\n"
-        "$L_done:\n"
         "    ret;\n"
-        "}\n",
-        st->idle ? "    shl.b32 %r8, %r1, 1;              // a B and a wait per pair\n" : "",
-        st->idle ? "%r8" : "%r1", DR_CALIB, DR_OUT_CALIB);
+        "}\n");
     return gd_ptx_finish(&p);
 }
 
-static int dr_plan(const gd_probe_opts *opts, const gd_device_info *dev, uint64_t point,
-                   gd_probe_plan *out, gd_err *err)
+/* Point j's pair i: the offset of its A in the chain buffer (absolute
+ * address 4 KiB-aligned). */
+static uint64_t dr_a_offset(const dr_state *st, gd_devptr base, size_t j, uint32_t i)
+{
+    uint64_t pad = (DR_ALIGN - base % DR_ALIGN) % DR_ALIGN;
+    return pad + st->pt[j].chain_off + (uint64_t)i * st->pt[j].spacing_bytes;
+}
+
+/* The out block of one point: header, calibration, samples. */
+static size_t dr_out_bytes(const dr_state *st)
+{
+    return DR_OUT_CALIB + 4 * (size_t)dr_sample_words(st);
+}
+
+static int dr_plan_points(const gd_probe_opts *opts, const gd_device_info *dev,
+                          const uint64_t *points, size_t n, gd_probe_plan *out, gd_err *err)
 {
     memset(out, 0, sizeof *out);
     out->opts = *opts;
@@ -274,27 +347,49 @@ static int dr_plan(const gd_probe_opts *opts, const gd_device_info *dev, uint64_
     if (o->samples < 8 || o->samples > DR_MAX_PAIRS)
         return gd_fail(err, "dram_row: --samples (pairs) must be 8..%d, got %u", DR_MAX_PAIRS,
                        o->samples);
-    if (idle && (point < 1 || point > DR_MAX_GAP_CYCLES))
-        return gd_fail(err, "dram_row --variant idle: the gap must be 1..%u cycles, got %llu",
-                       DR_MAX_GAP_CYCLES, (unsigned long long)point);
-    if (!idle && (point < 32 || point % 32 || point > DR_MAX_DISTANCE))
-        return gd_fail(err, "dram_row: the distance must be a multiple of 32 bytes in "
-                            "32..%llu, got %llu",
-                       DR_MAX_DISTANCE, (unsigned long long)point);
-    dr_state *st = calloc(1, sizeof *st);
+    if (n < 1 || n > DR_MAX_BATCH)
+        return gd_fail(err, "dram_row: %zu points in one launch (1..%d)", n, DR_MAX_BATCH);
+    for (size_t j = 0; j < n; j++) {
+        uint64_t point = points[j];
+        if (idle && (point < 1 || point > DR_MAX_GAP_CYCLES))
+            return gd_fail(err, "dram_row --variant idle: the gap must be 1..%u cycles, got %llu",
+                           DR_MAX_GAP_CYCLES, (unsigned long long)point);
+        if (!idle && (point < 32 || point % 32 || point > DR_MAX_DISTANCE))
+            return gd_fail(err, "dram_row: the distance must be a multiple of 32 bytes in "
+                                "32..%llu, got %llu",
+                           DR_MAX_DISTANCE, (unsigned long long)point);
+    }
+    dr_state *st = calloc(1, sizeof *st + n * sizeof st->pt[0]);
     if (!st)
         return gd_fail(err, "dram_row: out of memory");
     st->idle = idle;
     st->pairs = o->samples;
-    st->gap_cycles = idle ? (uint32_t)point : 0;
-    st->distance_bytes = idle ? DR_IDLE_DISTANCE_BYTES : point;
-    uint64_t spacing = 2 * st->distance_bytes;
-    if (spacing < DR_MIN_SPACING)
-        spacing = DR_MIN_SPACING;
-    st->spacing_bytes = (spacing + DR_ALIGN - 1) / DR_ALIGN * DR_ALIGN;
+    st->n = n;
+    uint64_t chain_bytes = 0, dependent = 0;
+    for (size_t j = 0; j < n; j++) {
+        struct dr_point *pt = &st->pt[j];
+        pt->gap_cycles = idle ? (uint32_t)points[j] : 0;
+        pt->distance_bytes = idle ? DR_IDLE_DISTANCE_BYTES : points[j];
+        uint64_t spacing = 2 * pt->distance_bytes;
+        if (spacing < DR_MIN_SPACING)
+            spacing = DR_MIN_SPACING;
+        pt->spacing_bytes = (spacing + DR_ALIGN - 1) / DR_ALIGN * DR_ALIGN;
+        /* every chain on lines of its own: a whole number of 4 KiB, the
+         * last B at most half a spacing past its A */
+        pt->chain_off = chain_bytes;
+        pt->out_off = dr_out_bytes(st) * j;
+        chain_bytes += st->pairs * pt->spacing_bytes;
+        /* two loads a pair, and the wait as the worst-case accesses it lasts */
+        uint64_t wait_accesses =
+            (pt->gap_cycles + DR_WATCHDOG_ACCESS_CYCLES - 1) / DR_WATCHDOG_ACCESS_CYCLES;
+        dependent += (2 + wait_accesses) * (uint64_t)st->pairs;
+    }
+    st->gap_cycles = st->pt[0].gap_cycles;
+    st->distance_bytes = st->pt[0].distance_bytes;
+    st->spacing_bytes = st->pt[0].spacing_bytes;
     st->flush_bytes = gd_l2_flush_bytes(dev);
     out->state = st;
-    out->point = point;
+    out->point = points[0];
     out->ptx = dr_ptx(dev, st);
     if (!out->ptx) {
         free(st);
@@ -305,11 +400,9 @@ static int dr_plan(const gd_probe_opts *opts, const gd_device_info *dev, uint64_
     out->grid[0] = out->grid[1] = out->grid[2] = 1;
     out->block[0] = 32;
     out->block[1] = out->block[2] = 1;
-    out->buffers[0] = (gd_probe_buffer){.name = "chain",
-                                        .bytes = st->pairs * st->spacing_bytes + DR_ALIGN,
+    out->buffers[0] = (gd_probe_buffer){.name = "chain", .bytes = chain_bytes + DR_ALIGN,
                                         .host_fill = 1};
-    out->buffers[1] = (gd_probe_buffer){.name = "out",
-                                        .bytes = DR_OUT_CALIB + 4 * (size_t)dr_sample_words(st),
+    out->buffers[1] = (gd_probe_buffer){.name = "out", .bytes = dr_out_bytes(st) * n,
                                         .copy_out = 1};
     out->buffer_count = 2;
     out->params[0] = (gd_probe_param){.kind = GD_PARAM_BUFFER, .buffer = 0};
@@ -318,22 +411,32 @@ static int dr_plan(const gd_probe_opts *opts, const gd_device_info *dev, uint64_
     out->param_count = 3;
     if (idle)
         out->params[out->param_count++] =
-            (gd_probe_param){.kind = GD_PARAM_U32, .value = st->gap_cycles};
+            (gd_probe_param){.kind = GD_PARAM_U32, .value = n == 1 ? st->gap_cycles : 0};
     gd_l2_flush_attach(out, st->flush_bytes);
-    /* two loads a pair, and the wait as the worst-case accesses it lasts */
-    uint64_t wait_accesses =
-        (st->gap_cycles + DR_WATCHDOG_ACCESS_CYCLES - 1) / DR_WATCHDOG_ACCESS_CYCLES;
-    out->dependent_accesses = (2 + wait_accesses) * (uint64_t)st->pairs;
+    out->dependent_accesses = dependent;
     return 0;
 }
 
-/* Offset of pair i's A in the chain buffer (absolute address 4 KiB-aligned). */
-static uint64_t dr_a_offset(const dr_state *st, gd_devptr base, uint32_t i)
+static int dr_plan(const gd_probe_opts *opts, const gd_device_info *dev, uint64_t point,
+                   gd_probe_plan *out, gd_err *err)
 {
-    uint64_t pad = (DR_ALIGN - base % DR_ALIGN) % DR_ALIGN;
-    return pad + (uint64_t)i * st->spacing_bytes;
+    return dr_plan_points(opts, dev, &point, 1, out, err);
 }
 
+static unsigned dr_batch_max(const gd_probe_opts *opts)
+{
+    (void)opts;
+    return DR_MAX_BATCH;
+}
+
+static int dr_plan_batch(const gd_probe_opts *opts, const gd_device_info *dev,
+                         const uint64_t *points, size_t n, gd_probe_plan *out, gd_err *err)
+{
+    return dr_plan_points(opts, dev, points, n, out, err);
+}
+
+/* Every point's chain: A -> B -> the next pair's A, the last pair's B back
+ * to the point's first A. */
 static int dr_fill(const gd_probe_plan *plan, unsigned index, const gd_devptr *addresses,
                    void *host, gd_err *err)
 {
@@ -342,13 +445,55 @@ static int dr_fill(const gd_probe_plan *plan, unsigned index, const gd_devptr *a
     const dr_state *st = plan->state;
     uint8_t *bytes = host;
     gd_devptr base = addresses[0];
-    for (uint32_t i = 0; i < st->pairs; i++) {
-        uint64_t a = dr_a_offset(st, base, i);
-        uint64_t b = a + st->distance_bytes;
-        uint64_t next = dr_a_offset(st, base, (i + 1) % st->pairs);
-        uint64_t to_b = base + b, to_next = base + next;
-        memcpy(bytes + a, &to_b, 8);
-        memcpy(bytes + b, &to_next, 8);
+    for (size_t j = 0; j < st->n; j++)
+        for (uint32_t i = 0; i < st->pairs; i++) {
+            uint64_t a = dr_a_offset(st, base, j, i);
+            uint64_t b = a + st->pt[j].distance_bytes;
+            uint64_t next = dr_a_offset(st, base, j, (i + 1) % st->pairs);
+            uint64_t to_b = base + b, to_next = base + next;
+            memcpy(bytes + a, &to_b, 8);
+            memcpy(bytes + b, &to_next, 8);
+        }
+    return 0;
+}
+
+static int dr_decode_batch(const gd_probe_plan *plan, const gd_devptr *addresses,
+                           void *const *host, gd_probe_result *results, size_t n, gd_err *err)
+{
+    const dr_state *st = plan->state;
+    if (n != st->n)
+        return gd_fail(err, "dram_row: %zu results asked of a launch of %zu points", n, st->n);
+    for (size_t j = 0; j < n; j++) {
+        const uint8_t *buf = (const uint8_t *)host[1] + st->pt[j].out_off;
+        gd_probe_result *out = &results[j];
+        uint64_t final_pos, cycles, ns;
+        memcpy(&final_pos, buf, 8);
+        memcpy(&cycles, buf + 8, 8);
+        memcpy(&ns, buf + 16, 8);
+        uint64_t start = addresses[0] + dr_a_offset(st, addresses[0], j, 0);
+        if (final_pos != start)
+            return gd_fail(err, "dram_row: the chain%s ended at 0x%llx, not at its start 0x%llx: "
+                                "the pairs were not all walked",
+                           n > 1 ? " of a point" : "", (unsigned long long)final_pos,
+                           (unsigned long long)start);
+        double overhead = gd_timer_median_u32(buf + DR_OUT_CALIB, DR_CALIB);
+        gd_series *c = gd_probe_result_add(out, "cycles", st->pairs);
+        gd_series *t = gd_probe_result_add(out, "timer_overhead", 1);
+        gd_series *w = st->idle ? gd_probe_result_add(out, "wait_cycles", st->pairs) : NULL;
+        if (!c || !t || (st->idle && !w))
+            return gd_fail(err, "dram_row: out of memory");
+        for (uint32_t i = 0; i < st->pairs; i++) {
+            uint32_t d;
+            memcpy(&d, buf + DR_OUT_SAMPLES + 4 * (size_t)i, 4);
+            c->samples[i] = (double)d - overhead;
+            if (w) {
+                memcpy(&d, buf + DR_OUT_SAMPLES + 4 * ((size_t)st->pairs + i), 4);
+                w->samples[i] = (double)d;
+            }
+        }
+        t->samples[0] = overhead;
+        if (gd_timer_add_clock_series(out, cycles, ns) != 0)
+            return gd_fail(err, "dram_row: out of memory");
     }
     return 0;
 }
@@ -356,36 +501,7 @@ static int dr_fill(const gd_probe_plan *plan, unsigned index, const gd_devptr *a
 static int dr_decode(const gd_probe_plan *plan, const gd_devptr *addresses, void *const *host,
                      gd_probe_result *out, gd_err *err)
 {
-    const dr_state *st = plan->state;
-    const uint8_t *buf = host[1];
-    uint64_t final_pos, cycles, ns;
-    memcpy(&final_pos, buf, 8);
-    memcpy(&cycles, buf + 8, 8);
-    memcpy(&ns, buf + 16, 8);
-    uint64_t start = addresses[0] + dr_a_offset(st, addresses[0], 0);
-    if (final_pos != start)
-        return gd_fail(err, "dram_row: the chain ended at 0x%llx, not at its start 0x%llx: "
-                            "the pairs were not all walked",
-                       (unsigned long long)final_pos, (unsigned long long)start);
-    double overhead = gd_timer_median_u32(buf + DR_OUT_CALIB, DR_CALIB);
-    gd_series *c = gd_probe_result_add(out, "cycles", st->pairs);
-    gd_series *t = gd_probe_result_add(out, "timer_overhead", 1);
-    gd_series *w = st->idle ? gd_probe_result_add(out, "wait_cycles", st->pairs) : NULL;
-    if (!c || !t || (st->idle && !w))
-        return gd_fail(err, "dram_row: out of memory");
-    for (uint32_t i = 0; i < st->pairs; i++) {
-        uint32_t d;
-        memcpy(&d, buf + DR_OUT_SAMPLES + 4 * (size_t)i, 4);
-        c->samples[i] = (double)d - overhead;
-        if (w) {
-            memcpy(&d, buf + DR_OUT_SAMPLES + 4 * ((size_t)st->pairs + i), 4);
-            w->samples[i] = (double)d;
-        }
-    }
-    t->samples[0] = overhead;
-    if (gd_timer_add_clock_series(out, cycles, ns) != 0)
-        return gd_fail(err, "dram_row: out of memory");
-    return 0;
+    return dr_decode_batch(plan, addresses, host, out, 1, err);
 }
 
 static const char *const dr_variants[] = {"cg", "idle", NULL};
@@ -405,4 +521,7 @@ const gd_probe gd_probe_dram_row = {
     .fill = dr_fill,
     .decode = dr_decode,
     .release = gd_probe_free_state,
+    .batch_max = dr_batch_max,
+    .plan_batch = dr_plan_batch,
+    .decode_batch = dr_decode_batch,
 };

@@ -8,6 +8,17 @@
  * buffer of twice the L2 with ld.global.cg, one 32-byte sector per lane: on an
  * LRU L2 nothing of the probe's lines survives it, and on a real card's
  * adaptive policy twice the capacity is what the literature uses.
+ *
+ * The pass is most of such a point's cost: on a 60 MiB L2, 3.9 M sector
+ * reads against a few thousand timed ones.  So these probes plan several
+ * points as one launch (kernels/probe.h plan_batch): the pass once, then
+ * each point's rounds in turn, each on lines of its own (a 4 KiB gap
+ * between two points' lines) that nothing has read since the pass -- on a
+ * card the host's fill reached the L2 before the launch, and the pass
+ * evicted it; a point later in the launch finds its lines where the first
+ * one did, in DRAM.  What it may find otherwise: the DRAM rows the points
+ * before it left open, not the ones the pass did -- on a card as in the
+ * simulator.
  */
 #ifndef GD_L2_FLUSH_H
 #define GD_L2_FLUSH_H

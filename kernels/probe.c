@@ -71,3 +71,11 @@ gd_series *gd_probe_result_add(gd_probe_result *result, const char *name, size_t
     result->series_count++;
     return s;
 }
+
+unsigned gd_probe_batch_max(const gd_probe *probe, const gd_probe_opts *opts)
+{
+    unsigned n = probe->batch_max && probe->plan_batch && probe->decode_batch
+                     ? probe->batch_max(opts)
+                     : 1;
+    return n ? n : 1;
+}

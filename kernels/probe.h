@@ -124,11 +124,29 @@ struct gd_probe {            /* typedef gd_probe: kernels/probe_layout.h */
      * buffers as in plan->params).  Launches run in order on the same buffers;
      * decode sees the buffers after the last. */
     int (*split)(const gd_probe_plan *plan, unsigned launch, gd_probe_param *params, gd_err *err);
+    /* Points that share one launch (0 or 1: each point is a launch of its
+     * own).  A probe whose every point pays for the same preamble -- the
+     * eviction pass of kernels/l2_flush.h, twice the L2 read before the first
+     * timed access -- plans up to batch_max points as one kernel: the
+     * preamble once, then each point's timed rounds in turn, each on lines of
+     * its own that nothing has read since the preamble (host/sweep_workers.c
+     * groups a sweep's points; host/adaptive.c then splits each bracket in
+     * more parts a round).  plan_batch plans points[0..n), n >= 2 (plan is
+     * the launch of one); decode_batch writes out[0..n), one result a point. */
+    unsigned (*batch_max)(const gd_probe_opts *opts); /* NULL: 1; per variant */
+    int (*plan_batch)(const gd_probe_opts *opts, const gd_device_info *dev, const uint64_t *points,
+                      size_t n, gd_probe_plan *out, gd_err *err);
+    int (*decode_batch)(const gd_probe_plan *plan, const gd_devptr *addresses, void *const *host,
+                        gd_probe_result *out, size_t n, gd_err *err);
 };
 
 /* What sweep values are rounded to: probe->sweep_granularity, else the stride
  * (opts->stride_bytes, else the probe's default), else 1. */
 uint64_t gd_probe_sweep_granularity(const gd_probe *probe, const gd_probe_opts *opts);
+
+/* How many points of a sweep with these options one launch measures
+ * (probe->batch_max; 1 without it). */
+unsigned gd_probe_batch_max(const gd_probe *probe, const gd_probe_opts *opts);
 
 /* The registry (kernels/registry.c); gd_probe_find and gd_probe_describe are
  * declared in kernels/probe_layout.h. */

@@ -101,11 +101,115 @@ typedef struct rs_state {
     uint64_t round_bytes;   /* ca: each round's lines: [k in set 0 | others + B in set sets/2];
                              * hol: [full block | clean block | DRAM line | L2 line] */
     uint64_t block_bytes;   /* hol: one block's lines: k + 1 + RS_HOL_OTHERS strides */
+    /* ca: the points of one launch (n 1: k above is the only one), each its
+     * k, its lines' and results' offsets in the buffers */
+    size_t n;
+    struct rs_point {
+        uint32_t k;
+        uint64_t round_bytes, line_off, out_off;
+    } pt[];
 } rs_state;
+
+/* ca: points a launch measures after its one eviction pass */
+#define RS_MAX_BATCH 16
+/* ca: at least this much between two points' lines (a whole number of
+ * strides, so every point's first line is in the same set): no sector
+ * prefetch or 128-byte promotion of one point's last line reaches the next
+ * point's first */
+#define RS_POINT_GAP 4096
+
+/* ca: point j's rounds -- with one point on the buffers' starts and the k
+ * parameter (%rd1, %rd2, %r1), in a batch on %rd9, %rd3 and %r1 set from
+ * the point's own offsets and k. */
+static void rs_emit_point(gd_ptx *p, const rs_state *st, size_t j)
+{
+    const struct rs_point *pt = &st->pt[j];
+    uint32_t lanes = pt->k + RS_OTHER, ninstr = (lanes + 31) / 32;
+    const char *buf = st->n > 1 ? "%rd9" : "%rd1", *out = st->n > 1 ? "%rd3" : "%rd2";
+    char label[32];
+    snprintf(label, sizeof label, st->n > 1 ? "$L_round%zu" : "$L_round", j);
+    if (st->n > 1)
+        gd_ptx_printf(p,
+            "\n"
+            "    // point %zu: %u lines in the set, its lines %llu bytes into the\n"
+            "    // buffer, nothing read them since the eviction pass\n"
+            "    add.s64 %%rd9, %%rd1, %llu;\n"
+            "    add.s64 %%rd3, %%rd2, %llu;\n"
+            "    mov.u32 %%r1, %u;\n",
+            j, pt->k, (unsigned long long)pt->line_off, (unsigned long long)pt->line_off,
+            (unsigned long long)pt->out_off, pt->k);
+    gd_ptx_printf(p,
+        "    add.u32 %%r4, %%r1, %u;            // lanes of A\n"
+        "    mov.u32 %%r8, 0;\n"
+        "%s:\n"
+        "    .pragma \"nounroll\";\n"
+        "    mul.wide.u32 %%rd4, %%r8, %llu;\n"
+        "    add.s64 %%rd4, %s, %%rd4;        // this round's lines\n",
+        RS_OTHER, label, (unsigned long long)pt->round_bytes, buf);
+    /* the addresses: element e < k at e*stride (one set), then the others and B
+     * at stride/2 + i*stride (another set) */
+    for (uint32_t i = 0; i < ninstr; i++) {
+        gd_ptx_printf(p,
+            "    add.u32 %%r10, %%r3, %u;\n"
+            "    setp.lt.u32 %%q%u, %%r10, %%r4;\n"
+            "    setp.lt.u32 %%p1, %%r10, %%r1;\n"
+            "    sub.u32 %%r11, %%r10, %%r1;\n"
+            "    mul.wide.u32 %%rd5, %%r10, %llu;\n"
+            "    mul.wide.u32 %%rd6, %%r11, %llu;\n"
+            "    add.s64 %%rd6, %%rd6, %llu;\n"
+            "    selp.b64 %%rd5, %%rd5, %%rd6, %%p1;\n"
+            "    add.s64 %%a%u, %%rd4, %%rd5;\n"
+            "    mov.u32 %%v%u, 0;\n",
+            32 * i, i, (unsigned long long)st->stride, (unsigned long long)st->stride,
+            (unsigned long long)(st->stride / 2), i, i);
+    }
+    gd_ptx_printf(p,
+        "    add.s64 %%rd7, %%rd4, %llu;        // B\n"
+        "    mov.u64 %%rd10, %%clock64;\n",
+        (unsigned long long)(st->stride / 2 + (uint64_t)RS_OTHER * st->stride));
+    for (uint32_t i = 0; i < ninstr; i++)
+        gd_ptx_printf(p, "    @%%q%u ld.global.ca.u32 %%v%u, [%%a%u];\n", i, i, i);
+    /* B's address waits for a clock read issued after A: its top bit, zero
+     * at run time (2^63 cycles) but unknown to ptxas, added to the address.
+     * Without it ptxas issues B ahead of A on every target, and B never
+     * queues behind a refused request; clock reads keep their place among the
+     * loads, and a dependence on the address (not on a loaded value) waits for
+     * no load.  tests/test_sass_order.c checks the order in the SASS. */
+    gd_ptx_printf(p,
+        "    mov.u64 %%rd16, %%clock64;         // issued after A\n"
+        "    shr.u64 %%rd16, %%rd16, 63;        // 0, which ptxas cannot know\n"
+        "    add.s64 %%rd17, %%rd7, %%rd16;\n"
+        "    ld.global.ca.u32 %%r15, [%%rd17];  // B\n"
+        "    st.shared.u32 [%%r12+128], %%r15;  // its own word: a store the next one\n"
+        "                                        // overwrote would be dead, and B with it\n"
+        "    mov.u64 %%rd11, %%clock64;\n"
+        "    mov.u32 %%r16, 0;\n");
+    for (uint32_t i = 0; i < ninstr; i++)
+        gd_ptx_printf(p, "    add.u32 %%r16, %%r16, %%v%u;\n", i);
+    gd_ptx_printf(p,
+        "    st.shared.u32 [%%r12], %%r16;       // A consumed\n"
+        "    mov.u64 %%rd12, %%clock64;\n"
+        "    sub.s64 %%rd13, %%rd11, %%rd10;\n"
+        "    sub.s64 %%rd14, %%rd12, %%rd10;\n"
+        "    cvt.u32.u64 %%r17, %%rd13;\n"
+        "    cvt.u32.u64 %%r18, %%rd14;\n"
+        "    mul.wide.u32 %%rd15, %%r8, 12;\n"
+        "    add.s64 %%rd15, %s, %%rd15;\n"
+        "    @%%p3 st.global.u32 [%%rd15], %%r17;\n"
+        "    @%%p3 st.global.u32 [%%rd15+4], %%r18;\n"
+        "    @%%p3 st.global.u32 [%%rd15+8], %%r16;\n"
+        "    add.u32 %%r8, %%r8, 1;\n"
+        "    setp.lt.u32 %%p2, %%r8, %%r2;\n"
+        "    @%%p2 bra %s;\n",
+        out, label);
+}
 
 static char *rs_ptx(const gd_device_info *dev, const rs_state *st)
 {
-    uint32_t lanes = st->k + RS_OTHER, ninstr = (lanes + 31) / 32;
+    uint32_t ninstr = 0;
+    for (size_t j = 0; j < st->n; j++)
+        if ((st->pt[j].k + RS_OTHER + 31) / 32 > ninstr)
+            ninstr = (st->pt[j].k + RS_OTHER + 31) / 32;
     gd_ptx p;
     gd_ptx_init(&p);
     gd_ptx_header(&p, dev->cc_major, dev->cc_minor, 63);
@@ -131,8 +235,10 @@ static char *rs_ptx(const gd_device_info *dev, const rs_state *st)
     gd_ptx_printf(&p,
         "\n"
         "    ld.param.u64 %%rd1, [gd_rs_buf];\n"
-        "    ld.param.u64 %%rd2, [gd_rs_out];\n"
-        "    ld.param.u32 %%r1, [gd_rs_k];\n"
+        "    ld.param.u64 %%rd2, [gd_rs_out];\n");
+    if (st->n == 1)
+        gd_ptx_printf(&p, "    ld.param.u32 %%r1, [gd_rs_k];\n");
+    gd_ptx_printf(&p,
         "    ld.param.u32 %%r2, [gd_rs_rounds];\n"
         "    mov.u32 %%r3, %%tid.x;\n"
         "    setp.eq.u32 %%p3, %%r3, 0;\n"
@@ -141,69 +247,9 @@ static char *rs_ptx(const gd_device_info *dev, const rs_state *st)
         "    add.s32 %%r12, %%r12, %%r13;\n"
         "    ld.param.u64 %%rd8, [gd_rs_flush];\n");
     gd_l2_flush_emit(&p, "%rd8", st->flush_bytes, "[%r12+256]");
+    for (size_t j = 0; j < st->n; j++)
+        rs_emit_point(&p, st, j);
     gd_ptx_printf(&p,
-        "    add.u32 %%r4, %%r1, %u;            // lanes of A\n"
-        "    mov.u32 %%r8, 0;\n"
-        "$L_round:\n"
-        "    .pragma \"nounroll\";\n"
-        "    mul.wide.u32 %%rd4, %%r8, %llu;\n"
-        "    add.s64 %%rd4, %%rd1, %%rd4;        // this round's lines\n",
-        RS_OTHER, (unsigned long long)st->round_bytes);
-    /* the addresses: element e < k at e*stride (one set), then the others and B
-     * at stride/2 + i*stride (another set) */
-    for (uint32_t j = 0; j < ninstr; j++) {
-        gd_ptx_printf(&p,
-            "    add.u32 %%r10, %%r3, %u;\n"
-            "    setp.lt.u32 %%q%u, %%r10, %%r4;\n"
-            "    setp.lt.u32 %%p1, %%r10, %%r1;\n"
-            "    sub.u32 %%r11, %%r10, %%r1;\n"
-            "    mul.wide.u32 %%rd5, %%r10, %llu;\n"
-            "    mul.wide.u32 %%rd6, %%r11, %llu;\n"
-            "    add.s64 %%rd6, %%rd6, %llu;\n"
-            "    selp.b64 %%rd5, %%rd5, %%rd6, %%p1;\n"
-            "    add.s64 %%a%u, %%rd4, %%rd5;\n"
-            "    mov.u32 %%v%u, 0;\n",
-            32 * j, j, (unsigned long long)st->stride, (unsigned long long)st->stride,
-            (unsigned long long)(st->stride / 2), j, j);
-    }
-    gd_ptx_printf(&p,
-        "    add.s64 %%rd7, %%rd4, %llu;        // B\n"
-        "    mov.u64 %%rd10, %%clock64;\n",
-        (unsigned long long)(st->stride / 2 + (uint64_t)RS_OTHER * st->stride));
-    for (uint32_t j = 0; j < ninstr; j++)
-        gd_ptx_printf(&p, "    @%%q%u ld.global.ca.u32 %%v%u, [%%a%u];\n", j, j, j);
-    /* B's address waits for a clock read issued after A: its top bit, zero
-     * at run time (2^63 cycles) but unknown to ptxas, added to the address.
-     * Without it ptxas issues B ahead of A on every target, and B never
-     * queues behind a refused request; clock reads keep their place among the
-     * loads, and a dependence on the address (not on a loaded value) waits for
-     * no load.  tests/test_sass_order.c checks the order in the SASS. */
-    gd_ptx_printf(&p,
-        "    mov.u64 %%rd16, %%clock64;         // issued after A\n"
-        "    shr.u64 %%rd16, %%rd16, 63;        // 0, which ptxas cannot know\n"
-        "    add.s64 %%rd17, %%rd7, %%rd16;\n"
-        "    ld.global.ca.u32 %%r15, [%%rd17];  // B\n"
-        "    st.shared.u32 [%%r12+128], %%r15;  // its own word: a store the next one\n"
-        "                                        // overwrote would be dead, and B with it\n"
-        "    mov.u64 %%rd11, %%clock64;\n"
-        "    mov.u32 %%r16, 0;\n");
-    for (uint32_t j = 0; j < ninstr; j++)
-        gd_ptx_printf(&p, "    add.u32 %%r16, %%r16, %%v%u;\n", j);
-    gd_ptx_printf(&p,
-        "    st.shared.u32 [%%r12], %%r16;       // A consumed\n"
-        "    mov.u64 %%rd12, %%clock64;\n"
-        "    sub.s64 %%rd13, %%rd11, %%rd10;\n"
-        "    sub.s64 %%rd14, %%rd12, %%rd10;\n"
-        "    cvt.u32.u64 %%r17, %%rd13;\n"
-        "    cvt.u32.u64 %%r18, %%rd14;\n"
-        "    mul.wide.u32 %%rd15, %%r8, 12;\n"
-        "    add.s64 %%rd15, %%rd2, %%rd15;\n"
-        "    @%%p3 st.global.u32 [%%rd15], %%r17;\n"
-        "    @%%p3 st.global.u32 [%%rd15+4], %%r18;\n"
-        "    @%%p3 st.global.u32 [%%rd15+8], %%r16;\n"
-        "    add.u32 %%r8, %%r8, 1;\n"
-        "    setp.lt.u32 %%p2, %%r8, %%r2;\n"
-        "    @%%p2 bra $L_round;\n"
         "    ret;\n"
         "}\n");
     return gd_ptx_finish(&p);
@@ -380,8 +426,8 @@ static char *rs_hol_ptx(const gd_device_info *dev, const rs_state *st)
     return gd_ptx_finish(&p);
 }
 
-static int rs_plan(const gd_probe_opts *opts, const gd_device_info *dev, uint64_t point,
-                   gd_probe_plan *out, gd_err *err)
+static int rs_plan_points(const gd_probe_opts *opts, const gd_device_info *dev,
+                          const uint64_t *points, size_t n, gd_probe_plan *out, gd_err *err)
 {
     memset(out, 0, sizeof *out);
     out->opts = *opts;
@@ -400,21 +446,42 @@ static int rs_plan(const gd_probe_opts *opts, const gd_device_info *dev, uint64_
     if (o->samples > RS_MAX_ROUNDS)
         return gd_fail(err, "resv_stall: at most %d rounds (--samples), got %u", RS_MAX_ROUNDS,
                        o->samples);
-    if (point < 1 || point > RS_MAX_K)
-        return gd_fail(err, "resv_stall: %llu lines in one set is outside 1..%d",
-                       (unsigned long long)point, RS_MAX_K);
-    rs_state *st = calloc(1, sizeof *st);
+    if (n < 1 || n > (hol ? 1 : RS_MAX_BATCH))
+        return gd_fail(err, "resv_stall: %zu points in one launch (%s: 1..%d)", n,
+                       hol ? "hol" : "ca", hol ? 1 : RS_MAX_BATCH);
+    for (size_t j = 0; j < n; j++)
+        if (points[j] < 1 || points[j] > RS_MAX_K)
+            return gd_fail(err, "resv_stall: %llu lines in one set is outside 1..%d",
+                           (unsigned long long)points[j], RS_MAX_K);
+    uint64_t point = points[0];
+    rs_state *st = calloc(1, sizeof *st + n * sizeof st->pt[0]);
     if (!st)
         return gd_fail(err, "resv_stall: out of memory");
     st->hol = hol;
     st->k = (uint32_t)point;
     st->rounds = o->samples;
     st->stride = o->stride_bytes;
-    uint64_t span = (point > RS_OTHER + 1 ? point : RS_OTHER + 1) * st->stride;
-    st->round_bytes = span + st->stride; /* fresh tags every round */
+    st->n = n;
+    uint64_t gap = (RS_POINT_GAP + st->stride - 1) / st->stride * st->stride;
+    uint64_t line_bytes = 0;
+    uint32_t intended = 0;
+    for (size_t j = 0; j < n; j++) {
+        struct rs_point *pt = &st->pt[j];
+        pt->k = (uint32_t)points[j];
+        uint64_t span = (pt->k > RS_OTHER + 1 ? pt->k : RS_OTHER + 1) * st->stride;
+        pt->round_bytes = span + st->stride; /* fresh tags every round */
+        pt->line_off = line_bytes;
+        pt->out_off = 12 * (uint64_t)st->rounds * j;
+        line_bytes += pt->round_bytes * st->rounds + (j + 1 < n ? gap : 0);
+        /* A's load instructions and B (the flush pass's loads are ld.cg,
+         * counted apart) */
+        intended += (pt->k + RS_OTHER + 31) / 32 + 1;
+    }
+    st->round_bytes = st->pt[0].round_bytes;
     if (hol) {
         st->block_bytes = (point + 1 + RS_HOL_OTHERS) * st->stride;
         st->round_bytes = 2 * st->block_bytes + 2 * st->stride;
+        line_bytes = st->round_bytes * st->rounds;
     }
     st->flush_bytes = gd_l2_flush_bytes(dev);
     out->state = st;
@@ -429,28 +496,43 @@ static int rs_plan(const gd_probe_opts *opts, const gd_device_info *dev, uint64_
     out->grid[0] = out->grid[1] = out->grid[2] = 1;
     out->block[0] = 32;
     out->block[1] = out->block[2] = 1;
-    out->buffers[0] = (gd_probe_buffer){.name = "lines",
-                                        .bytes = st->round_bytes * st->rounds,
-                                        .host_fill = 1};
-    out->buffers[1] = (gd_probe_buffer){.name = "out",
-                                        .bytes = (hol ? 4 * RS_HOL_WORDS : 12) * (size_t)st->rounds,
-                                        .copy_out = 1};
+    out->buffers[0] = (gd_probe_buffer){.name = "lines", .bytes = line_bytes, .host_fill = 1};
+    out->buffers[1] = (gd_probe_buffer){
+        .name = "out", .bytes = (hol ? 4 * RS_HOL_WORDS : 12) * (size_t)st->rounds * n,
+        .copy_out = 1};
     out->buffer_count = 2;
     out->params[0] = (gd_probe_param){.kind = GD_PARAM_BUFFER, .buffer = 0};
     out->params[1] = (gd_probe_param){.kind = GD_PARAM_BUFFER, .buffer = 1};
-    out->params[2] = (gd_probe_param){.kind = GD_PARAM_U32, .value = st->k};
+    out->params[2] = (gd_probe_param){.kind = GD_PARAM_U32, .value = n == 1 ? st->k : 0};
     out->params[3] = (gd_probe_param){.kind = GD_PARAM_U32, .value = st->rounds};
     out->param_count = 4;
     if (hol)
         out->params[out->param_count++] =
             (gd_probe_param){.kind = GD_PARAM_U64, .value = st->k * st->stride};
     gd_l2_flush_attach(out, st->flush_bytes);
-    /* A's load instructions and B (the flush pass's loads are ld.cg, counted
-     * apart); hol: A twice (reservers and the last instruction) and the three
+    /* hol: A twice (reservers and the last instruction) and the three
      * references */
-    out->intended_instructions = hol ? 2 * ((st->k + 31) / 32 + 1) + 3
-                                     : (st->k + RS_OTHER + 31) / 32 + 1;
+    out->intended_instructions = hol ? 2 * ((st->k + 31) / 32 + 1) + 3 : intended;
     return 0;
+}
+
+static int rs_plan(const gd_probe_opts *opts, const gd_device_info *dev, uint64_t point,
+                   gd_probe_plan *out, gd_err *err)
+{
+    return rs_plan_points(opts, dev, &point, 1, out, err);
+}
+
+/* ca batches; hol measures one point a launch (its sweep is one point: the
+ * ways pchase_fine measured) */
+static unsigned rs_batch_max(const gd_probe_opts *opts)
+{
+    return strcmp(opts->variant, "hol") ? RS_MAX_BATCH : 1;
+}
+
+static int rs_plan_batch(const gd_probe_opts *opts, const gd_device_info *dev,
+                         const uint64_t *points, size_t n, gd_probe_plan *out, gd_err *err)
+{
+    return rs_plan_points(opts, dev, points, n, out, err);
 }
 
 static int rs_fill(const gd_probe_plan *plan, unsigned index, const gd_devptr *addresses,
@@ -490,33 +572,45 @@ static int rs_hol_decode(const rs_state *st, const uint8_t *buf, gd_probe_result
     return 0;
 }
 
-static int rs_decode(const gd_probe_plan *plan, const gd_devptr *addresses, void *const *host,
-                     gd_probe_result *out, gd_err *err)
+static int rs_decode_batch(const gd_probe_plan *plan, const gd_devptr *addresses,
+                           void *const *host, gd_probe_result *results, size_t n, gd_err *err)
 {
     (void)addresses;
     const rs_state *st = plan->state;
-    const uint8_t *buf = host[1];
+    if (n != st->n)
+        return gd_fail(err, "resv_stall: %zu results asked of a launch of %zu points", n, st->n);
     if (st->hol)
-        return rs_hol_decode(st, buf, out, err);
-    gd_series *b = gd_probe_result_add(out, "b_cycles", st->rounds);
-    gd_series *a = gd_probe_result_add(out, "a_cycles", st->rounds);
-    if (!a || !b)
-        return gd_fail(err, "resv_stall: out of memory");
-    /* lane 0 loads element 0, 32, 64, ...: one per instruction it is active in */
-    uint32_t lanes = st->k + RS_OTHER, expect = (lanes + 31) / 32;
-    for (uint32_t r = 0; r < st->rounds; r++) {
-        uint32_t tb, ta, sum;
-        memcpy(&tb, buf + 12 * r, 4);
-        memcpy(&ta, buf + 12 * r + 4, 4);
-        memcpy(&sum, buf + 12 * r + 8, 4);
-        if (sum != expect)
-            return gd_fail(err, "resv_stall: round %u read a sum of %u, expected %u: the loads of "
-                                "A did not all happen",
-                           r, sum, expect);
-        b->samples[r] = tb;
-        a->samples[r] = ta;
+        return rs_hol_decode(st, host[1], results, err);
+    for (size_t j = 0; j < n; j++) {
+        const struct rs_point *pt = &st->pt[j];
+        const uint8_t *buf = (const uint8_t *)host[1] + pt->out_off;
+        gd_probe_result *out = &results[j];
+        gd_series *b = gd_probe_result_add(out, "b_cycles", st->rounds);
+        gd_series *a = gd_probe_result_add(out, "a_cycles", st->rounds);
+        if (!a || !b)
+            return gd_fail(err, "resv_stall: out of memory");
+        /* lane 0 loads element 0, 32, 64, ...: one per instruction it is active in */
+        uint32_t lanes = pt->k + RS_OTHER, expect = (lanes + 31) / 32;
+        for (uint32_t r = 0; r < st->rounds; r++) {
+            uint32_t tb, ta, sum;
+            memcpy(&tb, buf + 12 * r, 4);
+            memcpy(&ta, buf + 12 * r + 4, 4);
+            memcpy(&sum, buf + 12 * r + 8, 4);
+            if (sum != expect)
+                return gd_fail(err, "resv_stall: k=%u, round %u read a sum of %u, expected %u: "
+                                    "the loads of A did not all happen",
+                               pt->k, r, sum, expect);
+            b->samples[r] = tb;
+            a->samples[r] = ta;
+        }
     }
     return 0;
+}
+
+static int rs_decode(const gd_probe_plan *plan, const gd_devptr *addresses, void *const *host,
+                     gd_probe_result *out, gd_err *err)
+{
+    return rs_decode_batch(plan, addresses, host, out, 1, err);
 }
 
 static const char *const rs_variants[] = {"ca", "hol", NULL};
@@ -540,4 +634,7 @@ const gd_probe gd_probe_resv_stall = {
     .fill = rs_fill,
     .decode = rs_decode,
     .release = gd_probe_free_state,
+    .batch_max = rs_batch_max,
+    .plan_batch = rs_plan_batch,
+    .decode_batch = rs_decode_batch,
 };

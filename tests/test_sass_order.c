@@ -48,11 +48,16 @@ static const order_points extra_points[] = {
     {"mshr", "merge", {1, 2, 33, 128}},
     {"resv_stall", "ca", {1, 31, 40, 300}},
     {"resv_stall", "hol", {1, 4, 32, 33, 128, 256}},
+    /* the DRAM pairs: a distance past a row, a long wait (and, with the
+     * example point, the batch kernel of each variant) */
+    {"dram_row", "cg", {16384}},
+    {"dram_row", "idle", {16384}},
     /* the store path: every case in one kernel, at the most samples too */
     {"store_path", "store", {64}},
 };
 
 #define ORDER_MAX_CASES 128
+#define ORDER_MAX_BATCH 4
 #define ORDER_T GD_TEST_ALL_TARGET_COUNT
 
 /* One plan, and per target its PTX and the listing of its function. */
@@ -60,6 +65,10 @@ typedef struct order_case {
     const gd_probe *probe;
     const char *variant;
     uint64_t point;
+    /* a launch of several points (kernels/probe.h plan_batch): nbatch >= 2
+     * of them, point the first */
+    uint64_t batch[ORDER_MAX_BATCH];
+    size_t nbatch;
     char *ptx[ORDER_T];
     char *sass[ORDER_T];  /* NULL: the target was skipped */
 } order_case;
@@ -74,6 +83,27 @@ static void add_case(const gd_probe *probe, const char *variant, uint64_t point)
 {
     assert_true(ncases < ORDER_MAX_CASES);
     cases[ncases++] = (order_case){.probe = probe, .variant = variant, .point = point};
+}
+
+/* Where a probe's points share a launch: its example point and extra points
+ * (up to ORDER_MAX_BATCH) as one batch kernel, whose every point's timed
+ * regions the checks read. */
+static void add_batch_case(const gd_probe *probe, const char *variant)
+{
+    gd_probe_opts opts = {0};
+    snprintf(opts.variant, sizeof opts.variant, "%s", variant);
+    if (gd_probe_batch_max(probe, &opts) < 2)
+        return;
+    assert_true(ncases < ORDER_MAX_CASES);
+    order_case *c = &cases[ncases++];
+    *c = (order_case){.probe = probe, .variant = variant, .point = probe->example_point};
+    c->batch[c->nbatch++] = probe->example_point;
+    for (size_t e = 0; e < sizeof extra_points / sizeof extra_points[0]; e++)
+        if (!strcmp(extra_points[e].probe, probe->name) && !strcmp(extra_points[e].variant, variant))
+            for (int k = 0; k < 6 && extra_points[e].points[k] && c->nbatch < ORDER_MAX_BATCH; k++)
+                if (extra_points[e].points[k] != probe->example_point)
+                    c->batch[c->nbatch++] = extra_points[e].points[k];
+    assert_true(c->nbatch >= 2);
 }
 
 /* Appends text to a growing buffer. */
@@ -175,6 +205,7 @@ static int group_setup(void **state)
                     for (int k = 0; k < 6 && extra_points[e].points[k]; k++)
                         if (extra_points[e].points[k] != probes[p]->example_point)
                             add_case(probes[p], *v, extra_points[e].points[k]);
+            add_batch_case(probes[p], *v);
         }
     char *dir = gd_test_tmpdir();
     assert_non_null(dir);
@@ -188,7 +219,10 @@ static int group_setup(void **state)
             snprintf(opts.variant, sizeof opts.variant, "%s", cases[c].variant);
             gd_probe_plan plan;
             gd_err err;
-            if (cases[c].probe->plan(&opts, &info, cases[c].point, &plan, &err) != 0)
+            if ((cases[c].nbatch ? cases[c].probe->plan_batch(&opts, &info, cases[c].batch,
+                                                              cases[c].nbatch, &plan, &err)
+                                 : cases[c].probe->plan(&opts, &info, cases[c].point, &plan,
+                                                        &err)) != 0)
                 fail_msg("%s/%s at %llu for sm_%d: %s", cases[c].probe->name, cases[c].variant,
                          (unsigned long long)cases[c].point, sm, err.msg);
             cases[c].ptx[t] = strdup(plan.ptx);
@@ -322,6 +356,10 @@ static int param_index(const gd_order_prog *p, const char *name)
  * mshr and resv_stall, splits it) the LDG whose address roots hold all of
  * `must` and none of `must_not` must come after every other LDG, and there
  * must be one of it and some others.  Returns 0 or -1 with msg. */
+static int late_loads_in(const gd_order_prog *p, const gd_order_segments *g, int start, int end,
+                         uint32_t must, uint32_t must_not, const char *what, char *msg,
+                         size_t cap);
+
 static int late_loads_last(const gd_order_prog *p, uint32_t must, uint32_t must_not,
                            const char *what, char *msg, size_t cap)
 {
@@ -333,8 +371,54 @@ static int late_loads_last(const gd_order_prog *p, uint32_t must, uint32_t must_
     int end = 1;
     while (end + 1 < g.nclocks && g.timed[end])
         end++;
+    return late_loads_in(p, &g, 0, end, must, must_not, what, msg, cap);
+}
+
+/* A batch kernel: the same in every timed region (every run of timed
+ * segments) holding two global loads or more -- each point's, each pass's;
+ * *runs counts them. */
+static int late_loads_last_everywhere(const gd_order_prog *p, uint32_t must, uint32_t must_not,
+                                      const char *what, int *runs, char *msg, size_t cap)
+{
+    static gd_order_segments g;
+    *runs = 0;
+    if (gd_order_find_segments(p, &g) != 0 || g.nclocks < 2) {
+        snprintf(msg, cap, "no timed region");
+        return -1;
+    }
+    for (int start = 0; start + 1 < g.nclocks;) {
+        if (!g.timed[start]) {
+            start++;
+            continue;
+        }
+        int end = start + 1;
+        while (end + 1 < g.nclocks && g.timed[end])
+            end++;
+        int loads = 0;
+        for (int k = g.clock[start] + 1; k < g.clock[end]; k++)
+            loads += p->insn[k].event == GD_OE_LOAD && p->insn[k].space == 'g';
+        if (loads >= 2) {
+            if (late_loads_in(p, &g, start, end, must, must_not, what, msg, cap) != 0) {
+                char where[64];
+                snprintf(where, sizeof where, " (timed region %d)", *runs);
+                size_t l = strlen(msg);
+                snprintf(msg + l, cap - l, "%s", where);
+                return -1;
+            }
+            ++*runs;
+        }
+        start = end;
+    }
+    return 0;
+}
+
+static int late_loads_in(const gd_order_prog *p, const gd_order_segments *gs, int start, int end,
+                         uint32_t must, uint32_t must_not, const char *what, char *msg,
+                         size_t cap)
+{
+    const gd_order_segments g = *gs;
     int late = 0, early = 0, first_late = -1;
-    for (int k = g.clock[0] + 1; k < g.clock[end]; k++) {
+    for (int k = g.clock[start] + 1; k < g.clock[end]; k++) {
         const gd_oi *i = &p->insn[k];
         if (i->event != GD_OE_LOAD || i->space != 'g')
             continue;
@@ -384,7 +468,29 @@ static int check_late(const char *probe_name, const char *variant, const char *m
             uint32_t must = GD_ROOT_PARAM(param_index(&sass, must_param));
             uint32_t must_not =
                 not_roots | (not_param ? GD_ROOT_PARAM(param_index(&sass, not_param)) : 0);
-            char msg[1024];
+            char msg[1024] = "";
+            if (cases[c].nbatch) {
+                /* a batch: every point's regions, in the PTX and the SASS */
+                int runs = 0, sass_runs = 0;
+                if (late_loads_last_everywhere(&ptx, must, must_not, what, &runs, msg,
+                                               sizeof msg) != 0)
+                    fail_msg("%s/%s batch PTX: %s", probe_name, variant, msg);
+                if (runs < (int)cases[c].nbatch)
+                    fail_msg("%s/%s batch PTX: %d timed regions for %zu points", probe_name,
+                             variant, runs, cases[c].nbatch);
+                if (late_loads_last_everywhere(&sass, must, must_not, what, &sass_runs, msg,
+                                               sizeof msg) != 0 ||
+                    sass_runs != runs) {
+                    printf("FAIL %s/%s batch of %zu, sm_%d: %s (%d of %d regions)\n", probe_name,
+                           variant, cases[c].nbatch, gd_test_all_targets[t], msg, sass_runs,
+                           runs);
+                    failed++;
+                }
+                ++*checked;
+                gd_order_free(&ptx);
+                gd_order_free(&sass);
+                continue;
+            }
             /* the PTX says it (the reader reads both the same way) ... */
             if (late_loads_last(&ptx, must, must_not, what, msg, sizeof msg) != 0)
                 fail_msg("%s/%s PTX: %s", probe_name, variant, msg);
@@ -453,9 +559,12 @@ static void test_resv_stall_b_issues_after_a(void **state)
  * wait's first instruction, B after its branch -- so B issues after the
  * wait's last clock read -- with one clock read between them (B's timing
  * starts).  Returns 0 or -1 with msg. */
-static int idle_b_after_the_wait(const gd_order_prog *p, char *msg, size_t cap)
+static int idle_b_after_the_wait(const gd_order_prog *p, int points, char *msg, size_t cap)
 {
-    int loop_start = -1, loop_end = -1, loops = 0;
+    /* the waits: backward branches whose loop reads a clock and accesses no
+     * memory, in program order (a batch kernel has one a point) */
+    enum { MAX_WAITS = ORDER_MAX_BATCH };
+    int loop_start[MAX_WAITS], loop_end[MAX_WAITS], loops = 0;
     for (int k = 0; k < p->n; k++) {
         const gd_oi *br = &p->insn[k];
         if (br->target < 0)
@@ -472,37 +581,52 @@ static int idle_b_after_the_wait(const gd_order_prog *p, char *msg, size_t cap)
             accesses += p->insn[x].event == GD_OE_LOAD || p->insn[x].event == GD_OE_STORE;
         }
         if (clocks && !accesses) {
-            loop_start = j;
-            loop_end = k;
+            if (loops < MAX_WAITS) {
+                loop_start[loops] = j;
+                loop_end[loops] = k;
+            }
             loops++;
         }
     }
-    int b = -1, bs = 0, a = -1;
+    int b[MAX_WAITS], bs = 0, as = 0;
     for (int k = 0; k < p->n; k++) {
         const gd_oi *i = &p->insn[k];
         if (i->event != GD_OE_LOAD || i->space != 'g')
             continue;
         if (i->addr_sig & GD_ROOT_CLOCK) {
-            b = k;
+            if (bs < MAX_WAITS)
+                b[bs] = k;
             bs++;
-        } else if ((i->addr_sig & GD_ROOT_LOAD) && k < loop_start) {
-            a = k;
+        } else if ((i->addr_sig & GD_ROOT_LOAD) && loops && loops <= MAX_WAITS &&
+                   k < loop_start[loops - 1]) {
+            as++;
         }
     }
-    if (loops != 1 || bs != 1 || a < 0) {
-        snprintf(msg, cap, "%d clock-only loops (the wait), %d loads from a clock (B), %s", loops,
-                 bs, a < 0 ? "no chain load before the wait (A)" : "A found");
+    if (loops != points || bs != points || as < points) {
+        snprintf(msg, cap, "%d clock-only loops (the wait), %d loads from a clock (B), %d chain "
+                 "loads before a wait (A), for %d points",
+                 loops, bs, as, points);
         return -1;
     }
-    int between = 0;
-    for (int k = loop_end + 1; k < b; k++)
-        between += p->insn[k].event == GD_OE_CLOCK;
-    if (b < loop_end || between != 1) {
-        char ev[400];
-        gd_order_event_str(p, &p->insn[b], ev, sizeof ev);
-        snprintf(msg, cap, "B (%s) at %d, the wait at %d..%d, %d clock reads between", ev, b,
-                 loop_start, loop_end, between);
-        return -1;
+    for (int w = 0; w < loops; w++) {
+        /* point w's A: a chain load after the last point's B, before its wait */
+        int a = -1;
+        for (int k = w ? b[w - 1] + 1 : 0; k < loop_start[w]; k++)
+            if (p->insn[k].event == GD_OE_LOAD && p->insn[k].space == 'g' &&
+                (p->insn[k].addr_sig & GD_ROOT_LOAD) && !(p->insn[k].addr_sig & GD_ROOT_CLOCK))
+                a = k;
+        int between = 0;
+        for (int k = loop_end[w] + 1; k < b[w]; k++)
+            between += p->insn[k].event == GD_OE_CLOCK;
+        if (a < 0 || b[w] < loop_end[w] || between != 1 ||
+            (w + 1 < loops && b[w] > loop_start[w + 1])) {
+            char ev[400];
+            gd_order_event_str(p, &p->insn[b[w]], ev, sizeof ev);
+            snprintf(msg, cap, "point %d: B (%s) at %d, the wait at %d..%d, %d clock reads "
+                     "between%s", w, ev, b[w], loop_start[w], loop_end[w], between,
+                     a < 0 ? ", no A before the wait" : "");
+            return -1;
+        }
     }
     return 0;
 }
@@ -523,10 +647,11 @@ static void test_dram_idle_b_issues_after_the_wait(void **state)
                                     param_base[t]) != 0)
                 fail_msg("dram_row/idle, sm_%d: reading the listings: %s%s",
                          gd_test_all_targets[t], ptx.limit, sass.limit);
-            char msg[1024];
-            if (idle_b_after_the_wait(&ptx, msg, sizeof msg) != 0)
+            char msg[1024] = "";
+            int points = cases[c].nbatch ? (int)cases[c].nbatch : 1;
+            if (idle_b_after_the_wait(&ptx, points, msg, sizeof msg) != 0)
                 fail_msg("dram_row/idle PTX: %s", msg);
-            if (idle_b_after_the_wait(&sass, msg, sizeof msg) != 0) {
+            if (idle_b_after_the_wait(&sass, points, msg, sizeof msg) != 0) {
                 printf("FAIL dram_row/idle at %llu, sm_%d: %s\n",
                        (unsigned long long)cases[c].point, gd_test_all_targets[t], msg);
                 failed++;
@@ -544,7 +669,8 @@ static void test_dram_idle_b_issues_after_the_wait(void **state)
     /* and the check can fail: the same listing with B's LDG (the last 64-bit
      * one; A's is the first) moved up to right after A's */
     for (int c = 0; c < ncases; c++) {
-        if (strcmp(cases[c].probe->name, "dram_row") || strcmp(cases[c].variant, "idle"))
+        if (strcmp(cases[c].probe->name, "dram_row") || strcmp(cases[c].variant, "idle") ||
+            cases[c].nbatch)
             continue;
         size_t t = 0;
         while (t < ORDER_T && !cases[c].sass[t])
@@ -575,8 +701,8 @@ static void test_dram_idle_b_issues_after_the_wait(void **state)
         assert_int_equal(gd_order_parse_pair(&ptx, &sass, cases[c].ptx[t], moved, param_base[t]),
                          0);
         char msg[1024];
-        assert_int_equal(idle_b_after_the_wait(&ptx, msg, sizeof msg), 0);
-        assert_int_equal(idle_b_after_the_wait(&sass, msg, sizeof msg), -1);
+        assert_int_equal(idle_b_after_the_wait(&ptx, 1, msg, sizeof msg), 0);
+        assert_int_equal(idle_b_after_the_wait(&sass, 1, msg, sizeof msg), -1);
         printf("note: B moved ahead of the wait (sm_%d): %s\n", gd_test_all_targets[t], msg);
         gd_order_free(&ptx);
         gd_order_free(&sass);
