@@ -101,9 +101,9 @@
  * the points beside it little -- as many as fit one launch with the other
  * brackets' (up to ADAPTIVE_MAX_PARTS): a 1024-wide bracket then closes in 4
  * rounds, not 10. */
-static unsigned batch_parts(const gd_curve *curve)
+static unsigned batch_parts(const gd_runner *r, const gd_curve *curve)
 {
-    unsigned batch = gd_probe_batch_max(curve->probe, &curve->opts);
+    unsigned batch = r->one_launch_per_point ? 1 : gd_probe_batch_max(curve->probe, &curve->opts);
     if (batch < 2)
         return 2;
     unsigned parts = batch + 1;
@@ -270,7 +270,7 @@ int gd_runner_adaptive(gd_runner *r, gd_curve *curve, const gd_sweep *coarse, ui
         return -1;
     stats->coarse_points = coarse->count;
     size_t measured = coarse->count;
-    unsigned parts = batch_parts(curve);
+    unsigned parts = batch_parts(r, curve);
     for (int round = 0; round < GD_ADAPTIVE_MAX_ROUNDS; round++) {
         /* the brackets to halve: knees between plateaus, or the steps of a ramp */
         uint64_t lows[64], highs[64];

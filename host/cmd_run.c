@@ -41,6 +41,7 @@ typedef struct run_args {
     int carveout_percent;
     unsigned jobs;      /* -j: sweep-point workers on a sim device (0: the cores) */
     int chained;        /* --chained: one device from point to point, serial */
+    int one_launch;     /* --one-launch-per-point */
 } run_args;
 
 static const char run_help[] =
@@ -79,6 +80,10 @@ static const char run_help[] =
     "                      results are the same for every N\n"
     "  --chained           sim devices: one device carried from point to point,\n"
     "                      serially (each point sees the caches the last one left)\n"
+    "  --one-launch-per-point  probes whose points share a launch (mshr, resv_stall,\n"
+    "                      dram_row: one L2 eviction pass for up to 16 points) give\n"
+    "                      each point a launch and a pass of its own: counters per\n"
+    "                      point, not per launch\n"
     "  --quiet             no progress lines on stderr\n";
 
 static const char emit_help[] =
@@ -94,7 +99,8 @@ static const char emit_help[] =
 static int parse_args(int argc, char **argv, run_args *a, const char *help, int is_emit)
 {
     enum { O_STRIDE = 256, O_PATTERN, O_SEED, O_VARIANT, O_SAMPLES, O_SET, O_OUT, O_QUIET, O_POINT,
-           O_FOOTPRINT, O_ADAPTIVE, O_RESOLUTION, O_TRACE, O_TRACE_LIMIT, O_TIMER, O_CARVEOUT, O_CHAINED };
+           O_FOOTPRINT, O_ADAPTIVE, O_RESOLUTION, O_TRACE, O_TRACE_LIMIT, O_TIMER, O_CARVEOUT, O_CHAINED,
+           O_ONE_LAUNCH };
     static const struct option opts[] = {
         {"device", required_argument, 0, 'd'},   {"probe", required_argument, 0, 'p'},
         {"sweep", required_argument, 0, 's'},    {"stride", required_argument, 0, O_STRIDE},
@@ -108,6 +114,7 @@ static int parse_args(int argc, char **argv, run_args *a, const char *help, int 
         {"timer", required_argument, 0, O_TIMER},
         {"carveout", required_argument, 0, O_CARVEOUT},
         {"jobs", required_argument, 0, 'j'}, {"chained", no_argument, 0, O_CHAINED},
+        {"one-launch-per-point", no_argument, 0, O_ONE_LAUNCH},
         {"help", no_argument, 0, 'h'},           {0, 0, 0, 0},
     };
     memset(a, 0, sizeof *a);
@@ -192,6 +199,7 @@ static int parse_args(int argc, char **argv, run_args *a, const char *help, int 
             break;
         case O_QUIET: a->quiet = 1; break;
         case O_CHAINED: a->chained = 1; break;
+        case O_ONE_LAUNCH: a->one_launch = 1; break;
         case 'j':
             if (gd_parse_jobs_option(optarg, &a->jobs) != 0) {
                 fprintf(stderr, "gpudissect: --jobs wants a number of processes, 1..%d\n",
@@ -316,6 +324,7 @@ int gd_cmd_run(int argc, char **argv)
     runner.carveout_percent = a.carveout_percent;
     runner.jobs = a.jobs;
     runner.chained = a.chained;
+    runner.one_launch_per_point = a.one_launch;
     gd_curve_init(&curve, probe->name, probe, &a.opts);
     int status = 1;
     gd_interrupt_install(); /* Ctrl-C: the point being written finishes, the CSV keeps the rest */

@@ -101,6 +101,10 @@ typedef struct gd_runner {
      * before worker processes; a cuda device and an LSU trace always chain). */
     unsigned jobs;
     int chained;
+    /* every point a launch of its own even where the probe's points can
+     * share one (kernels/probe.h plan_batch; `run --one-launch-per-point`):
+     * each point's counters then its own, at an eviction pass a point */
+    int one_launch_per_point;
     /* add_point wrote the CSV as a snapshot (no fsync) since the last
      * gd_runner_settle_csv */
     int csv_unsettled;

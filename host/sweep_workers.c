@@ -525,7 +525,7 @@ static int measure_in_launches(gd_runner *r, gd_curve *curve, const uint64_t *xs
 int gd_runner_measure_batch(gd_runner *r, gd_curve *curve, const uint64_t *xs, size_t n,
                             size_t index0, size_t total, gd_err *err)
 {
-    if (n > 1 && gd_probe_batch_max(curve->probe, &curve->opts) > 1)
+    if (n > 1 && !r->one_launch_per_point && gd_probe_batch_max(curve->probe, &curve->opts) > 1)
         return measure_in_launches(r, curve, xs, n, index0, total, err);
     if (!use_workers(r) || n == 0) {
         for (size_t i = 0; i < n; i++)

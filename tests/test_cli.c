@@ -279,13 +279,15 @@ static void test_lsu_trace(void **state)
 }
 
 /* Per point, what the device counted: an overfilled set's reservation fails
- * appear at ways + 1 lines and not before (cn110457238: 4 ways). */
+ * appear at ways + 1 lines and not before (cn110457238: 4 ways) -- with
+ * --one-launch-per-point; without it the four points share a launch and
+ * each has the launch's counters, batch_points 4. */
 static void test_counters_per_point(void **state)
 {
     (void)state;
     char *dir = gd_test_tmpdir();
     assert_int_equal(run("run --device sim:cn110457238 --probe resv_stall --stride 4096 "
-                         "--sweep 3:6:+1 --samples 1 --out %s/c --quiet",
+                         "--sweep 3:6:+1 --samples 1 --one-launch-per-point --out %s/c --quiet",
                          dir),
                      0);
     char path[1200];
@@ -307,6 +309,24 @@ static void test_counters_per_point(void **state)
             fail_msg("%d lines in a 4-way set: %g reservation fails", k, fails);
         snprintf(key, sizeof key, "\n%d,coalesce.sectors_per_insn,", k);
         assert_non_null(strstr(csv, key));
+        snprintf(key, sizeof key, "\n%d,batch_points,", k);
+        assert_null(strstr(csv, key));
+    }
+    free(csv);
+    /* the default: one launch, its counters on every point, marked */
+    assert_int_equal(run("run --device sim:cn110457238 --probe resv_stall --stride 4096 "
+                         "--sweep 3:6:+1 --samples 1 --out %s/b --quiet",
+                         dir),
+                     0);
+    snprintf(path, sizeof path, "%s/b/resv_stall.counters.csv", dir);
+    csv = gd_read_file(path, &bytes, &err);
+    if (!csv)
+        fail_msg("%s", err.msg);
+    for (int k = 3; k <= 6; k++) {
+        char key[64];
+        snprintf(key, sizeof key, "\n%d,batch_points,4\n", k);
+        if (!strstr(csv, key))
+            fail_msg("no %s in %s", key + 1, path);
     }
     free(csv);
     gd_test_rmrf(dir);
