@@ -429,12 +429,6 @@ static unsigned dr_batch_max(const gd_probe_opts *opts)
     return DR_MAX_BATCH;
 }
 
-static int dr_plan_batch(const gd_probe_opts *opts, const gd_device_info *dev,
-                         const uint64_t *points, size_t n, gd_probe_plan *out, gd_err *err)
-{
-    return dr_plan_points(opts, dev, points, n, out, err);
-}
-
 /* Every point's chain: A -> B -> the next pair's A, the last pair's B back
  * to the point's first A. */
 static int dr_fill(const gd_probe_plan *plan, unsigned index, const gd_devptr *addresses,
@@ -522,6 +516,6 @@ const gd_probe gd_probe_dram_row = {
     .decode = dr_decode,
     .release = gd_probe_free_state,
     .batch_max = dr_batch_max,
-    .plan_batch = dr_plan_batch,
+    .plan_batch = dr_plan_points,
     .decode_batch = dr_decode_batch,
 };

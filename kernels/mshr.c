@@ -333,12 +333,6 @@ static unsigned mshr_batch_max(const gd_probe_opts *opts)
     return MSHR_MAX_BATCH;
 }
 
-static int mshr_plan_batch(const gd_probe_opts *opts, const gd_device_info *dev,
-                           const uint64_t *points, size_t n, gd_probe_plan *out, gd_err *err)
-{
-    return mshr_plan_points(opts, dev, points, n, out, err);
-}
-
 /* Every byte holds 1: the sum a round stores proves which loads happened. */
 static int mshr_fill(const gd_probe_plan *plan, unsigned index, const gd_devptr *addresses,
                      void *host, gd_err *err)
@@ -419,6 +413,6 @@ const gd_probe gd_probe_mshr = {
     .decode = mshr_decode,
     .release = gd_probe_free_state,
     .batch_max = mshr_batch_max,
-    .plan_batch = mshr_plan_batch,
+    .plan_batch = mshr_plan_points,
     .decode_batch = mshr_decode_batch,
 };

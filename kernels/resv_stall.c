@@ -529,12 +529,6 @@ static unsigned rs_batch_max(const gd_probe_opts *opts)
     return strcmp(opts->variant, "hol") ? RS_MAX_BATCH : 1;
 }
 
-static int rs_plan_batch(const gd_probe_opts *opts, const gd_device_info *dev,
-                         const uint64_t *points, size_t n, gd_probe_plan *out, gd_err *err)
-{
-    return rs_plan_points(opts, dev, points, n, out, err);
-}
-
 static int rs_fill(const gd_probe_plan *plan, unsigned index, const gd_devptr *addresses,
                    void *host, gd_err *err)
 {
@@ -635,6 +629,6 @@ const gd_probe gd_probe_resv_stall = {
     .decode = rs_decode,
     .release = gd_probe_free_state,
     .batch_max = rs_batch_max,
-    .plan_batch = rs_plan_batch,
+    .plan_batch = rs_plan_points,
     .decode_batch = rs_decode_batch,
 };

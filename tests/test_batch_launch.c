@@ -20,15 +20,12 @@
  */
 #include "tests/testing.h"
 
-#include <signal.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 
 #include <math.h>
 
 #include "analysis/results.h"
 #include "tests/results_json.h"
+#include "tests/resume_checks.h"
 
 #define BATCH_TOLERANCE_CYCLES 2.0
 
@@ -205,53 +202,6 @@ static void test_adaptive_rounds_fewer_than_bisection(void **state)
     free(tmp);
 }
 
-/* characterize with a suite of batch steps, stopped by `signo` once the
- * checkpoint of `step` holds a point; -1 when it finished first. */
-static int stop_mid_step(char *const args[], const char *out, const char *step, int signo)
-{
-    char partial[1200];
-    snprintf(partial, sizeof partial, "%s/%s.partial", out, step);
-    fflush(NULL);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        freopen("/dev/null", "w", stdout);
-        freopen("/dev/null", "w", stderr);
-        execv(gd_test_binary(), args);
-        _exit(127);
-    }
-    int status = 0;
-    for (;;) {
-        struct stat st;
-        if (stat(partial, &st) == 0 && st.st_size > 0) {
-            kill(pid, signo);
-            break;
-        }
-        if (waitpid(pid, &status, WNOHANG) == pid)
-            return -1;
-        struct timespec ts = {0, 200000};
-        nanosleep(&ts, NULL);
-    }
-    assert_int_equal(waitpid(pid, &status, 0), pid);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 256 + WTERMSIG(status);
-}
-
-static void same_file(const char *a_dir, const char *b_dir, const char *name)
-{
-    char a[1200], b[1200];
-    snprintf(a, sizeof a, "%s/%s", a_dir, name);
-    snprintf(b, sizeof b, "%s/%s", b_dir, name);
-    gd_err err;
-    size_t la = 0, lb = 0;
-    char *ta = gd_read_file(a, &la, &err), *tb = gd_read_file(b, &lb, &err);
-    if (!ta || !tb)
-        fail_msg("%s or %s missing", a, b);
-    if (la != lb || memcmp(ta, tb, la) != 0)
-        fail_msg("%s differs from the uninterrupted run's (%zu vs %zu bytes)", b, lb, la);
-    free(ta);
-    free(tb);
-}
-
 static void test_resume_mid_batch_step(void **state)
 {
     (void)state;
@@ -269,17 +219,15 @@ static void test_resume_mid_batch_step(void **state)
     char ref[1100], out[1100];
     snprintf(ref, sizeof ref, "%s/ref", tmp);
     snprintf(out, sizeof out, "%s/mid", tmp);
+#define BATCH_OPTS "--device sim:tiny --set noise.jitter=3 --set noise.outlier_rate=0.02 " \
+                   "--set noise.outlier_cycles=300 --no-plots -j 1"
 #define BATCH_ARGS(dir)                                                                        \
     {"gpudissect", "characterize", "--device", "sim:tiny", "--set", "noise.jitter=3",          \
-     "--set", "noise.outlier_rate=0.02", "--set", "noise.outlier_cycles=300", "--suite", suite, \
-     "--no-plots", "-j", "1", "--out", dir, NULL}
-    char *ref_args[] = BATCH_ARGS(ref);
+     "--set", "noise.outlier_rate=0.02", "--set", "noise.outlier_cycles=300", "--no-plots",    \
+     "-j", "1", "--suite", suite, "--out", dir, NULL}
     char cmd[4096], log[4096];
-    snprintf(cmd, sizeof cmd, "%s characterize --device sim:tiny --set noise.jitter=3 --set "
-             "noise.outlier_rate=0.02 --set noise.outlier_cycles=300 --suite '%s' --no-plots "
-             "-j 1 --out '%s'",
+    snprintf(cmd, sizeof cmd, "%s characterize " BATCH_OPTS " --suite '%s' --out '%s'",
              gd_test_binary(), suite, ref);
-    (void)ref_args;
     if (gd_test_run(cmd, log, sizeof log) != 0)
         fail_msg("%s: %s", cmd, log);
     const char *steps[] = {"l1-merge", "l1-resv"};
@@ -288,7 +236,9 @@ static void test_resume_mid_batch_step(void **state)
         int rc = -1;
         for (int attempt = 0; attempt < 3 && rc < 0; attempt++) {
             gd_test_rmrf(out);
-            rc = stop_mid_step(args, out, steps[s], SIGKILL);
+            char partial[1200];
+            snprintf(partial, sizeof partial, "%s/%s.partial", out, steps[s]);
+            rc = gd_test_stop_when_file(args, partial, SIGKILL, 200);
         }
         if (rc < 0)
             fail_msg("%s: the run finished three times before its checkpoint was seen", steps[s]);
@@ -299,10 +249,11 @@ static void test_resume_mid_batch_step(void **state)
                                "l1-merge.samples.gz", "l1-resv.csv", "l1-resv.counters.csv",
                                "l1-resv.samples.gz"};
         for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
-            same_file(ref, out, files[i]);
+            gd_test_assert_same_file(ref, out, files[i]);
         printf("note: killed in %s, resumed: every CSV as the uninterrupted run's\n", steps[s]);
     }
 #undef BATCH_ARGS
+#undef BATCH_OPTS
     gd_test_rmrf(tmp);
     free(tmp);
 }

@@ -26,6 +26,7 @@
 #include <time.h>
 
 #include "analysis/results.h"
+#include "tests/resume_checks.h"
 
 #define TRIALS_SIGINT 6
 #define TRIALS_SIGKILL 4
@@ -248,28 +249,6 @@ static void test_resume_keeps_finished_steps(void **state)
     free(tmp);
 }
 
-/* The bytes of a file (NULL: none), *len its length. */
-static char *slurp(const char *path, size_t *len)
-{
-    gd_err err;
-    return gd_read_file(path, len, &err);
-}
-
-static void assert_same_file(const char *a_dir, const char *b_dir, const char *name)
-{
-    char a[1200], b[1200];
-    snprintf(a, sizeof a, "%s/%s", a_dir, name);
-    snprintf(b, sizeof b, "%s/%s", b_dir, name);
-    size_t la = 0, lb = 0;
-    char *ta = slurp(a, &la), *tb = slurp(b, &lb);
-    if (!ta || !tb)
-        fail_msg("%s or %s missing", a, b);
-    if (la != lb || memcmp(ta, tb, la) != 0)
-        fail_msg("%s differs from the uninterrupted run's (%zu vs %zu bytes)", b, lb, la);
-    free(ta);
-    free(tb);
-}
-
 /* meta.json's entry for step LABEL, integer field KEY (-1: none). */
 static long step_field(const char *dir, const char *label, const char *key)
 {
@@ -301,34 +280,7 @@ static int signal_mid_step(char *const args[], const char *out, int signo)
 {
     char partial[1200];
     snprintf(partial, sizeof partial, "%s/" MID_STEP ".partial", out);
-    fflush(NULL); /* nothing buffered is written twice by the child */
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        freopen("/dev/null", "w", stdout);
-        freopen("/dev/null", "w", stderr);
-        execv(gd_test_binary(), args);
-        _exit(127);
-    }
-    int status = 0, done = 0;
-    for (;;) {
-        struct stat st;
-        if (stat(partial, &st) == 0 && st.st_size > 0) {
-            kill(pid, signo);
-            break;
-        }
-        if (waitpid(pid, &status, WNOHANG) == pid) {
-            done = 1;
-            break;
-        }
-        struct timespec ts = {0, 500000};
-        nanosleep(&ts, NULL);
-    }
-    if (!done)
-        assert_int_equal(waitpid(pid, &status, 0), pid);
-    if (done)
-        return -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 256 + WTERMSIG(status);
+    return gd_test_stop_when_file(args, partial, signo, 500);
 }
 
 static void test_resume_mid_step(void **state)
@@ -377,7 +329,7 @@ static void test_resume_mid_step(void **state)
         const char *same[] = {"stride-l1d.csv", "stride-l2.csv", MID_STEP ".csv",
                               MID_STEP ".counters.csv", MID_STEP ".samples.gz", "inferred.json"};
         for (size_t i = 0; i < sizeof same / sizeof same[0]; i++)
-            assert_same_file(ref, out, same[i]);
+            gd_test_assert_same_file(ref, out, same[i]);
         long measured = step_field(out, MID_STEP, "points_measured");
         long read_back = step_field(out, MID_STEP, "points_read_back");
         assert_int_equal(step_field(out, MID_STEP, "points"), points);
