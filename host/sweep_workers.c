@@ -495,6 +495,22 @@ static int measure_in_launches(gd_runner *r, gd_curve *curve, const uint64_t *xs
         int measured = stored < k || rebuild;
         if (measured) {
             rc = gd_runner_measure_points(r, curve, todo + i, k, pts, err);
+            if (rc != 0 && k > 1 && !gd_interrupt_requested()) {
+                /* a launch that failed (a point the probe cannot plan, a
+                 * device error): its points one at a time, as a serial run
+                 * would, so the ones before the failing one are kept and the
+                 * error is that point's */
+                rc = 0;
+                for (size_t j = 0; rc == 0 && j < k; j++)
+                    rc = rebuild ? gd_runner_measure_rebuilding(r, curve, todo[i + j],
+                                                                index0 + at[i + j], total, err)
+                                 : gd_runner_measure(r, curve, todo[i + j], index0 + at[i + j],
+                                                     total, err);
+                if (rc != 0)
+                    break;
+                i += k;
+                continue;
+            }
             if (rc != 0)
                 break;
             if (stored == k)

@@ -13,6 +13,8 @@
  *   record counts every point of the launch.
  * - An adaptive sweep cuts a bracket in several parts a round, so an
  *   l1-mshr-style sweep needs fewer rounds (launches) than bisection would.
+ * - A launch that fails falls back to its points one at a time: the points
+ *   before a point the probe cannot plan are kept, the error is that point's.
  * - Stopped mid-step and resumed (`characterize --resume`), a run of batch
  *   steps ends with the CSVs, samples and counters of an uninterrupted run
  *   byte for byte (a launch the checkpoint has every point of runs again on
@@ -161,6 +163,30 @@ static void test_long_sweep_spreads_over_launches(void **state)
     free(tmp);
 }
 
+/* A launch that cannot be planned (a point past the probe's range) falls
+ * back to its points one at a time: the ones before the bad point are kept,
+ * and the error names the bad point, as in a serial run. */
+static void test_bad_point_keeps_the_points_before(void **state)
+{
+    (void)state;
+    char *tmp = gd_test_tmpdir();
+    char cmd[2048], out[4096];
+    snprintf(cmd, sizeof cmd, "%s run --device sim:tiny --probe mshr --sweep 1000:1100:+50 "
+             "--out '%s/bad' --quiet",
+             gd_test_binary(), tmp);
+    assert_int_equal(gd_test_run(cmd, out, sizeof out), 1);
+    if (!strstr(out, "mshr requests=1050: mshr: 1050 lines is outside 1..1024"))
+        fail_msg("not the bad point's error: %s", out);
+    char csv[1200];
+    snprintf(csv, sizeof csv, "%s/bad/mshr.csv", tmp);
+    uint64_t xs[8];
+    double med[8];
+    assert_int_equal(medians(csv, "follower_cycles", xs, med, 8), 1);
+    assert_int_equal(xs[0], 1000);
+    gd_test_rmrf(tmp);
+    free(tmp);
+}
+
 /* The adaptive sweep: brackets cut in several parts a round. */
 static void test_adaptive_rounds_fewer_than_bisection(void **state)
 {
@@ -265,6 +291,7 @@ int main(void)
         cmocka_unit_test(test_mshr_merge_batch_equals_single),
         cmocka_unit_test(test_resv_stall_batch_equals_single),
         cmocka_unit_test(test_long_sweep_spreads_over_launches),
+        cmocka_unit_test(test_bad_point_keeps_the_points_before),
         cmocka_unit_test(test_adaptive_rounds_fewer_than_bisection),
         cmocka_unit_test(test_resume_mid_batch_step),
     };
