@@ -364,6 +364,12 @@ static int parse_step(char *text, const char *path, int line, gd_suite_step *st,
             if (gd_cli_u64(val, 1, 1u << 20, &s) != 0)
                 return gd_fail(err, "%s:%d: bad --samples '%s' (1..1048576)", path, line, val);
             st->opts.samples = (uint32_t)s;
+        } else if (!strcmp(opt, "--timed")) {
+            uint64_t t;
+            if (gd_cli_u64(val, 1, UINT32_MAX, &t) != 0)
+                return gd_fail(err, "%s:%d: bad --timed '%s' (accesses, 1..4294967295)", path,
+                               line, val);
+            st->opts.timed_accesses = t;
         } else if (!strcmp(opt, "--carveout")) {
             char list[GD_SUITE_EXPR_BYTES];
             snprintf(list, sizeof list, "%s", val);

@@ -93,6 +93,8 @@ typedef struct chase_state {
     gd_chase_space space;
     uint64_t elements;
     uint64_t laps;                   /* timed laps: at least CHASE_MIN_TIMED accesses */
+    uint64_t timed;                  /* timed accesses: elements x laps, or fewer
+                                      * (opts.timed_accesses: the start of a lap) */
     uint64_t warm_laps;              /* at least CHASE_MIN_WARM accesses */
     uint32_t ring;                   /* chronological samples recorded */
     char probe[32];
@@ -457,7 +459,7 @@ int gd_chase_split(const gd_probe_plan *plan, unsigned launch, gd_probe_param *p
         return gd_fail(err, "%s: launch %u of %u: not a point spread over launches", st->probe,
                        launch, plan->launches);
     /* the point's steps in order -- warm-up, then timed -- cut into equal shares */
-    uint64_t warm = st->elements * st->warm_laps, timed = st->elements * st->laps;
+    uint64_t warm = st->elements * st->warm_laps, timed = st->timed;
     uint64_t share = (warm + timed + plan->launches - 1) / plan->launches;
     uint64_t from = (uint64_t)launch * share, to = from + share;
     if (to > warm + timed)
@@ -532,7 +534,10 @@ static int chase_plan(gd_chase_space space, const char *probe, const gd_probe_op
      * accesses, past the simulator's 2^32-cycle watchdog in one launch (issue
      * 12).  The L1 is invalidated between launches: nothing for a chain that
      * long. */
-    uint64_t dependent = elements * (st->laps + st->warm_laps);
+    st->timed = elements * st->laps;
+    if (o->timed_accesses && o->timed_accesses < st->timed)
+        st->timed = o->timed_accesses;
+    uint64_t dependent = elements * st->warm_laps + st->timed;
     if (o->launch_split < 2 && dependent > CHASE_MAX_ACCESSES_PER_LAUNCH)
         o->launch_split = (uint32_t)((dependent + CHASE_MAX_ACCESSES_PER_LAUNCH - 1) /
                                      CHASE_MAX_ACCESSES_PER_LAUNCH);
@@ -597,13 +602,13 @@ static int chase_plan(gd_chase_space space, const char *probe, const gd_probe_op
                          : (gd_probe_param){.kind = GD_PARAM_U64, .value = 0};
     out->params[1] = (gd_probe_param){.kind = GD_PARAM_BUFFER, .buffer = 1};
     out->params[2] = (gd_probe_param){.kind = GD_PARAM_U32, .value = elements};
-    out->params[3] = (gd_probe_param){.kind = GD_PARAM_U32, .value = elements * st->laps};
+    out->params[3] = (gd_probe_param){.kind = GD_PARAM_U32, .value = st->timed};
     out->params[4] = (gd_probe_param){.kind = GD_PARAM_U32, .value = elements * st->warm_laps};
     out->param_count = 5;
     out->code_min_instructions = CHASE_MIN_SASS;
     out->code_max_instructions = CHASE_MAX_SASS;
     /* one dependent load per step, warm-up and timed */
-    out->dependent_accesses = elements * (st->laps + st->warm_laps);
+    out->dependent_accesses = elements * st->warm_laps + st->timed;
     if (o->launch_split > 1) {
         out->launches = o->launch_split;
         out->params[5] = (gd_probe_param){.kind = GD_PARAM_U32, .value = 0};
@@ -709,6 +714,39 @@ int gd_chase_fill(const gd_probe_plan *plan, unsigned index, const gd_devptr *ad
     return 0;
 }
 
+/* The first `steps` steps of a lap from element 0, as gd_chase_fill linked
+ * the chain: the position they end at (*end) and the sum of the values they
+ * load (*sum), each `base` plus the next visit's offset, as the kernel sums
+ * them (modulo 2^64). */
+static int chase_prefix_walk(const chase_state *st, const gd_probe_plan *plan, uint64_t base,
+                             uint64_t steps, uint64_t *end, uint64_t *sum, gd_err *err)
+{
+    uint64_t n = st->elements, stride = plan->opts.stride_bytes;
+    uint32_t *perm = NULL;
+    if (!st->order && plan->opts.random_order) {
+        perm = malloc(n * sizeof *perm);
+        if (!perm || gd_chase_permutation(n, plan->opts.seed, perm) != 0) {
+            free(perm);
+            return gd_fail(err, "%s: out of memory for a %llu-element permutation", st->probe,
+                           (unsigned long long)n);
+        }
+    }
+    uint64_t s = 0, e = 0, off = 0; /* e: the element visited, off: its offset */
+    for (uint64_t k = 0; k < steps; k++) {
+        if (st->order) {
+            off = st->order[(k + 1) % n];
+        } else {
+            e = perm ? perm[e] : (e + 1) % n;
+            off = e * stride;
+        }
+        s += base + off;
+    }
+    free(perm);
+    *end = base + off;
+    *sum = s;
+    return 0;
+}
+
 int gd_chase_decode(const gd_probe_plan *plan, const gd_devptr *addresses, void *const *host,
                     gd_probe_result *out, gd_err *err)
 {
@@ -719,14 +757,27 @@ int gd_chase_decode(const gd_probe_plan *plan, const gd_devptr *addresses, void 
     memcpy(&checksum, buf + 8, 8);
     uint64_t n = st->elements, stride = plan->opts.stride_bytes;
     uint64_t base = st->space == GD_CHASE_GLOBAL ? addresses[0] : 0;
-    if (final_pos != base)
-        return gd_fail(err, "%s: the walk over %llu elements ended at 0x%llx, not at the start "
-                            "0x%llx: the device did not follow the chain",
-                       st->probe, (unsigned long long)n, (unsigned long long)final_pos,
-                       (unsigned long long)base);
-    uint64_t timed = n * st->laps;
-    uint64_t expect = st->order ? (n * base + st->order_sum) * st->laps
-                                : (n * base + stride * (n * (n - 1) / 2)) * st->laps;
+    uint64_t timed = st->timed, expect = 0;
+    if (timed == n * st->laps) {
+        if (final_pos != base)
+            return gd_fail(err, "%s: the walk over %llu elements ended at 0x%llx, not at the "
+                                "start 0x%llx: the device did not follow the chain",
+                           st->probe, (unsigned long long)n, (unsigned long long)final_pos,
+                           (unsigned long long)base);
+        expect = st->order ? (n * base + st->order_sum) * st->laps
+                           : (n * base + stride * (n * (n - 1) / 2)) * st->laps;
+    } else {
+        /* the start of a lap: where those steps end and what they read, from the
+         * chain's order (the warm-up laps end where they began) */
+        uint64_t end = 0;
+        if (chase_prefix_walk(st, plan, base, timed, &end, &expect, err) != 0)
+            return -1;
+        if (final_pos != end)
+            return gd_fail(err, "%s: %llu steps along the chain ended at 0x%llx, not at 0x%llx: "
+                                "the device did not follow the chain",
+                           st->probe, (unsigned long long)timed, (unsigned long long)final_pos,
+                           (unsigned long long)end);
+    }
     if (checksum != expect)
         return gd_fail(err, "%s: the sum of visited elements is 0x%llx, expected 0x%llx: some "
                             "elements were not visited",

@@ -35,6 +35,8 @@ typedef struct gd_probe_opts {
     char variant[32];         /* e.g. "ca" or "cg" for the p-chase */
     uint32_t samples;         /* samples recorded per point; 0: default */
     uint64_t footprint_bytes; /* sweeps of something else at a fixed footprint (stride sweep) */
+    uint64_t timed_accesses;  /* chases: time at most this many accesses, a part of the lap
+                               * after the warm-up's (0: whole laps; kernels/chase.c) */
     uint32_t launch_split;    /* set by the runner, not the user: spread the point over this
                                * many launches (a display watchdog); 0 or 1: one launch */
 } gd_probe_opts;

@@ -237,6 +237,69 @@ static void test_walk_is_verified(void **state)
     gd_probe_plan_free(p, &plan);
 }
 
+/* --timed N: the first N accesses of the lap after the warm-up, not whole
+ * laps -- N samples, the same plateaus (sequential and random chains, the
+ * random one's end and sum taken from its permutation), and more than N a
+ * whole lap again */
+static void test_partial_lap(void **state)
+{
+    fixture *f = *state;
+    uint64_t xs[] = {32768, 1 << 20, 16 << 20};
+    for (int random = 0; random <= 1; random++) {
+        gd_probe_opts opts = {.random_order = random, .seed = 42, .stride_bytes = 128,
+                              .timed_accesses = 5000};
+        gd_curve c;
+        measure(f, &c, &opts, xs, 3);
+        assert_flat_at(&c, 32768, f->arch.level[GD_L1D].latency_cycles);
+        assert_flat_at(&c, 1 << 20, f->arch.level[GD_L2].latency_cycles);
+        assert_flat_at(&c, 16 << 20, f->arch.level[GD_DRAM].latency_cycles);
+        /* 256 elements (32 KiB / 128 B) give 16 laps of 4096 samples: more
+         * than 5000 is asked for, so whole laps; the others time 5000 */
+        assert_int_equal(cycles_at(&c, 32768)->count, 4096);
+        assert_int_equal(cycles_at(&c, 1 << 20)->count, 5000);
+        assert_int_equal(cycles_at(&c, 16 << 20)->count, 5000);
+        gd_curve_free(&c);
+    }
+}
+
+/* decode checks a partial lap where it ends: element N of the chain, with the
+ * sum of the N links it read */
+static void test_partial_lap_is_verified(void **state)
+{
+    fixture *f = *state;
+    const gd_probe *p = gd_probe_find("pchase");
+    gd_probe_opts opts = {.timed_accesses = 100};
+    gd_probe_plan plan;
+    gd_err err;
+    /* 8192 elements of 32 bytes: one lap is 8192 accesses, 100 are timed */
+    assert_int_equal(p->plan(&opts, gd_device_get_info(f->dev), 8192 * 32, &plan, &err), 0);
+    gd_devptr addr[2] = {0x7f0000000000ull, 0x7f0000400000ull};
+    uint8_t *out = calloc(1, plan.buffers[1].bytes);
+    uint64_t base = addr[0], end = base + 100 * 32, sum = 100 * base + 32 * (100 * 101 / 2);
+    void *bufs[2] = {NULL, out};
+    gd_probe_result res = {0};
+    /* back at the start, as a whole lap would be: wrong for 100 steps */
+    memcpy(out, &base, 8);
+    memcpy(out + 8, &sum, 8);
+    assert_int_equal(p->decode(&plan, addr, bufs, &res, &err), -1);
+    assert_non_null(strstr(err.msg, "100 steps along the chain ended at"));
+    gd_probe_result_free(&res);
+    memcpy(out, &end, 8);
+    uint64_t short_sum = sum - 32;
+    memcpy(out + 8, &short_sum, 8);
+    assert_int_equal(p->decode(&plan, addr, bufs, &res, &err), -1);
+    assert_non_null(strstr(err.msg, "some elements were not visited"));
+    gd_probe_result_free(&res);
+    memcpy(out + 8, &sum, 8);
+    uint32_t count = 100;
+    memcpy(out + 40 + 32 * 4 + 4 * 20, &count, 4);
+    assert_int_equal(p->decode(&plan, addr, bufs, &res, &err), 0);
+    assert_int_equal(res.series[0].count, 100);
+    gd_probe_result_free(&res);
+    free(out);
+    gd_probe_plan_free(p, &plan);
+}
+
 static void test_bad_options(void **state)
 {
     fixture *f = *state;
@@ -300,6 +363,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_t4_random_pattern, setup_t4, teardown),
         cmocka_unit_test_setup_teardown(test_tiny_dense_knees, setup_tiny, teardown),
         cmocka_unit_test_setup_teardown(test_walk_is_verified, setup_tiny, teardown),
+        cmocka_unit_test_setup_teardown(test_partial_lap, setup_t4, teardown),
+        cmocka_unit_test_setup_teardown(test_partial_lap_is_verified, setup_tiny, teardown),
         cmocka_unit_test_setup_teardown(test_bad_options, setup_tiny, teardown),
         cmocka_unit_test(test_l1_sector_larger_than_l2_line),
     };

@@ -81,8 +81,12 @@ static void test_bundled_suites_load(void **state)
             fail_msg("%s", err.msg);
         assert_true(s.step_count >= 3);
         assert_string_equal(s.name, names[i]);
-        for (size_t k = 0; k < s.step_count; k++)
+        for (size_t k = 0; k < s.step_count; k++) {
             assert_non_null(s.steps[k].probe);
+            /* the L2's stride sweep times the start of a lap (kernels/chase.c) */
+            if (!strcmp(s.steps[k].label, "stride-l2"))
+                assert_int_equal(s.steps[k].opts.timed_accesses, 65536);
+        }
     }
 }
 
@@ -102,6 +106,8 @@ static void test_suite_errors(void **state)
         {"a pchase --sweep 1KiB:2KiB\na pchase --sweep 1KiB:2KiB\n", ":2: label 'a' used twice"},
         {"a/b pchase --sweep 1KiB:2KiB\n", ":1: label 'a/b'"},
         {"a pchase --sweep 1KiB:2KiB --pattern zigzag\n", ":1: --pattern must be seq or random"},
+        {"a pchase --sweep 1KiB:2KiB --timed 0\n", ":1: bad --timed '0'"},
+        {"a pchase --sweep 1KiB:2KiB --timed lots\n", ":1: bad --timed 'lots'"},
         {"# nothing\n\n", "no steps"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
