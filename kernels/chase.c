@@ -44,7 +44,12 @@
  * Decode subtracts the median calibration delta and checks the walk: the final
  * position must be the start again, the sum must equal laps x the sum of all
  * elements and the histogram must hold one count per timed access -- proof that
- * every element was visited.  Series: "cycles" (every timed access),
+ * every element was visited.  Where opts.timed_accesses asks for fewer timed
+ * accesses than whole laps (`--timed N`: the stride sweep at 1.5 x the L2,
+ * where every access past the granule misses wherever in the lap it is, not a
+ * footprint sweep near a capacity, where the paragraph above needs the whole
+ * lap), the first N steps after the warm-up are timed and checked against
+ * the element N steps along the chain and the sum of the N links.  Series: "cycles" (every timed access),
  * "recent_cycles" (the last N accesses in order), "timer_overhead",
  * "chain_base" (global: the chain's address, for the model).
  */

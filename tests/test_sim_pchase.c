@@ -262,6 +262,35 @@ static void test_partial_lap(void **state)
     }
 }
 
+/* a constant chase's partial lap -- offsets, not addresses -- longer than one
+ * lap of its chain (1500 of 256 elements' 16 laps): the walk goes round it
+ * and is still verified; the L1.5 hits as in whole laps */
+static void test_partial_lap_constant(void **state)
+{
+    fixture *f = *state;
+    const gd_probe *p = gd_probe_find("const_seq");
+    assert_non_null(p);
+    uint32_t want[2] = {4096, 1500};
+    double median[2];
+    for (int i = 0; i < 2; i++) {
+        gd_probe_opts opts = {.stride_bytes = 64, .timed_accesses = i ? 1500 : 0};
+        gd_runner r;
+        gd_curve c;
+        gd_err err;
+        gd_runner_init(&r, f->dev, NULL, NULL);
+        gd_curve_init(&c, "const_seq", p, &opts);
+        if (gd_runner_measure(&r, &c, 16384, 0, 1, &err) != 0)
+            fail_msg("%s", err.msg);
+        gd_runner_close(&r);
+        const gd_summary *s = cycles_at(&c, 16384);
+        assert_int_equal(s->count, want[i]);
+        median[i] = s->median;
+        gd_curve_free(&c);
+    }
+    assert_true(median[0] == f->arch.level[GD_L15C].latency_cycles);
+    assert_true(median[1] == median[0]);
+}
+
 /* decode checks a partial lap where it ends: element N of the chain, with the
  * sum of the N links it read */
 static void test_partial_lap_is_verified(void **state)
@@ -364,6 +393,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_tiny_dense_knees, setup_tiny, teardown),
         cmocka_unit_test_setup_teardown(test_walk_is_verified, setup_tiny, teardown),
         cmocka_unit_test_setup_teardown(test_partial_lap, setup_t4, teardown),
+        cmocka_unit_test_setup_teardown(test_partial_lap_constant, setup_t4, teardown),
         cmocka_unit_test_setup_teardown(test_partial_lap_is_verified, setup_tiny, teardown),
         cmocka_unit_test_setup_teardown(test_bad_options, setup_tiny, teardown),
         cmocka_unit_test(test_l1_sector_larger_than_l2_line),
