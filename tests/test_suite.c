@@ -1,6 +1,7 @@
 /* test_suite.c -- suite files and their size expressions. */
 #include "tests/testing.h"
 
+#include "analysis/run_load.h"
 #include "host/suite.h"
 
 static void test_expressions(void **state)
@@ -124,12 +125,35 @@ static void test_suite_errors(void **state)
     free(dir);
 }
 
+/* a step's options reach its worker process and `infer` through JSON
+ * (host/step_workers.c, meta.json): --timed among them, and absent when unset */
+static void test_timed_survives_json(void **state)
+{
+    (void)state;
+    gd_probe_opts o = {.stride_bytes = 16, .footprint_bytes = 1 << 20, .timed_accesses = 65536};
+    json_t *j = json_object();
+    gd_probe_opts_to_json(&o, j);
+    gd_probe_opts back;
+    gd_probe_opts_from_json(j, &back);
+    assert_int_equal(back.timed_accesses, 65536);
+    assert_int_equal(back.footprint_bytes, 1 << 20);
+    json_decref(j);
+    o.timed_accesses = 0;
+    j = json_object();
+    gd_probe_opts_to_json(&o, j);
+    assert_null(json_object_get(j, "timed_accesses"));
+    gd_probe_opts_from_json(j, &back);
+    assert_int_equal(back.timed_accesses, 0);
+    json_decref(j);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_expressions),
         cmocka_unit_test(test_bundled_suites_load),
         cmocka_unit_test(test_suite_errors),
+        cmocka_unit_test(test_timed_survives_json),
     };
     gd_test_filter_from_env();
     return cmocka_run_group_tests(tests, NULL, NULL);
