@@ -603,16 +603,7 @@ static inline int lone_fast_issue(sim_engine *e, sim_sm *sm, sim_warp *w, uint64
         return 0;
     }
     w->pc = pc;
-    /* warp_next_ready, for a converged running warp */
-    const ptx_insn *nx = &e->insns[pc];
-    uint64_t t = cycle + 1;
-    for (unsigned i = 0; i < nx->sb_count; i++) {
-        uint64_t r = w->reg_ready[nx->sb_regs[i]];
-        if (r > t)
-            t = r;
-    }
-    if (nx->unit == UNIT_MEM && nx->space == SP_SHARED && sm->smem_busy_until > t)
-        t = sm->smem_busy_until;
+    uint64_t t = warp_next_ready(e, sm, w, cycle);
     if (t == SIM_NEVER) {
         /* it waits for a load: warp_try_issue's state after such an issue,
          * the scoreboard to be read again once the load is back */
