@@ -5,15 +5,41 @@
 #define GD_TEST_RESUME_CHECKS_H
 
 #include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 
 #include "analysis/results.h"
 
+/* 1 when the checkpoint at `path` (host/checkpoint.c: a 24-byte header --
+ * magic, 4 zero bytes, payload length, hash -- then the payload) holds its
+ * first record whole.  A size > 0 is not enough: write(2) grows the file page
+ * by page, and a kill in the middle of a big record (a point's samples) cuts
+ * it short, so the resumed run reads back nothing. */
+static inline int gd_test_first_record_whole(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    unsigned char header[24];
+    int whole = 0;
+    if (fread(header, 1, sizeof header, f) == sizeof header) {
+        uint64_t payload;
+        memcpy(&payload, header + 8, 8);
+        struct stat st;
+        whole = fstat(fileno(f), &st) == 0 && !memcmp(header, "GDCP", 4) &&
+                (uint64_t)st.st_size >= sizeof header + payload;
+    }
+    fclose(f);
+    return whole;
+}
+
 /* Starts the binary with args (stdout/stderr to /dev/null) and sends it
- * `signo` once `path` exists and is not empty, polling every poll_us.
- * Returns the exit status (256+N for a death by signal N), or -1 when the
- * run ended before the file was seen. */
+ * `signo` once the checkpoint `path` holds its first record whole, polling
+ * every poll_us.  Returns the exit status (256+N for a death by signal N),
+ * or -1 when the run ended before the record was seen. */
 static inline int gd_test_stop_when_file(char *const args[], const char *path, int signo,
                                          long poll_us)
 {
@@ -28,8 +54,7 @@ static inline int gd_test_stop_when_file(char *const args[], const char *path, i
     }
     int status = 0;
     for (;;) {
-        struct stat st;
-        if (stat(path, &st) == 0 && st.st_size > 0) {
+        if (gd_test_first_record_whole(path)) {
             kill(pid, signo);
             break;
         }
