@@ -178,7 +178,12 @@ static void measure_param_base(gd_runner *r)
         snprintf(r->jit_param_base_why, sizeof r->jit_param_base_why, "%s", err.msg);
 }
 
-static int runner_kernel(gd_runner *r, const gd_probe *probe, const gd_probe_plan *plan,
+/* Loads plan's kernel unless one kept is the same.  A kernel loaded here
+ * takes the plan's PTX text with it (plan->ptx is NULL after: nothing after
+ * the load reads it, and gd_probe_plan_free frees NULL): a copy of a 64 MiB
+ * instruction block's text was 160 MB written and read again at every point
+ * of icache-l2 (issue 17). */
+static int runner_kernel(gd_runner *r, const gd_probe *probe, gd_probe_plan *plan,
                          gd_err *err)
 {
     gd_load_opts load = plan->load;
@@ -214,9 +219,8 @@ static int runner_kernel(gd_runner *r, const gd_probe *probe, const gd_probe_pla
         return -1;
     }
     r->kernel_load = load;
-    r->kernel_ptx = strdup(plan->ptx);
-    if (!r->kernel_ptx)
-        return gd_fail(err, "out of memory");
+    r->kernel_ptx = plan->ptx;
+    plan->ptx = NULL;
     return 0;
 }
 
