@@ -26,11 +26,14 @@
 
 #include "tests/arch_gen.h"
 
-/* make test: four draws -- 8, 6, 10 and 3 slices per partition; noise on 1
- * and 7; DRAM channels on 1 (2 of them) and 6 (8) -- and `make recovery` more
+/* make test: five draws -- 8, 6, 10 and 3 slices per partition; noise on 1
+ * and 7; DRAM channels on 1 (2 of them) and 6 (8); and 29, 8 channels with a
+ * 4305-cycle page-close timeout and noise, whose chase reads DRAM tRCD high
+ * and both TLB latencies with it (TLB rows that judged those sums against the
+ * arch's figures failed: compare_below_l1.c) -- and `make recovery` more
  * (GD_BELOW_L1_CONFIGS=N draws from GD_BELOW_L1_SEED, default 1) and prints
  * each parameter's score and every miss */
-static const uint64_t seeds[] = {1, 2, 6, 7};
+static const uint64_t seeds[] = {1, 2, 6, 7, 29};
 #define SEEDS (sizeof seeds / sizeof seeds[0])
 
 static const char *const wanted[] = {"L2.size_bytes", "L2.latency_cycles", "L2FAR.latency_cycles",
