@@ -229,10 +229,11 @@ void gd_compare_below_l1(json_t *params, gd_compare_counts *c, const gd_arch *ar
                                  gd_arch_source_of(arch, "L2", "far_latency"));
     }
     static const struct {
-        gd_level_id id;
-        gd_inferred_name inferred;
+        gd_level_id id, below;
+        gd_inferred_name inferred, below_inferred;
         const char *name;
-    } tlbs[] = {{GD_TLB1, GD_INF_TLB1, "TLB1"}, {GD_TLB2, GD_INF_TLB2, "TLB2"}};
+    } tlbs[] = {{GD_TLB1, GD_DRAM, GD_INF_TLB1, GD_INF_DRAM, "TLB1"},
+                {GD_TLB2, GD_TLB1, GD_INF_TLB2, GD_INF_TLB1, "TLB2"}};
     for (size_t i = 0; i < sizeof tlbs / sizeof tlbs[0]; i++) {
         const gd_arch_level *l = &arch->level[tlbs[i].id];
         const gd_inferred_level *t = &inf->level[tlbs[i].inferred];
@@ -246,9 +247,9 @@ void gd_compare_below_l1(json_t *params, gd_compare_counts *c, const gd_arch *ar
          * DRAM accesses find their banks closed by [DRAM] row_timeout reads
          * DRAM tRCD high (draws 29 and 38 of the below-L1 recovery), and the
          * TLBs above it with it.  Without a measured base, the arch's. */
-        const gd_level_id below_id = tlbs[i].id == GD_TLB1 ? GD_DRAM : GD_TLB1;
-        const gd_inferred_level *b = &inf->level[tlbs[i].id == GD_TLB1 ? GD_INF_DRAM : GD_INF_TLB1];
-        double published = l->latency_cycles, below = arch->level[below_id].latency_cycles;
+        const gd_inferred_level *b = &inf->level[tlbs[i].below_inferred];
+        const char *below_name = gd_level_name(tlbs[i].below);
+        double published = l->latency_cycles, below = arch->level[tlbs[i].below].latency_cycles;
         double expected = published;
         if (t->present && t->has_latency && b->present && b->has_latency)
             expected = b->latency_cycles + (published - below);
@@ -260,10 +261,8 @@ void gd_compare_below_l1(json_t *params, gd_compare_counts *c, const gd_arch *ar
             gd_compare_note(params,
                             "the measured %s latency %g plus the arch's miss cost %g (%s %g - "
                             "%s %g); the %s row judges the base",
-                            below_id == GD_DRAM ? "DRAM" : "TLB1", b->latency_cycles,
-                            published - below, tlbs[i].name, published,
-                            below_id == GD_DRAM ? "DRAM" : "TLB1", below,
-                            below_id == GD_DRAM ? "DRAM" : "TLB1");
+                            below_name, b->latency_cycles, published - below, tlbs[i].name,
+                            published, below_name, below, below_name);
         if (tlbs[i].id == GD_TLB1)
             gd_compare_add_parameter(params, c, "TLB1", "sector_bytes", t->present && t->has_sector,
                                      (double)t->sector_bytes, (double)l->line_bytes, 0,
