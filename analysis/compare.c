@@ -159,12 +159,24 @@ static void compare_icache_const(json_t *params, gd_compare_counts *c, const gd_
                       (double)m1->size_bytes, (double)l1->size_bytes, l1->line_bytes,
                       (double)l1->size_bytes, gd_arch_source_of(arch, "L1C", "size"));
         compare_latency(params, c, run, arch, GD_L1C, "L1C", m1);
+    }
+    /* the replacement: a one-set lap (const_fine policy) names it; the scan's
+     * hit share past the capacity tells random from "LRU or FIFO" only */
+    int cfine = gd_compare_run_probed(run, "const_fine");
+    if (l1->present && (cseq || cfine)) {
+        int exact = m1->has_replacement && !m1->replacement_lru_or_fifo && cfine;
         const char *mr = m1->replacement_lru_or_fifo ? "lru-or-fifo"
                                                      : gd_replacement_name(m1->replacement);
-        const char *er = l1->replacement == GD_REPL_RANDOM ? "random" : "lru-or-fifo";
+        const char *er = exact || cfine ? gd_replacement_name(l1->replacement)
+                         : l1->replacement == GD_REPL_RANDOM ? "random"
+                                                             : "lru-or-fifo";
         gd_compare_add_categorical(params, c, "L1C", "replacement", m1->present && m1->has_replacement, mr,
                         er, gd_arch_source_of(arch, "L1C", "replacement"));
     }
+    if (l1->present && cfine)
+        gd_compare_add_parameter(params, c, "L1C", "ways",
+                                 m1->present && m1->has_ways && !m1->ways_is_lower_bound, m1->ways,
+                                 l1->ways, 0, l1->ways, gd_arch_source_of(arch, "L1C", "ways"));
     if (l1->present && cstride)
         compare_sector(params, c, arch, l1, "L1C", "L1C", m1);
     if (l1->present && bcast) {

@@ -119,6 +119,10 @@ static int axis_labels(const gd_probe *p, const char **x, const char **y)
         *x = "lines in one L1 set";
         *y = "cycles per access";
         return 0;
+    } else if (!strcmp(n, "const_fine")) {
+        *x = "lines in one L1C set";
+        *y = "cycles per access";
+        return 0;
     } else {
         *x = "footprint";
         *y = "cycles per access";

@@ -40,6 +40,7 @@ static const struct {
     [GD_GS_SMEM_LATENCY] = {"gpgpu_smem_latency", "cycles"},
     [GD_GS_L1C_SIZE] = {"gpgpu_const_cache:l1", "size, bytes"},
     [GD_GS_L1C_LINE] = {"gpgpu_const_cache:l1", "line, bytes"},
+    [GD_GS_L1C_WAYS] = {"gpgpu_const_cache:l1", "ways"},
 };
 
 const char *gd_gs_field_option(gd_gs_field f)
@@ -123,6 +124,10 @@ void gd_gs_measured(const gd_inference *inf, gd_gs_value out[GD_GS_FIELD_COUNT])
     }
     if (l1c->present && l1c->has_sector)
         set_value(&out[GD_GS_L1C_LINE], (double)l1c->sector_bytes, l1c->sector_confidence, l1c->sector_from);
+    if (l1c->present && l1c->has_ways) {
+        set_value(&out[GD_GS_L1C_WAYS], l1c->ways, l1c->ways_confidence, l1c->ways_from);
+        out[GD_GS_L1C_WAYS].lower_bound = l1c->ways_is_lower_bound;
+    }
 }
 
 static int config_uint(gd_gs_config *cfg, const char *name, uint64_t fallback, uint64_t *out,
@@ -185,6 +190,7 @@ int gd_gs_config_values(gd_gs_config *cfg, gd_gs_value out[GD_GS_FIELD_COUNT], g
     if (rc3 > 0) {
         set_value(&out[GD_GS_L1C_SIZE], (double)gd_gs_cache_bytes(&l1c), 1, src);
         set_value(&out[GD_GS_L1C_LINE], l1c.line_bytes, 1, src);
+        set_value(&out[GD_GS_L1C_WAYS], l1c.ways, 1, src);
     }
     return 0;
 }
@@ -358,10 +364,12 @@ static void export_dl1(gs_lines *ls, const gd_gs_value *m, gd_gs_config *base)
     cache_format(&c, l->value, sizeof l->value);
 }
 
-/* dl2 and the constant cache: sets from the measured size, with the base's
- * ways (and for dl2 its partitions), which no probe measures. */
+/* dl2 and the constant cache: sets from the measured size, with the measured
+ * ways where a probe measured them (ways_field: the constant cache's,
+ * const_fine), else the base's (and for dl2 its partitions). */
 static void export_sets(gs_lines *ls, const gd_gs_value *m, gd_gs_config *base, const char *option,
-                        gd_gs_field size_field, gd_gs_field line_field, int partitioned)
+                        gd_gs_field size_field, gd_gs_field line_field, gd_gs_field ways_field,
+                        int partitioned)
 {
     if (!usable(&m[size_field]))
         return;
@@ -371,16 +379,25 @@ static void export_sets(gs_lines *ls, const gd_gs_value *m, gd_gs_config *base, 
     comment_add(l, "size, bytes", &m[size_field], m[size_field].value);
     if (m[line_field].has)
         comment_add(l, gd_gs_field_what(line_field), &m[line_field], m[line_field].value);
+    int ways_measured = ways_field < GD_GS_FIELD_COUNT && usable(&m[ways_field]);
+    if (ways_measured)
+        comment_add(l, "ways", &m[ways_field], m[ways_field].value);
     gd_gs_cache c;
     gd_err ignored;
     if (!base || gd_gs_cache_option(base, option, &c, &ignored) <= 0) {
         size_t used = strlen(l->comment);
-        snprintf(l->comment + used, sizeof l->comment - used,
-                 "#   (the ways%s are not measured: give --base to write the string)\n",
-                 partitioned ? " and memory partitions" : "");
+        if (ways_measured)
+            snprintf(l->comment + used, sizeof l->comment - used,
+                     "#   (its other fields are not measured: give --base to write the string)\n");
+        else
+            snprintf(l->comment + used, sizeof l->comment - used,
+                     "#   (the ways%s are not measured: give --base to write the string)\n",
+                     partitioned ? " and memory partitions" : "");
         l->value[0] = 0;
         return;
     }
+    if (ways_measured)
+        c.ways = (uint32_t)m[ways_field].value;
     uint64_t parts = 1;
     if (partitioned) {
         uint64_t n_mem = 0, sub = 1;
@@ -413,10 +430,12 @@ static void export_lines(gs_lines *ls, const gd_gs_value *m, gd_gs_config *base)
     snprintf(how, sizeof how, "DRAM - L2 hit - %d (GPGPU-Sim's DRAM offset less its L2 offset)",
              GD_GS_DRAM_OFFSET_CYCLES - GD_GS_L2_OFFSET_CYCLES);
     export_latency(ls, m, GD_GS_DRAM_LATENCY, how);
-    export_sets(ls, m, base, "gpgpu_cache:dl2", GD_GS_DL2_SIZE, GD_GS_DL2_GRANULE, 1);
+    export_sets(ls, m, base, "gpgpu_cache:dl2", GD_GS_DL2_SIZE, GD_GS_DL2_GRANULE,
+                GD_GS_FIELD_COUNT, 1);
     export_latency(ls, m, GD_GS_SMEM_BANKS, "shared-memory banks");
     export_latency(ls, m, GD_GS_SMEM_LATENCY, "shared-memory no-conflict latency");
-    export_sets(ls, m, base, "gpgpu_const_cache:l1", GD_GS_L1C_SIZE, GD_GS_L1C_LINE, 0);
+    export_sets(ls, m, base, "gpgpu_const_cache:l1", GD_GS_L1C_SIZE, GD_GS_L1C_LINE, GD_GS_L1C_WAYS,
+                0);
 }
 
 /* The base config with the measured options' lines replaced, and the diff. */

@@ -33,6 +33,7 @@ typedef enum gd_gs_field {
     GD_GS_SMEM_LATENCY,   /* -gpgpu_smem_latency */
     GD_GS_L1C_SIZE,       /* -gpgpu_const_cache:l1 */
     GD_GS_L1C_LINE,
+    GD_GS_L1C_WAYS,       /* -gpgpu_const_cache:l1 ways (const_fine) */
     GD_GS_FIELD_COUNT
 } gd_gs_field;
 

@@ -375,6 +375,8 @@ json_t *gd_inference_to_json(const gd_inference *inf)
         }
         if (l->has_ways) {
             json_object_set_new(o, "ways", json_integer(l->ways));
+            if (l->ways_is_lower_bound)
+                json_object_set_new(o, "ways_is_lower_bound", json_true());
             json_object_set_new(o, "ways_confidence", json_real(l->ways_confidence));
         }
         if (l->has_alloc_line) {
@@ -593,6 +595,7 @@ int gd_inference_from_json(const json_t *doc, gd_inference *inf, const char *pat
         }
         WHOLE(o, "ways", UINT32_MAX, l->ways, l->has_ways = h_);
         get_number(o, "ways_confidence", &l->ways_confidence);
+        l->ways_is_lower_bound = json_is_true(json_object_get(o, "ways_is_lower_bound"));
         WHOLE(o, "line_bytes", 0x1p62, l->alloc_line_bytes, l->has_alloc_line = h_);
         get_number(o, "line_confidence", &l->alloc_line_confidence);
         WHOLE(o, "mshr_entries", UINT32_MAX, l->mshr_entries, l->has_mshr = h_);

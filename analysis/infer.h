@@ -76,6 +76,7 @@ typedef struct gd_inferred_level {
     /* the L1 load path and shared memory (issue 5) */
     int has_ways;                  /* associativity (fine-grained p-chase) */
     uint32_t ways;
+    int ways_is_lower_bound;       /* no knee within the sweep: at least this many */
     double ways_confidence;
     char ways_from[64];
     int has_alloc_line;            /* allocation line (JSON "line_bytes"), when the fetch */

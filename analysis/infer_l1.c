@@ -92,12 +92,38 @@ static int climb_back_to(const gd_curve *curve, size_t i, double base, double *z
     return 1;
 }
 
+/* The level a fine-grained chase looks at: the L1D (pchase_fine), the L1C
+ * (const_fine). */
+static gd_inferred_level *fine_level(gd_inference *inf, const gd_curve *curve)
+{
+    int constant = curve->probe && !strcmp(gd_probe_describe(curve->probe).name, "const_fine");
+    return &inf->level[constant ? GD_INF_L1C : GD_INF_L1D];
+}
+
 int gd_infer_fine_ways(gd_inference *inf, const gd_curve *curve, const gd_segmentation *seg,
                        gd_err *err)
 {
-    if (seg->knee_count == 0)
+    if (seg->knee_count == 0) {
+        /* the constant bank bounds the chain (64 KiB / 64-byte lines): an L1C
+         * whose set outgrows the sweep hits throughout, and the last point is a
+         * lower bound on its ways, kept as one */
+        gd_inferred_level *l = fine_level(inf, curve);
+        if (l == &inf->level[GD_INF_L1C] && curve->count &&
+            (!l->has_ways || l->ways_is_lower_bound)) {
+            uint32_t bound = (uint32_t)curve->points[curve->count - 1].x;
+            if (!l->has_ways || bound > l->ways) {
+                l->present = 1;
+                l->has_ways = 1;
+                l->ways_is_lower_bound = 1;
+                l->ways = bound;
+                l->ways_confidence = 1.0;
+                snprintf(l->ways_from, sizeof l->ways_from, "%s", curve->label);
+            }
+            return 0;
+        }
         return gd_fail(err, "%s: no knee in the one-set chase: sweep past the associativity",
                        curve->label);
+    }
     /* under random replacement a chain of ways + 1 lines misses only a few
      * accesses a lap: the median stays on the hit plateau and the knee came a
      * point late (128 ways read as 129: seeds 1006, 1010), while the mean has
@@ -142,9 +168,10 @@ int gd_infer_fine_ways(gd_inference *inf, const gd_curve *curve, const gd_segmen
             zero >= (double)curve->points[at - 1].x && zero < ways)
             ways = zero;
     }
-    gd_inferred_level *l = &inf->level[GD_INF_L1D];
+    gd_inferred_level *l = fine_level(inf, curve);
     l->present = 1;
     l->has_ways = 1;
+    l->ways_is_lower_bound = 0;
     l->ways = (uint32_t)ways;
     l->ways_confidence = seg->knees[0].confidence;
     snprintf(l->ways_from, sizeof l->ways_from, "%s", curve->label);
@@ -313,7 +340,7 @@ int gd_infer_fine_policy(gd_inference *inf, const gd_curve *curve, gd_err *err)
     }
     double cells = (double)(laps * n), agree_lru = (double)cells_lru / cells,
            agree_fifo = (double)cells_fifo / cells;
-    gd_inferred_level *l = &inf->level[GD_INF_L1D];
+    gd_inferred_level *l = fine_level(inf, curve);
     l->present = 1;
     l->has_replacement = 1;
     l->replacement_lru_or_fifo = 0;

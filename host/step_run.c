@@ -94,7 +94,8 @@ static void merge_inference(gd_inference *into, const gd_inference *from)
         t->conf = f->conf;                                                                    \
         memcpy(t->from, f->from, sizeof t->from);                                             \
     }
-        MERGE_FIELD(has_ways, ways_confidence, ways_from, t->ways = f->ways)
+        MERGE_FIELD(has_ways, ways_confidence, ways_from, t->ways = f->ways;
+                    t->ways_is_lower_bound = f->ways_is_lower_bound)
         MERGE_FIELD(has_alloc_line, alloc_line_confidence, alloc_line_from,
                     t->alloc_line_bytes = f->alloc_line_bytes)
         MERGE_FIELD(has_mshr, mshr_confidence, mshr_from, t->mshr_entries = f->mshr_entries;
@@ -173,7 +174,7 @@ int gd_infer_curve(gd_inference *run_inf, const gd_curve *curve, const gd_segmen
     int rc = 0;
     /* probes whose reading depends on what earlier steps found refine the
      * run's inference itself; the others start from nothing and are merged */
-    const char *const refining[] = {"const_seq", "pchase_fine", "mshr", "resv_stall",
+    const char *const refining[] = {"const_seq", "pchase_fine", "const_fine", "mshr", "resv_stall",
                                     "const_icache_share"};
     int refines = 0;
     for (size_t r = 0; r < sizeof refining / sizeof refining[0]; r++)
@@ -250,7 +251,7 @@ int gd_infer_curve(gd_inference *run_inf, const gd_curve *curve, const gd_segmen
         rc = gd_infer_smem_bank(&step_inf, curve, err);
     } else if (!strcmp(pn, "coalesce")) {
         rc = gd_infer_coalesce(&step_inf, curve, err);
-    } else if (!strcmp(pn, "pchase_fine")) {
+    } else if (!strcmp(pn, "pchase_fine") || !strcmp(pn, "const_fine")) {
         rc = !strcmp(curve->opts.variant, "policy") ? gd_infer_fine_policy(&step_inf, curve, err)
                                                    : gd_infer_fine_ways(&step_inf, curve, seg, err);
     } else if (!strcmp(pn, "mshr")) {
@@ -465,7 +466,7 @@ int gd_step_finish(gd_characterize_ctx *ctx, const gd_suite_step *st, const gd_s
                 ctx->vars.size[i] = l->size_bytes;
             if (l->has_sector && l->sector_bytes)
                 ctx->vars.line[i] = l->sector_bytes;
-            if (l->has_ways && l->ways)
+            if (l->has_ways && l->ways && !l->ways_is_lower_bound)
                 ctx->vars.ways[i] = l->ways;
         }
         if (ctx->progress && st->adaptive)

@@ -175,7 +175,7 @@ static int parse_atom(expr_ctx *c, uint64_t *v)
             return expr_fail(c, is_line   ? "that fetch granularity is not known yet (run its "
                                             "stride sweep first)"
                                 : is_ways ? "that associativity is not known yet (run "
-                                            "pchase_fine first)"
+                                            "pchase_fine or const_fine first)"
                                           : "that size is not known yet (measure it in an "
                                             "earlier step)");
         }

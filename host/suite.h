@@ -66,7 +66,7 @@ int gd_suite_load(const char *name_or_path, gd_suite *out, gd_err *err);
 typedef struct gd_suite_vars {
     uint64_t size[GD_INF_COUNT];
     uint64_t line[GD_INF_COUNT];
-    uint64_t ways[GD_INF_COUNT]; /* NAME_WAYS: associativity (pchase_fine) */
+    uint64_t ways[GD_INF_COUNT]; /* NAME_WAYS: associativity (pchase_fine, const_fine) */
     /* levels this GPU does not have (an L0I before Volta: compute capability
      * below 7, as the instruction-cache inference names its levels): NAME is
      * an error that says so, NAME? is 0 */

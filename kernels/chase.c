@@ -462,19 +462,25 @@ int gd_chase_plan(gd_chase_space space, const char *probe, const gd_probe_opts *
     return chase_plan(space, probe, opts, dev, footprint, NULL, 0, out, err);
 }
 
-int gd_chase_plan_order(const char *probe, const gd_probe_opts *opts, const gd_device_info *dev,
-                        const uint64_t *order, uint64_t count, uint64_t point, gd_probe_plan *out,
-                        gd_err *err)
+int gd_chase_plan_order(gd_chase_space space, const char *probe, const gd_probe_opts *opts,
+                        const gd_device_info *dev, const uint64_t *order, uint64_t count,
+                        uint64_t point, gd_probe_plan *out, gd_err *err)
 {
     if (!count || order[0] != 0)
         return gd_fail(err, "%s: an explicit chain starts at offset 0", probe);
-    for (uint64_t k = 0; k < count; k++)
-        if (order[k] % 8)
-            return gd_fail(err, "%s: chain offset %llu is not 8-byte aligned", probe,
-                           (unsigned long long)order[k]);
+    /* a global element is a pointer, a constant one a 32-bit offset */
+    uint64_t align = space == GD_CHASE_GLOBAL ? 8 : 4;
+    for (uint64_t k = 0; k < count; k++) {
+        if (order[k] % align)
+            return gd_fail(err, "%s: chain offset %llu is not %llu-byte aligned", probe,
+                           (unsigned long long)order[k], (unsigned long long)align);
+        if (space == GD_CHASE_CONST && order[k] + 4 > GD_CHASE_CONST_BYTES)
+            return gd_fail(err, "%s: chain offset %llu lies past the %d-byte constant bank",
+                           probe, (unsigned long long)order[k], GD_CHASE_CONST_BYTES);
+    }
     gd_probe_opts o = *opts;
     o.random_order = 0;
-    if (chase_plan(GD_CHASE_GLOBAL, probe, &o, dev, point, order, count, out, err) != 0)
+    if (chase_plan(space, probe, &o, dev, point, order, count, out, err) != 0)
         return -1;
     out->point = point;
     return 0;
@@ -531,7 +537,12 @@ int gd_chase_fill(const gd_probe_plan *plan, unsigned index, const gd_devptr *ad
          * fork the walk, which gd_chase_plan_order's callers avoid */
         for (uint64_t k = 0; k < n; k++) {
             uint64_t next = base + st->order[(k + 1) % n];
-            memcpy(chain + st->order[k], &next, sizeof next);
+            if (st->space == GD_CHASE_GLOBAL) {
+                memcpy(chain + st->order[k], &next, sizeof next);
+            } else {
+                uint32_t off = (uint32_t)st->order[(k + 1) % n]; /* an offset, no base */
+                memcpy(chain + st->order[k], &off, sizeof off);
+            }
         }
         return 0;
     }

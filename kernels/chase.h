@@ -31,14 +31,15 @@ _Static_assert(GD_CHASE_CONST_BYTES == 65536, "GD_CHASE_CONST_DECL spells the si
 /* Plans one chain: `footprint` bytes, opts->stride_bytes apart. */
 int gd_chase_plan(gd_chase_space space, const char *probe, const gd_probe_opts *opts,
                   const gd_device_info *dev, uint64_t footprint, gd_probe_plan *out, gd_err *err);
-/* An explicit global chain: visit k reads the element at byte offset order[k]
- * (distinct, 8-aligned, order[0] == 0) of the chain buffer, which points to
- * order[k+1], the last back to order[0].  Elements sharing a cache line give
+/* An explicit chain: visit k reads the element at byte offset order[k]
+ * (distinct, order[0] == 0) of the chain buffer, which leads to order[k+1], the
+ * last back to order[0]: a global element is an 8-aligned pointer, a constant one
+ * a 4-aligned 32-bit offset inside the 64 KiB bank.  Elements sharing a cache line give
  * access patterns a permutation cannot (a line touched again mid-lap: the
  * fine-grained p-chase's replacement tests).  `point` is the sweep value. */
-int gd_chase_plan_order(const char *probe, const gd_probe_opts *opts, const gd_device_info *dev,
-                        const uint64_t *order, uint64_t count, uint64_t point, gd_probe_plan *out,
-                        gd_err *err);
+int gd_chase_plan_order(gd_chase_space space, const char *probe, const gd_probe_opts *opts,
+                        const gd_device_info *dev, const uint64_t *order, uint64_t count,
+                        uint64_t point, gd_probe_plan *out, gd_err *err);
 int gd_chase_fill(const gd_probe_plan *plan, unsigned index, const gd_devptr *addresses,
                   void *host, gd_err *err);
 int gd_chase_decode(const gd_probe_plan *plan, const gd_devptr *addresses, void *const *host,

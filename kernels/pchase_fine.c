@@ -63,7 +63,7 @@ static int fine_plan(const gd_probe_opts *opts, const gd_device_info *dev, uint6
     }
     o.stride_bytes = s;
     strcpy(o.variant, "ca"); /* the chain itself: ld.global.ca, through the L1 */
-    int rc = gd_chase_plan_order("pchase_fine", &o, dev, order, n, point, out, err);
+    int rc = gd_chase_plan_order(GD_CHASE_GLOBAL, "pchase_fine", &o, dev, order, n, point, out, err);
     free(order);
     if (rc == 0)
         strcpy(out->opts.variant, policy ? "policy" : "ways");

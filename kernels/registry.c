@@ -22,6 +22,7 @@ extern const gd_probe gd_probe_icache_av;
 extern const gd_probe gd_probe_smem_bank;
 extern const gd_probe gd_probe_coalesce;
 extern const gd_probe gd_probe_pchase_fine;
+extern const gd_probe gd_probe_const_fine;
 extern const gd_probe gd_probe_mshr;
 extern const gd_probe gd_probe_resv_stall;
 extern const gd_probe gd_probe_store_path;
@@ -42,6 +43,7 @@ static const gd_probe *const probes[] = {
     &gd_probe_smem_bank,
     &gd_probe_coalesce,
     &gd_probe_pchase_fine,
+    &gd_probe_const_fine,
     &gd_probe_mshr,
     &gd_probe_resv_stall,
     &gd_probe_store_path,

@@ -61,6 +61,8 @@ static const gd_score_param gd_score_params[] = {
     {"L1C", GD_L1C, GD_SCORE_SIZE, "size"},
     {"L1C", GD_L1C, GD_SCORE_FETCH, "sector"},
     {"L1C", GD_L1C, GD_SCORE_LATENCY, "latency"},
+    {"L1C", GD_L1C, GD_SCORE_WAYS, "ways"},
+    {"L1C", GD_L1C, GD_SCORE_POLICY, "replacement"},
     {"L15C", GD_L15C, GD_SCORE_SIZE, "size"},
     {"L15C", GD_L15C, GD_SCORE_LATENCY, "latency"},
     {"L2C", GD_L2C, GD_SCORE_LATENCY, "latency"},
@@ -168,7 +170,10 @@ static inline gd_score_outcome gd_score_one(const gd_score_param *p, const gd_ar
         snprintf(expected, ebytes, "%u", t->ways);
         if (!gd_score_number(l, "ways", &v))
             return GD_SCORE_MISSING;
-        snprintf(measured, mbytes, "%.0f", v);
+        snprintf(measured, mbytes, "%.0f%s", v,
+                 json_is_true(json_object_get(l, "ways_is_lower_bound")) ? " (>=)" : "");
+        if (json_is_true(json_object_get(l, "ways_is_lower_bound")))
+            return GD_SCORE_MISSING;
         return v == t->ways ? GD_SCORE_RIGHT : GD_SCORE_WRONG;
     case GD_SCORE_POLICY: {
         const char *want = gd_replacement_name(t->replacement);

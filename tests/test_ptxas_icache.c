@@ -22,8 +22,10 @@
  *     2-cycle stall on sm_75 and sm_80 (floor 2: the reason Jia et al. moved to
  *     NOPs), the NOPs 1; the variant the suites run (nop, falling back to ffma)
  *     is printed with its floor per target;
- *   - const_seq and const_bcast: the timed sequence is clock read, LDC, the
- *     shared store that consumes it, clock read.
+ *   - const_seq, const_fine (both variants) and const_bcast: the timed
+ *     sequence is clock read, LDC, the store that consumes it, clock read --
+ *     nothing else between the clocks, so no constant operand of another
+ *     instruction (a kernel parameter in bank 0) is fetched inside the window.
  * Without ptxas the tests say "skipped: ptxas not found"; without nvdisasm the
  * SASS checks say so and only the ELF sizes are checked. */
 #include "tests/testing.h"
@@ -393,19 +395,23 @@ static void test_constant_timed_sequences(void **state)
     if (!gd_test_nvdisasm())
         GD_SKIP("nvdisasm not found (pip install nvidia-cuda-nvdisasm)");
     char *dir = gd_test_tmpdir();
-    const char *probes[] = {"const_seq", "const_bcast"};
-    const char *stores[] = {"STG", "STS"};
-    for (size_t p = 0; p < 2; p++) {
+    /* const_fine: the same chase over an explicit chain (the policy lap's
+     * revisits through other words of a line) */
+    const char *probes[] = {"const_seq", "const_bcast", "const_fine", "const_fine"};
+    const char *variants[] = {"", "", "ways", "policy"};
+    const char *stores[] = {"STG", "STS", "STG", "STG"};
+    for (size_t p = 0; p < 4; p++) {
         const gd_probe *probe = gd_probe_find(probes[p]);
         for (size_t t = 0; t < GD_TEST_TARGET_COUNT; t++) {
             int sm = gd_test_targets[t];
             gd_device_info info = gd_test_device_info(sm);
             gd_probe_opts opts = {0};
+            snprintf(opts.variant, sizeof opts.variant, "%s", variants[p]);
             gd_probe_plan plan;
             gd_err err;
             assert_int_equal(probe->plan(&opts, &info, probe->example_point, &plan, &err), 0);
             char name[96];
-            snprintf(name, sizeof name, "%s-sm%d", probes[p], sm);
+            snprintf(name, sizeof name, "%s%s-sm%d", probes[p], variants[p], sm);
             gd_sass s;
             assert_int_equal(gd_test_build_plan(&plan, name, sm, dir, &s), 0);
             int found = 0;
