@@ -211,7 +211,9 @@ static void compare_icache_const(json_t *params, gd_compare_counts *c, const gd_
                                                   : "none",
                             l15->shared_with >= 0 ? gd_level_name(l15->shared_with) : "none",
                             gd_arch_source_of(arch, "L15C", "shared_with"));
-        if (share && av)
+        /* a separate L1.5's own scope: const_av's attackers */
+        int cav = gd_compare_run_probed(run, "const_av") && l15->shared_with < 0;
+        if ((share && av) || cav)
             gd_compare_add_categorical(params, c, "L15C", "scope", m15->present && m15->has_scope,
                             scope_word(m15->scope), scope_word(own->scope),
                             gd_arch_source_of(arch, own_name, "scope"));

@@ -322,6 +322,8 @@ json_t *gd_inference_to_json(const gd_inference *inf)
             json_object_set_new(o, "size_method", json_string(l->size_method));
         if (!l->has_size && l->size_unseen[0])
             json_object_set_new(o, "size_unseen", json_string(l->size_unseen));
+        if (!l->has_scope && l->scope_unseen[0])
+            json_object_set_new(o, "scope_unseen", json_string(l->scope_unseen));
         if (l->has_size && !l->size_is_lower_bound && (l->knee_below || l->knee_above)) {
             json_t *k = json_object();
             json_object_set_new(k, "x_below", json_real(l->knee_below));
@@ -541,6 +543,8 @@ int gd_inference_from_json(const json_t *doc, gd_inference *inf, const char *pat
         snprintf(l->size_method, sizeof l->size_method, "%s", method ? method : "");
         const char *unseen = json_string_value(json_object_get(o, "size_unseen"));
         snprintf(l->size_unseen, sizeof l->size_unseen, "%s", unseen ? unseen : "");
+        const char *sunseen = json_string_value(json_object_get(o, "scope_unseen"));
+        snprintf(l->scope_unseen, sizeof l->scope_unseen, "%s", sunseen ? sunseen : "");
         const char *scope = json_string_value(json_object_get(o, "scope"));
         if (scope) {
             int sc = scope_from_name(scope);

@@ -47,6 +47,8 @@ typedef struct gd_inferred_level {
                                     * replacement it assumes ("" for a knee) */
     char size_unseen[192];         /* why no size is given for a level known to exist
                                     * ("" otherwise: inferred.json "size_unseen") */
+    char scope_unseen[192];        /* why a probe of the scope gave none (const_av:
+                                    * inferred.json "scope_unseen") */
     char size_from[64], sector_from[64], latency_from[64]; /* curve labels */
 
     /* who shares it: sub-partition, SM or chip (attacker-victim interference) */
@@ -209,6 +211,10 @@ int gd_infer_const_bcast(gd_inference *inf, const gd_curve *curve, gd_err *err);
  * evicted, the victim's accesses give the L2 constant latency where no other
  * step measured it (inf: the run's inference so far, for the L1.5 latency). */
 int gd_infer_const_share(gd_inference *inf, const gd_curve *curve, gd_err *err);
+/* const_av: an attacker on the victim's SM evicts it (the control) and one on
+ * another SM does too -> the L15C's scope is the chip; only the first -> the
+ * SM; the control sees nothing -> no scope ("scope_unseen" says why). */
+int gd_infer_const_av(gd_inference *inf, const gd_curve *curve, gd_err *err);
 
 /* {"levels": [...]} (+ whatever the caller adds, e.g. "curves") */
 json_t *gd_inference_to_json(const gd_inference *inf);

@@ -332,3 +332,82 @@ int gd_infer_const_share(gd_inference *inf, const gd_curve *curve, gd_err *err)
     snprintf(l->shared_from, sizeof l->shared_from, "%s", curve->label);
     return 0;
 }
+
+/* const_av: a miss rate this far above where it started, at least this high,
+ * is an attacker evicting the victim.  A victim at 64-byte steps misses once
+ * per L1.5 line at most: 1/2 of its accesses for 128-byte lines, 1/4 for 256. */
+#define AV_EVICTED_MISS 0.15
+
+/* the first point's and the largest mean of `series` over the curve */
+static int av_rates(const gd_curve *curve, const char *series, double *first, double *top)
+{
+    *first = NAN;
+    *top = -INFINITY;
+    for (size_t i = 0; i < curve->count; i++) {
+        const gd_summary *s = gd_point_summary(&curve->points[i], series);
+        if (!s || !s->count)
+            continue;
+        if (isnan(*first))
+            *first = s->mean;
+        if (s->mean > *top)
+            *top = s->mean;
+    }
+    return !isnan(*first);
+}
+
+static double av_one(const gd_point *pt, const char *series)
+{
+    const gd_summary *s = gd_point_summary(pt, series);
+    return s && s->count ? s->mean : NAN;
+}
+
+int gd_infer_const_av(gd_inference *inf, const gd_curve *curve, gd_err *err)
+{
+    gd_inferred_level *l = &inf->level[GD_INF_L15C];
+    /* every point with its three roles where they were meant to be, and every
+     * hand-over answered; a GPU that put the "other" CTA on the victim's SM
+     * gives no verdict from that point */
+    size_t placed = 0;
+    for (size_t i = 0; i < curve->count; i++) {
+        const gd_point *pt = &curve->points[i];
+        double v = av_one(pt, "victim_sm"), o = av_one(pt, "attacker_sm"),
+               s = av_one(pt, "same_sm_attacker_sm"), ov = av_one(pt, "overlap");
+        if (ov != 1.0)
+            return gd_fail(err, "%s: at %llu bytes an attacker did not answer the victim's "
+                                "hand-over",
+                           curve->label, (unsigned long long)pt->x);
+        placed += v != o && v == s;
+    }
+    if (placed != curve->count) {
+        snprintf(l->scope_unseen, sizeof l->scope_unseen,
+                 "%s: the other-SM attacker ran on the victim's SM at %zu of %zu points",
+                 curve->label, curve->count - placed, curve->count);
+        return 0;
+    }
+    double same_lo, same_hi, other_lo, other_hi;
+    if (!av_rates(curve, "miss_rate_same_sm", &same_lo, &same_hi) ||
+        !av_rates(curve, "miss_rate", &other_lo, &other_hi))
+        return gd_fail(err, "%s: no miss rate measured", curve->label);
+    int same = same_hi >= AV_EVICTED_MISS && same_hi - same_lo >= AV_EVICTED_MISS;
+    int other = other_hi >= AV_EVICTED_MISS && other_hi - other_lo >= AV_EVICTED_MISS;
+    l->present = 1;
+    if (!same) {
+        /* the control: an attacker on its own SM never evicted the victim -- an
+         * L1.5 the bank cannot outgrow, or one per sub-partition */
+        snprintf(l->scope_unseen, sizeof l->scope_unseen,
+                 "%s: the same-SM attacker never evicted the victim (miss rate %.2f at most): "
+                 "the L1.5 outgrows what one constant bank leaves it, or is not shared by an "
+                 "SM's warps",
+                 curve->label, same_hi);
+        return 0;
+    }
+    l->has_scope = 1;
+    l->scope = other ? GD_SCOPE_CHIP : GD_SCOPE_SM;
+    l->scope_unseen[0] = 0;
+    /* how clearly the other-SM rate sits on its side of the line, against the
+     * control's rise */
+    double rise = same_hi - same_lo, o = other_hi - other_lo;
+    l->scope_confidence = other ? fmin(1.0, o / rise) : fmax(0.0, 1.0 - fmax(o, 0.0) / rise);
+    snprintf(l->scope_from, sizeof l->scope_from, "%s", curve->label);
+    return 0;
+}

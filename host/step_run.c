@@ -56,6 +56,8 @@ static void merge_inference(gd_inference *into, const gd_inference *from)
         }
         if (f->size_unseen[0] && !t->has_size && !t->size_unseen[0])
             memcpy(t->size_unseen, f->size_unseen, sizeof t->size_unseen);
+        if (f->scope_unseen[0] && !t->has_scope && !t->scope_unseen[0])
+            memcpy(t->scope_unseen, f->scope_unseen, sizeof t->scope_unseen);
         if (f->has_sector && !t->has_sector) {
             t->has_sector = 1;
             t->sector_bytes = f->sector_bytes;
@@ -247,6 +249,8 @@ int gd_infer_curve(gd_inference *run_inf, const gd_curve *curve, const gd_segmen
         rc = gd_infer_const_bcast(&step_inf, curve, err);
     } else if (!strcmp(pn, "const_icache_share")) {
         rc = gd_infer_const_share(&step_inf, curve, err);
+    } else if (!strcmp(pn, "const_av")) {
+        rc = gd_infer_const_av(&step_inf, curve, err);
     } else if (!strcmp(pn, "smem_bank")) {
         rc = gd_infer_smem_bank(&step_inf, curve, err);
     } else if (!strcmp(pn, "coalesce")) {

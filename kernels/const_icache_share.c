@@ -11,7 +11,7 @@
  *      fetched through the instruction caches;
  *   3. walk the victim again, timing each access.
  * An access of step 3 that takes more than the median of step 1 plus
- * SHARE_MISS_MARGIN cycles (or twice the step's own spread, p95 - median, if
+ * GD_TIMER_MISS_MARGIN cycles (or twice the step's own spread, p95 - median, if
  * wider; never more than 1.5 times the median) has left the L1.5.  Its next
  * level, the L2, is twice as far or more on every GPU in Jia et al.'s table,
  * but not on every GPU: generated seed 1068's L2 constant latency is 122
@@ -47,8 +47,6 @@
 #define SHARE_DEFAULT_VICTIM (8 * 1024)
 #define SHARE_ROUNDS 4     /* reported rounds; one more runs first (a cold reference) */
 #define SHARE_RUNS (SHARE_ROUNDS + 1)
-#define MISS_FACTOR 1.5
-#define SHARE_MISS_MARGIN 8.0 /* cycles past an L1.5 hit's median: a miss */
 #define SASS_EXTRA_MIN 40
 #define SASS_EXTRA_MAX 200
 
@@ -209,20 +207,6 @@ static int share_plan(const gd_probe_opts *opts, const gd_device_info *dev, uint
     return 0;
 }
 
-/* The latency past which a victim access missed the L1.5: its reference
- * walk's median plus SHARE_MISS_MARGIN, or plus twice the reference's own
- * spread (p95 - median) where that is wider, at most MISS_FACTOR x median. */
-static double miss_threshold(const double *reference, uint64_t n)
-{
-    double p95;
-    double median = gd_timer_median_p95(reference, n, &p95);
-    double margin = 2 * (p95 - median);
-    if (!(margin > SHARE_MISS_MARGIN))
-        margin = SHARE_MISS_MARGIN;
-    double t = median + margin;
-    return t < MISS_FACTOR * median ? t : MISS_FACTOR * median;
-}
-
 /* a sequential chain of offsets, the stride apart, closing on itself */
 static int share_fill(const gd_probe_plan *plan, unsigned index, const gd_devptr *addresses,
                       void *host, gd_err *err)
@@ -267,7 +251,7 @@ static int share_decode(const gd_probe_plan *plan, const gd_devptr *addresses, v
             ref->samples[r * n + i] = a;
             vic->samples[r * n + i] = b;
         }
-        double threshold = miss_threshold(ref->samples + r * n, n);
+        double threshold = gd_timer_miss_threshold(ref->samples + r * n, n);
         uint64_t misses = 0;
         for (uint64_t i = 0; i < n; i++)
             misses += vic->samples[r * n + i] > threshold;

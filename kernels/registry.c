@@ -18,6 +18,7 @@ extern const gd_probe gd_probe_const_stride;
 extern const gd_probe gd_probe_icache_seq;
 extern const gd_probe gd_probe_const_bcast;
 extern const gd_probe gd_probe_const_icache_share;
+extern const gd_probe gd_probe_const_av;
 extern const gd_probe gd_probe_icache_av;
 extern const gd_probe gd_probe_smem_bank;
 extern const gd_probe gd_probe_coalesce;
@@ -39,6 +40,7 @@ static const gd_probe *const probes[] = {
     &gd_probe_icache_seq,
     &gd_probe_const_bcast,
     &gd_probe_const_icache_share,
+    &gd_probe_const_av,
     &gd_probe_icache_av,
     &gd_probe_smem_bank,
     &gd_probe_coalesce,

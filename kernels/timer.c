@@ -211,3 +211,14 @@ int gd_timer_clock32_ptx(const char *ptx, char **out, unsigned *reads, gd_err *e
     *out = text;
     return 0;
 }
+
+double gd_timer_miss_threshold(const double *reference, size_t n)
+{
+    double p95;
+    double median = gd_timer_median_p95(reference, n, &p95);
+    double margin = 2 * (p95 - median);
+    if (!(margin > GD_TIMER_MISS_MARGIN))
+        margin = GD_TIMER_MISS_MARGIN;
+    double t = median + margin;
+    return t < GD_TIMER_MISS_FACTOR * median ? t : GD_TIMER_MISS_FACTOR * median;
+}

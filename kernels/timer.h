@@ -60,6 +60,15 @@ double gd_timer_min_u32(const uint8_t *buf, size_t n);
 double gd_timer_median(const double *v, size_t n);
 /* The median of v[0..n), and its 95th percentile (the nearest sample) in *p95. */
 double gd_timer_median_p95(const double *v, size_t n, double *p95);
+/* The latency past which an access of a walk missed the level its reference
+ * walk (n accesses) hit: the reference's median plus GD_TIMER_MISS_MARGIN
+ * cycles, or plus twice its own spread (p95 - median) where that is wider, at
+ * most GD_TIMER_MISS_FACTOR x the median (const_icache_share, const_av: an
+ * L2 constant latency only 1.49x the L1.5's, generated seed 1068, read as
+ * hits at a 1.5x threshold alone). */
+#define GD_TIMER_MISS_MARGIN 8.0
+#define GD_TIMER_MISS_FACTOR 1.5
+double gd_timer_miss_threshold(const double *reference, size_t n);
 
 /* --timer clock32: the PTX with every %clock64 read replaced by a 32-bit
  * %clock read widened into the same register (GPGPU-Sim implements %clock

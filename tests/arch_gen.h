@@ -109,6 +109,9 @@ static inline int gd_arch_generate(uint64_t seed, const gd_arch_gen_opts *opts, 
 {
     gd_gen_rng rng = {.s = seed * 0x9E3779B97F4A7C15ULL + 0x632BE59BD9B4E019ULL};
     gd_gen_rng *r = &rng;
+    /* parameters added after the committed sweeps draw from a stream of their
+     * own, so that every earlier parameter of a seed stays as it was */
+    gd_gen_rng later = {.s = seed * 0xD1B54A32D192ED03ULL + 0x8CB92BA72F3D8DD7ULL};
     gd_gen_next(r);
     gd_gen_text t = {.buf = buf, .size = size};
     buf[0] = 0;
@@ -239,8 +242,9 @@ static inline int gd_arch_generate(uint64_t seed, const gd_arch_gen_opts *opts, 
         gd_gen_printf(&t, "\n[L15C]\nsize = %lluKiB %s\nline = %u %s\nways = %u %s\n",
                       (unsigned long long)(l15c / K), src, l15c_line, src,
                       gd_gen_ways(r, l15c / l15c_line, 4, 16), src);
-        gd_gen_printf(&t, "replacement = lru %s\nlatency = %u %s\nscope = sm %s\n", src, l15c_lat,
-                      src, src);
+        /* an SM's own, or one the chip's SMs share (const_av; 2026-12-03) */
+        gd_gen_printf(&t, "replacement = lru %s\nlatency = %u %s\nscope = %s %s\n", src, l15c_lat,
+                      src, gd_gen_below(&later, 2) ? "chip" : "sm", src);
     }
 
     /* L2, DRAM */

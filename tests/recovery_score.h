@@ -65,6 +65,7 @@ static const gd_score_param gd_score_params[] = {
     {"L1C", GD_L1C, GD_SCORE_POLICY, "replacement"},
     {"L15C", GD_L15C, GD_SCORE_SIZE, "size"},
     {"L15C", GD_L15C, GD_SCORE_LATENCY, "latency"},
+    {"L15C", GD_L15C, GD_SCORE_SCOPE, "scope"},
     {"L2C", GD_L2C, GD_SCORE_LATENCY, "latency"},
     {"L0I", GD_L0I, GD_SCORE_SIZE, "size"},
     {"L0I", GD_L0I, GD_SCORE_SCOPE, "scope"},
@@ -195,6 +196,12 @@ static inline gd_score_outcome gd_score_one(const gd_score_param *p, const gd_ar
         return v == want ? GD_SCORE_RIGHT : GD_SCORE_WRONG;
     }
     case GD_SCORE_SCOPE: {
+        /* a separate L1.5's scope (const_av): an attacker on another SM needs
+         * two, and one bank must outgrow the L1.5 (a shared one's is the
+         * L1I's, scored there) */
+        if (p->id == GD_L15C &&
+            (shares || t->size_bytes >= GD_CHASE_CONST_BYTES || arch->gpu.sm_count < 2))
+            return GD_SCORE_NOT_SCORED;
         const char *want = gd_scope_name(t->scope);
         snprintf(expected, ebytes, "%s", want);
         const char *got = l ? json_string_value(json_object_get(l, "scope")) : NULL;

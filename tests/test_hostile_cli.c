@@ -72,7 +72,7 @@ static void test_emit_default_points(void **state)
 {
     (void)state;
     static const char *const probes[] = {"const_bcast", "coalesce", "pchase_fine", "resv_stall",
-                                         "smem_bank", "const_fine"};
+                                         "smem_bank", "const_fine", "const_av"};
     for (size_t i = 0; i < sizeof probes / sizeof probes[0]; i++) {
         int rc = run("emit --probe %s", probes[i]);
         if (rc != 0 || !strstr(out, ".entry"))

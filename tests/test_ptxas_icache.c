@@ -22,7 +22,7 @@
  *     2-cycle stall on sm_75 and sm_80 (floor 2: the reason Jia et al. moved to
  *     NOPs), the NOPs 1; the variant the suites run (nop, falling back to ffma)
  *     is printed with its floor per target;
- *   - const_seq, const_fine (both variants) and const_bcast: the timed
+ *   - const_seq, const_fine (both variants), const_av and const_bcast: the timed
  *     sequence is clock read, LDC, the store that consumes it, clock read --
  *     nothing else between the clocks, so no constant operand of another
  *     instruction (a kernel parameter in bank 0) is fetched inside the window.
@@ -397,10 +397,10 @@ static void test_constant_timed_sequences(void **state)
     char *dir = gd_test_tmpdir();
     /* const_fine: the same chase over an explicit chain (the policy lap's
      * revisits through other words of a line) */
-    const char *probes[] = {"const_seq", "const_bcast", "const_fine", "const_fine"};
-    const char *variants[] = {"", "", "ways", "policy"};
-    const char *stores[] = {"STG", "STS", "STG", "STG"};
-    for (size_t p = 0; p < 4; p++) {
+    const char *probes[] = {"const_seq", "const_bcast", "const_fine", "const_fine", "const_av"};
+    const char *variants[] = {"", "", "ways", "policy", ""};
+    const char *stores[] = {"STG", "STS", "STG", "STG", "STS"};
+    for (size_t p = 0; p < 5; p++) {
         const gd_probe *probe = gd_probe_find(probes[p]);
         for (size_t t = 0; t < GD_TEST_TARGET_COUNT; t++) {
             int sm = gd_test_targets[t];

@@ -64,9 +64,10 @@ static void test_generator_draws_one_gpu_per_seed(void **state)
             h *= 1099511628211ull;
         }
     }
-    /* 2026-12-03: the L1C's ways drawn up to 64 (const_fine), was 0x4c361135f2f057a3 */
-    if (h != 0x948e791836c21cf8ull)
-        fail_msg("seeds 1000..1019 hash to 0x%016llx, not gcc's 0x948e791836c21cf8: the "
+    /* 2026-12-03: the L1C's ways drawn up to 64 (const_fine) and a separate L1.5's
+     * scope from a second stream (const_av); was 0x4c361135f2f057a3 */
+    if (h != 0x53e7a1dc769b7b64ull)
+        fail_msg("seeds 1000..1019 hash to 0x%016llx, not gcc's 0x53e7a1dc769b7b64: the "
                  "generator draws another GPU for a seed",
                  (unsigned long long)h);
 }
@@ -77,7 +78,7 @@ static void test_generator_is_valid_and_covers_the_space(void **state)
     static char text[GEN_TEXT_BYTES];
     unsigned l1_sizes[8] = {0}, policies[3][3] = {{0}}, volta = 0, pre = 0, shared = 0,
              separate = 0, noisy = 0, quiet = 0, big_l2 = 0, np2_sets = 0, l1c_wide = 0,
-             l1c_full = 0;
+             l1c_full = 0, l15c_scopes[3] = {0};
     static const unsigned l1_kib[] = {16, 24, 48, 96, 112, 192, 256};
     for (uint64_t seed = 1; seed <= 400; seed++) {
         gd_arch_gen_opts o = {.noise = -1};
@@ -94,6 +95,8 @@ static void test_generator_is_valid_and_covers_the_space(void **state)
         /* an L1C set of more lines than one bank holds at its capacity's stride */
         l1c_wide += a.level[GD_L1C].ways > GD_CHASE_CONST_BYTES / a.level[GD_L1C].size_bytes;
         l1c_full += a.level[GD_L1C].sets == 1;
+        if (a.level[GD_L15C].present && a.level[GD_L15C].shared_with < 0)
+            l15c_scopes[a.level[GD_L15C].scope]++;
         volta += a.level[GD_L0I].present;
         pre += !a.level[GD_L0I].present && a.level[GD_L15I].present;
         shared += a.level[GD_L15C].shared_with == GD_L1I;
@@ -113,6 +116,9 @@ static void test_generator_is_valid_and_covers_the_space(void **state)
             if (!policies[lvl][p])
                 fail_msg("no %s %s in 400 seeds", policy_level[lvl],
                          gd_replacement_name((gd_replacement)p));
+    if (!l15c_scopes[GD_SCOPE_SM] || !l15c_scopes[GD_SCOPE_CHIP])
+        fail_msg("400 seeds: %u separate L1.5s of SM scope, %u of chip scope",
+                 l15c_scopes[GD_SCOPE_SM], l15c_scopes[GD_SCOPE_CHIP]);
     if (!l1c_wide || !l1c_full)
         fail_msg("400 seeds: %u L1Cs whose set outgrows a bank at the capacity's stride, %u "
                  "fully associative",
