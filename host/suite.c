@@ -163,7 +163,10 @@ static int parse_atom(expr_ctx *c, uint64_t *v)
             return 0;
         }
         uint64_t value = is_line ? c->vars->line[id] : is_ways ? c->vars->ways[id] : c->vars->size[id];
-        if (!value && optional && c->vars->absent[id]) {
+        /* NAME? is 0 for a level the GPU lacks; NAME_WAYS? also for ways not
+         * (or only bounded) measured: a step can fall back where they are not
+         * known instead of being skipped */
+        if (!value && optional && (c->vars->absent[id] || is_ways)) {
             *v = 0;
             return 0;
         }

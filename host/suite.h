@@ -62,7 +62,8 @@ int gd_suite_load(const char *name_or_path, gd_suite *out, gd_err *err);
  * granularity, as far as the steps before have inferred them (the L2 size
  * starts as what the device reports).  A value of 0 means "not known yet".
  * NAME? is NAME, or 0 where the GPU has no such level (`absent`), e.g.
- * `--footprint (L0I?+L1I)/2` before Volta. */
+ * `--footprint (L0I?+L1I)/2` before Volta.  NAME_WAYS? is 0 also where the ways
+ * are not known (yet, or only as a bound). */
 typedef struct gd_suite_vars {
     uint64_t size[GD_INF_COUNT];
     uint64_t line[GD_INF_COUNT];

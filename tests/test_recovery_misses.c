@@ -514,6 +514,27 @@ static void test_l2c_latency_behind_an_8k_l1c(void **state)
     }
 }
 
+/* ... and behind a fully associative 2 KiB L1C (32 ways: 2026-12-03's wider
+ * generator): the 8 KiB victim's 32 lines at 256-byte steps all stayed in its
+ * 32 lines, code never evicted it, no L2C latency (seeds 1012, 1037, 1105,
+ * 1106, 1125, 1150, 1196); the victim is now also 3x the lines its steps leave
+ * the L1C (its ways from const-ways), at most half the L1I. */
+static void test_l2c_latency_behind_a_fully_associative_l1c(void **state)
+{
+    (void)state;
+    static const char *const steps[] = {"icache", "const-l1", "const-ways", "const-share", NULL};
+    gd_arch arch;
+    json_t *l = characterize_seed_steps(1012, steps, &arch, "L2C");
+    assert_int_equal(arch.level[GD_L1C].sets, 1); /* the case this guards */
+    assert_int_equal(arch.level[GD_L15C].shared_with, GD_L1I);
+    const json_t *lat = json_object_get(l, "latency_cycles");
+    double want = arch.level[GD_L2C].latency_cycles;
+    if (!json_is_number(lat) || fabs(json_number_value(lat) - want) > 2.0)
+        fail_msg("seed 1012: L2C latency %s, the arch's %.0f",
+                 json_is_number(lat) ? "wrong" : "not measured", want);
+    json_decref(l);
+}
+
 /* Constant levels whose latencies are close: the stride sweep's levels were
  * merged below 25% apart (an L1C at 32 cycles and an L1.5 at 40: seed 1000
  * had no L1C line; an L1.5 at 98 and the L2 at 119: seed 2015 no L1.5 line,
@@ -576,6 +597,7 @@ int main(void)
         cmocka_unit_test(test_l15c_one_point_past_it_at_the_sweep_end),
         cmocka_unit_test(test_l2c_latency_close_behind_a_shared_l15),
         cmocka_unit_test(test_l2c_latency_behind_an_8k_l1c),
+        cmocka_unit_test(test_l2c_latency_behind_a_fully_associative_l1c),
         cmocka_unit_test(test_close_constant_levels),
     };
     gd_test_filter_from_env();

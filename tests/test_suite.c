@@ -69,6 +69,22 @@ static void test_expressions(void **state)
     assert_non_null(strstr(err.msg, "has no such level"));
     assert_int_equal(gd_suite_eval("L0I?", &none, &x, &err), -1);
     assert_non_null(strstr(err.msg, "not known yet"));
+    /* NAME_WAYS?: 0 where the ways are not known, so full.suite's const-share
+     * victim falls back to 3x the L1C; known, the lines its steps leave */
+    gd_suite_vars l1c = {.size = {[GD_INF_L1C] = 2u << 10, [GD_INF_L1I] = 96u << 10}};
+    const char *victim =
+        "max(max(8KiB,3*L1C),min(12*L1C/min(4,max(1,L1C/64/max(1,L1C_WAYS?))),L1I/2))";
+    assert_int_equal(gd_suite_eval("L1C_WAYS?", &l1c, &x, &err), 0);
+    assert_int_equal(x, 0);
+    assert_int_equal(gd_suite_eval("L1C_WAYS", &l1c, &x, &err), -1);
+    assert_int_equal(gd_suite_eval(victim, &l1c, &x, &err), 0);
+    assert_int_equal(x, 8u << 10);
+    l1c.ways[GD_INF_L1C] = 4; /* 8 sets: a quarter of them, 3x the L1C */
+    assert_int_equal(gd_suite_eval(victim, &l1c, &x, &err), 0);
+    assert_int_equal(x, 8u << 10);
+    l1c.ways[GD_INF_L1C] = 32; /* fully associative: 3 x its 32 lines of 256 B */
+    assert_int_equal(gd_suite_eval(victim, &l1c, &x, &err), 0);
+    assert_int_equal(x, 24u << 10);
 }
 
 static void test_bundled_suites_load(void **state)
