@@ -38,4 +38,28 @@ static inline const json_t *gd_test_need_level(const json_t *inferred, const cha
     return l;
 }
 
+/* A compare.json's verdict on `parameter` ("L1C.ways"), or NULL without such a
+ * row. */
+static inline const char *gd_test_verdict(const json_t *compare, const char *parameter)
+{
+    size_t k;
+    const json_t *p;
+    json_array_foreach(json_object_get(compare, "parameters"), k, p) {
+        const char *what = json_string_value(json_object_get(p, "parameter"));
+        if (what && !strcmp(what, parameter))
+            return json_string_value(json_object_get(p, "verdict"));
+    }
+    return NULL;
+}
+
+/* inferred.json's level `name` of the run in dir, its own reference. */
+static inline json_t *gd_test_run_level(const char *dir, const char *name)
+{
+    json_t *inf = gd_test_load_json(dir, "inferred.json");
+    json_t *l = (json_t *)gd_test_need_level(inf, name);
+    json_incref(l);
+    json_decref(inf);
+    return l;
+}
+
 #endif

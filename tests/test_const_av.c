@@ -53,27 +53,6 @@ static void characterize(const char *dir, const char *arch, const char *sets, co
         fail_msg("%s failed:\n%s", cmd, out);
 }
 
-static json_t *l15c_of(const char *run)
-{
-    json_t *inf = gd_test_load_json(run, "inferred.json");
-    json_t *l = (json_t *)gd_test_need_level(inf, "L15C");
-    json_incref(l);
-    json_decref(inf);
-    return l;
-}
-
-static const char *verdict(const json_t *cmp, const char *parameter)
-{
-    size_t k;
-    const json_t *p;
-    json_array_foreach(json_object_get(cmp, "parameters"), k, p) {
-        const char *what = json_string_value(json_object_get(p, "parameter"));
-        if (what && !strcmp(what, parameter))
-            return json_string_value(json_object_get(p, "verdict"));
-    }
-    return NULL;
-}
-
 static void test_scope_follows_the_arch(void **state)
 {
     (void)state;
@@ -85,7 +64,7 @@ static void test_scope_follows_the_arch(void **state)
         char sets[64], run[1200];
         snprintf(sets, sizeof sets, "--set L15C.scope=%s", scopes[i]);
         characterize(dir, arch, sets, scope_steps, run, sizeof run);
-        json_t *l = l15c_of(run);
+        json_t *l = gd_test_run_level(run, "L15C");
         const char *got = json_string_value(json_object_get(l, "scope"));
         if (!got || strcmp(got, scopes[i]))
             fail_msg("%s: L15C scope %s (%s)", scopes[i], got ? got : "(none)",
@@ -93,7 +72,7 @@ static void test_scope_follows_the_arch(void **state)
         assert_true(json_number_value(json_object_get(l, "scope_confidence")) >= 0.9);
         json_decref(l);
         json_t *cmp = gd_test_load_json(run, "compare.json");
-        const char *v = verdict(cmp, "L15C.scope");
+        const char *v = gd_test_verdict(cmp, "L15C.scope");
         if (!v || strcmp(v, "match"))
             fail_msg("%s: compare.json L15C.scope %s", scopes[i], v ? v : "(no row)");
         json_decref(cmp);
@@ -112,7 +91,7 @@ static void test_unseen_and_skipped(void **state)
     write_arch(dir, arch, sizeof arch);
     characterize(dir, arch, "",
                  "const-scope const_av --footprint 8KiB --sweep 1KiB:2KiB:2\n", run, sizeof run);
-    json_t *l = l15c_of(run);
+    json_t *l = gd_test_run_level(run, "L15C");
     assert_null(json_object_get(l, "scope"));
     const char *why = json_string_value(json_object_get(l, "scope_unseen"));
     assert_non_null(why);

@@ -43,34 +43,12 @@ static void characterize(const char *dir, const char *sets, const char *steps, c
         fail_msg("%s failed:\n%s", cmd, out);
 }
 
-static json_t *l1c_of(const char *run)
-{
-    json_t *inf = gd_test_load_json(run, "inferred.json");
-    json_t *l = (json_t *)gd_test_need_level(inf, "L1C");
-    json_incref(l);
-    json_decref(inf);
-    return l;
-}
-
 static long integer(const json_t *l, const char *key)
 {
     const json_t *v = json_object_get(l, key);
     if (!json_is_integer(v))
         fail_msg("L1C.%s is not measured", key);
     return (long)json_integer_value(v);
-}
-
-/* compare.json's verdict on `parameter`, or NULL without such a row */
-static const char *verdict(const json_t *cmp, const char *parameter)
-{
-    size_t k;
-    const json_t *p;
-    json_array_foreach(json_object_get(cmp, "parameters"), k, p) {
-        const char *what = json_string_value(json_object_get(p, "parameter"));
-        if (what && !strcmp(what, parameter))
-            return json_string_value(json_object_get(p, "verdict"));
-    }
-    return NULL;
 }
 
 static void test_ways_and_policy_follow_the_arch(void **state)
@@ -94,7 +72,7 @@ static void test_ways_and_policy_follow_the_arch(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char run[1200];
         characterize(dir, cases[i].sets, const_steps, run, sizeof run);
-        json_t *l = l1c_of(run);
+        json_t *l = gd_test_run_level(run, "L1C");
         if (integer(l, "ways") != cases[i].ways ||
             json_is_true(json_object_get(l, "ways_is_lower_bound")))
             fail_msg("%s: ways %ld%s, the arch's %ld", cases[i].sets, integer(l, "ways"),
@@ -106,7 +84,7 @@ static void test_ways_and_policy_follow_the_arch(void **state)
                      cases[i].policy);
         json_decref(l);
         json_t *cmp = gd_test_load_json(run, "compare.json");
-        const char *w = verdict(cmp, "L1C.ways"), *r = verdict(cmp, "L1C.replacement");
+        const char *w = gd_test_verdict(cmp, "L1C.ways"), *r = gd_test_verdict(cmp, "L1C.replacement");
         if (!w || strcmp(w, "match") || !r || strcmp(r, "match"))
             fail_msg("%s: compare.json L1C.ways %s, L1C.replacement %s", cases[i].sets,
                      w ? w : "(no row)", r ? r : "(no row)");
@@ -130,7 +108,7 @@ static void test_short_sweep_is_a_lower_bound(void **state)
         "L1C_WAYS:L1C_WAYS\n";
     char run[1200];
     characterize(dir, "--set L1C.ways=32", steps, run, sizeof run);
-    json_t *l = l1c_of(run);
+    json_t *l = gd_test_run_level(run, "L1C");
     assert_int_equal(integer(l, "ways"), 16);
     assert_true(json_is_true(json_object_get(l, "ways_is_lower_bound")));
     json_decref(l);
@@ -151,7 +129,7 @@ static void test_short_sweep_is_a_lower_bound(void **state)
     assert_int_equal(skipped, 1);
     json_decref(meta);
     json_t *cmp = gd_test_load_json(run, "compare.json");
-    const char *w = verdict(cmp, "L1C.ways");
+    const char *w = gd_test_verdict(cmp, "L1C.ways");
     if (w && !strcmp(w, "match"))
         fail_msg("a lower bound of 16 ways is compared as a match of 32");
     json_decref(cmp);
