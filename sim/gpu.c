@@ -180,7 +180,7 @@ static uint64_t warp_next_ready(const sim_engine *e, const sim_sm *sm, const sim
         if (r > t)
             t = r;
     }
-    if (in->unit == UNIT_MEM && in->space == SP_SHARED && sm->smem_busy_until > t)
+    if ((in->flags & PTX_INSN_SMEM) && sm->smem_busy_until > t)
         t = sm->smem_busy_until;
     return t;
 }
@@ -513,10 +513,9 @@ static int warp_quiet(const sim_engine *e, const sim_warp *w)
 {
     if (w->state != WARP_RUNNING || w->diverged || w->pc >= e->insn_count)
         return 0;
-    const ptx_insn *in = &e->insns[w->pc];
-    /* without branches: which kind comes next is what the host cannot predict */
-    return (in->unit == UNIT_ALU) | ((in->unit == UNIT_BRANCH) & (in->op == OP_BRA)) |
-           ((in->unit == UNIT_MEM) & (in->space == SP_SHARED));
+    /* (one flag set at parse: which kind comes next is what the host cannot
+     * predict, so no branch on it) */
+    return e->insns[w->pc].flags & PTX_INSN_QUIET;
 }
 
 /* The one warp of the one active SM, every CTA placed and none finished: what
@@ -556,8 +555,10 @@ static sim_warp *lone_warp(sim_engine *e)
 /* warp_try_issue for the lone warp's commonest cases, without its general
  * tests: an unguarded ALU operation or a branch, the warp converged, its
  * scoreboard already known clear for `cycle` (the last issue's prediction)
- * and the instruction in the fetched line.  Returns 0, having changed
- * nothing, for anything else: warp_try_issue then does it.  Each step below is
+ * and the instruction in the fetched line (or fetched here, as
+ * warp_try_issue would), or an unguarded shared-memory access.  Returns 0,
+ * having changed nothing but the fetch, for anything else: warp_try_issue
+ * then does it.  Each step below is
  * warp_try_issue's for that case, in its order, so the results, the counters
  * and the cycles visited are the same (issue 18: the general path's tests and
  * frame were about half of a chase's host time per ALU instruction). */
@@ -565,12 +566,35 @@ static inline int lone_fast_issue(sim_engine *e, sim_sm *sm, sim_warp *w, uint64
                                   uint64_t *wake)
 {
     uint32_t pc = w->pc;
-    if (w->ready_cycle > cycle || !w->scoreboard_clear || w->diverged ||
-        (e->ifetch_on && (pc < w->fetch_pc_lo || pc >= w->fetch_pc_hi)))
+    if (w->ready_cycle > cycle || !w->scoreboard_clear || w->diverged)
         return 0;
+    /* a move to another fetch line: warp_try_issue's fetch, in its place (a
+     * loop of 20 instructions crosses three lines a lap); a warp that must
+     * wait for the line is left as it leaves it, and nothing issues (2) */
+    if (e->ifetch_on && (pc < w->fetch_pc_lo || pc >= w->fetch_pc_hi)) {
+        uint64_t t = sim_fetch(e, sm, w, pc, cycle);
+        if (t > cycle) {
+            w->ready_cycle = t;
+            if (t < *wake)
+                *wake = t;
+            return 2;
+        }
+    }
     const ptx_insn *in = &e->insns[pc];
     uint32_t active = w->alive;
-    if (in->unit == UNIT_ALU) {
+    if (in->flags & PTX_INSN_SMEM) {
+        /* an unguarded shared-memory access: warp_try_issue's steps for it
+         * (the bank pipeline free, the access, the next instruction) -- the
+         * chases keep their trace there, four accesses a timed step */
+        if (in->guard != PTX_NO_REG || sm->smem_busy_until > cycle)
+            return 0;
+        e->stats.warp_insns++;
+        w->ready_cycle = cycle + 1;
+        w->scoreboard_clear = 0;
+        if (issue_mem(e, sm, w, in, active, cycle))
+            return 1;
+        pc++;
+    } else if (in->unit == UNIT_ALU) {
         if (in->guard != PTX_NO_REG)
             return 0;
         e->stats.warp_insns++;

@@ -62,6 +62,13 @@ typedef struct ptx_operand {
 /* Timing class of an instruction, decided at parse time. */
 typedef enum ptx_unit { UNIT_ALU, UNIT_MEM, UNIT_BRANCH, UNIT_BARRIER } ptx_unit;
 
+/* ptx_insn.flags: an instruction that hands nothing to the memory system (an
+ * ALU operation, bra, a shared-memory access: the lone warp's burst goes on
+ * past it), and a shared-memory access (its bank pipeline is a hazard) --
+ * one test each on the issue path instead of three (issue 18) */
+#define PTX_INSN_QUIET 1u
+#define PTX_INSN_SMEM 2u
+
 typedef struct ptx_insn {
     uint8_t op;        /* ptx_op */
     uint8_t type;      /* operation type */
@@ -79,6 +86,7 @@ typedef struct ptx_insn {
     uint8_t bits;      /* width of `type` */
     uint8_t sb_count;  /* registers the scoreboard checks before issue */
     uint8_t vec;       /* ld/st.global .v2/.v4: elements (0: scalar); size is the whole vector */
+    uint8_t flags;     /* PTX_INSN_QUIET, PTX_INSN_SMEM: what the issue loop tests (gpu.c) */
     uint16_t sb_regs[6];
     uint16_t vregs[4]; /* .v2/.v4: the vector's registers, in element order (dst.reg /
                         * src[1].reg hold the first) */

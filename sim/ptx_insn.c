@@ -467,6 +467,11 @@ int ptx_parse_instruction(lexer *lx, kparse *kp)
     case OP_BAR: in->unit = UNIT_BARRIER; break;
     default: in->unit = UNIT_ALU; break;
     }
+    {
+        int smem = in->unit == UNIT_MEM && in->space == SP_SHARED;
+        int quiet = in->unit == UNIT_ALU || op == OP_BRA || smem;
+        in->flags = (uint8_t)((quiet ? PTX_INSN_QUIET : 0) | (smem ? PTX_INSN_SMEM : 0));
+    }
     if (memo && in->op != OP_BRA) { /* (a branch's label: the table's, first use) */
         memo->text = src;
         memo->len = src_len;
