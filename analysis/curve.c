@@ -96,8 +96,29 @@ const gd_summary *gd_point_summary(const gd_point *p, const char *series)
 size_t gd_curve_mean_rise(const gd_curve *curve, const char *series,
                           const gd_segmentation *seg, double *base)
 {
+    return gd_curve_mean_rise_from(curve, series, &seg->plateaus[0], seg->knees[0].below, base);
+}
+
+int gd_curve_leaves_first_plateau(const gd_curve *curve, const char *series,
+                                  const gd_segmentation *seg, size_t *below)
+{
+    if (seg->knee_count || !seg->plateau_count)
+        return 0;
     const gd_plateau *p0 = &seg->plateaus[0];
-    size_t at = seg->knees[0].below;
+    if (p0->last + 1 >= curve->count || !(p0->level > 0))
+        return 0;
+    for (size_t i = p0->last + 1; i < curve->count; i++) {
+        const gd_summary *s = gd_point_summary(&curve->points[i], series);
+        if (!s || !s->count || !(s->median >= p0->level * (1 + GD_LEAVES_BY)))
+            return 0;
+    }
+    *below = p0->last;
+    return 1;
+}
+
+size_t gd_curve_mean_rise_from(const gd_curve *curve, const char *series, const gd_plateau *p0,
+                               size_t at, double *base)
+{
     double means[64];
     size_t nm = 0;
     for (size_t i = p0->first; i <= p0->last && i < at && nm < 64; i++) {

@@ -76,6 +76,18 @@ int gd_curve_segment(const gd_curve *curve, const char *series, gd_segmentation 
 #define GD_MEAN_RISE_SE 4.0
 size_t gd_curve_mean_rise(const gd_curve *curve, const char *series,
                           const gd_segmentation *seg, double *base);
+/* The same from point `at` of plateau p0 (no knee needed). */
+size_t gd_curve_mean_rise_from(const gd_curve *curve, const char *series, const gd_plateau *p0,
+                               size_t at, double *base);
+/* 1 where the segmentation found no knee but the curve leaves its first
+ * plateau for good: every point after it has a median GD_LEAVES_BY above the
+ * plateau's level, though no second plateau forms (a one-set constant chain
+ * whose misses go to a randomly replacing L1.5 or to the L2 by turns: medians
+ * 111, 95, 111 cycles -- generated seed 1058); *below is the plateau's last
+ * point. */
+#define GD_LEAVES_BY 0.2
+int gd_curve_leaves_first_plateau(const gd_curve *curve, const char *series,
+                                  const gd_segmentation *seg, size_t *below);
 
 /* ---- as files (analysis/curve_csv.c) ---- */
 /* Writes <dir>/<label>.csv atomically, and <dir>/<label>.counters.csv (x,

@@ -103,7 +103,13 @@ static gd_inferred_level *fine_level(gd_inference *inf, const gd_curve *curve)
 int gd_infer_fine_ways(gd_inference *inf, const gd_curve *curve, const gd_segmentation *seg,
                        gd_err *err)
 {
-    if (seg->knee_count == 0) {
+    /* no knee, but the chain leaves the first plateau for good (misses that
+     * go to a random L1.5 and to the L2 by turns form no second plateau:
+     * generated seed 1058, whose 64-way L1C read ">= 256"): its last point
+     * is the knee's lower side */
+    size_t off = 0;
+    int leaves = seg->knee_count == 0 && gd_curve_leaves_first_plateau(curve, "cycles", seg, &off);
+    if (seg->knee_count == 0 && !leaves) {
         /* the constant bank bounds the chain (64 KiB / 64-byte lines): an L1C
          * whose set outgrows the sweep hits throughout, and the last point is a
          * lower bound on its ways, kept as one */
@@ -131,7 +137,9 @@ int gd_infer_fine_ways(gd_inference *inf, const gd_curve *curve, const gd_segmen
      * significantly above the plateau's (gd_curve_mean_rise); an adaptive
      * sweep bisects there too (the probe's mean_rise_knee). */
     double base;
-    size_t at = gd_curve_mean_rise(curve, "cycles", seg, &base);
+    size_t below = leaves ? off : seg->knees[0].below;
+    double knee_confidence = leaves ? 0.5 * seg->plateaus[0].confidence : seg->knees[0].confidence;
+    size_t at = gd_curve_mean_rise_from(curve, "cycles", &seg->plateaus[0], below, &base);
     /* a sweep that did not bisect between the last clean point and the first
      * that misses (a uniform or hand-made one; adaptive sweeps bisected only
      * where the median moves until generated seed 3016's random 56-way L1D
@@ -173,7 +181,7 @@ int gd_infer_fine_ways(gd_inference *inf, const gd_curve *curve, const gd_segmen
     l->has_ways = 1;
     l->ways_is_lower_bound = 0;
     l->ways = (uint32_t)ways;
-    l->ways_confidence = seg->knees[0].confidence;
+    l->ways_confidence = knee_confidence;
     snprintf(l->ways_from, sizeof l->ways_from, "%s", curve->label);
     return 0;
 }

@@ -27,6 +27,8 @@ void gd_probe_opts_from_json(const json_t *entry, gd_probe_opts *opts)
         opts->footprint_bytes = (uint64_t)json_integer_value(j);
     if ((j = json_object_get(entry, "timed_accesses")) && json_is_integer(j))
         opts->timed_accesses = (uint64_t)json_integer_value(j);
+    if ((j = json_object_get(entry, "warm_passes")) && json_is_integer(j))
+        opts->warm_passes = (uint32_t)json_integer_value(j);
     if ((j = json_object_get(entry, "samples")) && json_is_integer(j))
         opts->samples = (uint32_t)json_integer_value(j);
     if ((j = json_object_get(entry, "seed")) && json_is_integer(j))
@@ -47,6 +49,8 @@ void gd_probe_opts_to_json(const gd_probe_opts *opts, json_t *entry)
     if (opts->timed_accesses)
         json_object_set_new(entry, "timed_accesses",
                             json_integer((json_int_t)opts->timed_accesses));
+    if (opts->warm_passes)
+        json_object_set_new(entry, "warm_passes", json_integer((json_int_t)opts->warm_passes));
     json_object_set_new(entry, "samples", json_integer((json_int_t)opts->samples));
     json_object_set_new(entry, "pattern", json_string(opts->random_order ? "random" : "seq"));
     json_object_set_new(entry, "seed", json_integer((json_int_t)opts->seed));

@@ -85,6 +85,10 @@
  * and the one before that all within this share of the jump of each other's
  * level (means at medians): a level hit once at the end */
 #define ADAPTIVE_LAST_FLAT_OF_JUMP 0.05
+/* or a jump this many times steeper (per log of x) than the gap before it,
+ * on converged code loops (the kink past a random L0I) */
+#define ADAPTIVE_KINK_STEEPER 4.0
+#define ADAPTIVE_KINK_OF_RANGE 0.1
 /* a knee's ramp is extrapolated from points within this share of the step */
 #define ADAPTIVE_SECANT_OF_STEP 0.6
 /* ... on one line: their two slopes within this share of each other */
@@ -179,7 +183,23 @@ static size_t add_jumps(const gd_curve *curve, uint64_t resolution, uint64_t *lo
                    apart <= ADAPTIVE_LAST_FLAT_OF_JUMP * jump &&
                    fabs(sb->mean - mb) <= ADAPTIVE_LAST_FLAT_OF_JUMP * jump &&
                    fabs(sa->mean - ma) <= ADAPTIVE_LAST_FLAT_OF_JUMP * jump;
-        if ((jump < ADAPTIVE_JUMP_OF_RANGE * range && !lone && !last) ||
+        /* or, on code loops timed after many warm passes (icache_seq --warm:
+         * run where an instruction cache replaces at random), a climb that
+         * turns steep after a gentle one: past a random L0I its miss share
+         * keeps climbing for several capacities, and the L1I's own knee is
+         * where the gentle climb turns steep -- generated seed 1004's 32 KiB
+         * L1I behind a random 12 KiB L0I read CPI 4.17, 4.56 at 26 and 32
+         * KiB, then 7.75 (the L2's) at 41 KiB: no plateau of its own, no
+         * knee, and no size */
+        int kink = 0;
+        if (curve->opts.warm_passes > 1 && i > 0 && jump >= ADAPTIVE_KINK_OF_RANGE * range) {
+            double xp = (double)curve->points[i - 1].x;
+            double mp = gd_point_summary(&curve->points[i - 1], series)->median;
+            double here = jump / log((double)b / (double)a);
+            double before = fabs(ma - mp) / log((double)a / xp);
+            kink = here >= ADAPTIVE_KINK_STEEPER * before;
+        }
+        if ((jump < ADAPTIVE_JUMP_OF_RANGE * range && !lone && !last && !kink) ||
             jump < ADAPTIVE_JUMP_OF_LOWER * lower)
             continue;
         int inside = 0;
@@ -300,11 +320,24 @@ int gd_runner_adaptive(gd_runner *r, gd_curve *curve, const gd_sweep *coarse, ui
             }
             /* where the mean first leaves the first plateau, when the
              * analysis reads that (a random L1's ways + 1) */
-            if (curve->probe->mean_rise_knee && seg.knee_count > 0 && nb < 64) {
+            /* (or where it leaves the first plateau with no second one: a
+             * random L1.5 behind the L1C, gd_curve_leaves_first_plateau) */
+            size_t off = 0;
+            int leaves = curve->probe->mean_rise_knee &&
+                         gd_curve_leaves_first_plateau(curve, gd_probe_primary_series(curve->probe),
+                                                       &seg, &off);
+            if (leaves && nb < 64) {
+                lows[nb] = curve->points[off].x;
+                highs[nb] = curve->points[off + 1].x;
+                lo_levels[nb] = next_levels[nb] = plateau_firsts[nb] = NAN;
+                nb++;
+            }
+            if (curve->probe->mean_rise_knee && (seg.knee_count > 0 || leaves) && nb < 64) {
                 double base;
-                size_t at = gd_curve_mean_rise(curve, gd_probe_primary_series(curve->probe),
-                                               &seg, &base);
-                if (at < seg.knees[0].below) {
+                size_t below = seg.knee_count > 0 ? seg.knees[0].below : off;
+                size_t at = gd_curve_mean_rise_from(curve, gd_probe_primary_series(curve->probe),
+                                                    &seg.plateaus[0], below, &base);
+                if (at < below) {
                     lows[nb] = curve->points[at].x;
                     highs[nb] = curve->points[at + 1].x;
                     lo_levels[nb] = next_levels[nb] = plateau_firsts[nb] = NAN;

@@ -59,6 +59,8 @@ static const char run_help[] =
     "  --footprint BYTES   fixed footprint of a stride sweep (pchase_stride: 256KiB)\n"
     "  --timed N           chases: time only the first N accesses of the lap after the\n"
     "                      warm-up lap (default: whole laps, at least 4096 accesses)\n"
+    "  --warm N            icache_seq: N untimed passes before the timed ones (default\n"
+    "                      1; a randomly replacing cache converges over many)\n"
     "  --adaptive          measure SPEC as a coarse sweep, then bisect every knee\n"
     "                      until it is --resolution wide (default: the stride)\n"
     "  --resolution BYTES  knee precision of --adaptive\n"
@@ -102,7 +104,7 @@ static int parse_args(int argc, char **argv, run_args *a, const char *help, int 
 {
     enum { O_STRIDE = 256, O_PATTERN, O_SEED, O_VARIANT, O_SAMPLES, O_SET, O_OUT, O_QUIET, O_POINT,
            O_FOOTPRINT, O_ADAPTIVE, O_RESOLUTION, O_TRACE, O_TRACE_LIMIT, O_TIMER, O_CARVEOUT, O_CHAINED,
-           O_ONE_LAUNCH, O_TIMED };
+           O_ONE_LAUNCH, O_TIMED, O_WARM };
     static const struct option opts[] = {
         {"device", required_argument, 0, 'd'},   {"probe", required_argument, 0, 'p'},
         {"sweep", required_argument, 0, 's'},    {"stride", required_argument, 0, O_STRIDE},
@@ -111,6 +113,7 @@ static int parse_args(int argc, char **argv, run_args *a, const char *help, int 
         {"set", required_argument, 0, O_SET},    {"out", required_argument, 0, O_OUT},
         {"quiet", no_argument, 0, O_QUIET},      {"point", required_argument, 0, O_POINT},
         {"footprint", required_argument, 0, O_FOOTPRINT}, {"timed", required_argument, 0, O_TIMED},
+        {"warm", required_argument, 0, O_WARM},
         {"adaptive", no_argument, 0, O_ADAPTIVE}, {"resolution", required_argument, 0, O_RESOLUTION},
         {"trace", no_argument, 0, O_TRACE}, {"trace-limit", required_argument, 0, O_TRACE_LIMIT},
         {"timer", required_argument, 0, O_TIMER},
@@ -159,6 +162,14 @@ static int parse_args(int argc, char **argv, run_args *a, const char *help, int 
                 return 2;
             }
             a->opts.timed_accesses = v;
+            break;
+        case O_WARM:
+            if (gd_cli_u64(optarg, 1, GD_PROBE_MAX_WARM_PASSES, &v) != 0) {
+                fprintf(stderr, "gpudissect: --warm must be a number of passes 1..%u, got '%s'\n",
+                        GD_PROBE_MAX_WARM_PASSES, optarg);
+                return 2;
+            }
+            a->opts.warm_passes = (uint32_t)v;
             break;
         case O_PATTERN:
             if (!strcmp(optarg, "random"))

@@ -228,8 +228,31 @@ int gd_infer_curve(gd_inference *run_inf, const gd_curve *curve, const gd_segmen
          * step of Jia et al.'s Fig. 3.6), plotted and reported; its first
          * plateau is no L0I or L1I (generated seed 1067: its knee at 22 MiB was
          * read as the L0I's size, its end as an L1I of at least 64 MiB) */
-        if (strcmp(level, "L2") != 0)
+        if (strcmp(level, "L2") != 0) {
+            /* loops timed after many warm passes (full.suite's icache-warm,
+             * run where the step before saw a randomly replacing level): its
+             * verdicts come from that step, and its sizes replace that
+             * step's, read off loops that had not converged (issue 17) */
+            const gd_inferred_name icache[] = {GD_INF_L0I, GD_INF_L1I, GD_INF_L15I};
+            int converged = curve->opts.warm_passes > 1;
+            for (size_t k = 0; converged && k < sizeof icache / sizeof icache[0]; k++) {
+                gd_inferred_level *f = &step_inf.level[icache[k]];
+                const gd_inferred_level *r = &run_inf->level[icache[k]];
+                f->has_replacement = r->has_replacement;
+                f->replacement = r->replacement;
+                f->replacement_lru_or_fifo = r->replacement_lru_or_fifo;
+            }
             rc = gd_infer_icache_seq(&step_inf, curve, seg, cc_major >= 7, err);
+            for (size_t k = 0; rc == 0 && converged && k < sizeof icache / sizeof icache[0]; k++) {
+                gd_inferred_level *f = &step_inf.level[icache[k]];
+                gd_inferred_level *t = &run_inf->level[icache[k]];
+                f->has_replacement = 0; /* the run's verdict stays */
+                if (f->has_size || f->size_unseen[0]) {
+                    t->has_size = 0;
+                    t->size_unseen[0] = 0;
+                }
+            }
+        }
     } else if (!strcmp(pn, "icache_av")) {
         if (!level[0]) {
             rc = gd_fail(err, "%s: an icache_av step needs --level (the level its victim "
@@ -277,6 +300,15 @@ int gd_step_prepare(gd_characterize_ctx *ctx, const gd_suite_step *st, gd_step_p
     gd_suite_vars vars = ctx->vars;
     prep->opts = st->opts;
     gd_probe_opts *opts = &prep->opts;
+    /* --if: a step only some hierarchies need (icache-warm, for randomly
+     * replacing instruction caches) is skipped elsewhere, saying why */
+    uint64_t wanted = 1;
+    if (st->run_if[0] && gd_suite_eval(st->run_if, &vars, &wanted, err) != 0)
+        return unknown_variable(err) ? 1 : gd_fail_prefix(err, "%s:%d", ctx->suite->path, st->line);
+    if (!wanted) {
+        snprintf(err->msg, sizeof err->msg, "not needed here (--if %s is 0)", st->run_if);
+        return 1;
+    }
     int bad = (st->footprint[0] && gd_suite_eval(st->footprint, &vars, &opts->footprint_bytes, err)) ||
               (st->stride[0] && gd_suite_eval(st->stride, &vars, &opts->stride_bytes, err));
     uint64_t granularity = gd_probe_sweep_granularity(st->probe, opts);
@@ -472,6 +504,8 @@ int gd_step_finish(gd_characterize_ctx *ctx, const gd_suite_step *st, const gd_s
                 ctx->vars.line[i] = l->sector_bytes;
             if (l->has_ways && l->ways && !l->ways_is_lower_bound)
                 ctx->vars.ways[i] = l->ways;
+            ctx->vars.random[i] = (uint8_t)(l->has_replacement && !l->replacement_lru_or_fifo &&
+                                            l->replacement == GD_REPL_RANDOM);
         }
         if (ctx->progress && st->adaptive)
             fprintf(ctx->progress,

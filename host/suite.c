@@ -152,14 +152,23 @@ static int parse_atom(expr_ctx *c, uint64_t *v)
             c->p++;
         int is_line = len > 5 && !strcmp(name + len - 5, "_LINE");
         int is_ways = len > 5 && !strcmp(name + len - 5, "_WAYS");
+        int is_random = len > 7 && !strcmp(name + len - 7, "_RANDOM");
         if (is_line || is_ways)
             name[len - 5] = 0;
+        if (is_random)
+            name[len - 7] = 0;
         int id = gd_inferred_level_from_name(name);
         if (id < 0)
             return expr_fail(c, "unknown name (use a level such as L2, L1D, L0I, L1C, NAME_LINE, "
-                                "NAME_WAYS, min, max, lcm, roundup)");
+                                "NAME_WAYS, NAME_RANDOM, min, max, lcm, roundup)");
         if (c->syntax_only) {
             *v = 1;
+            return 0;
+        }
+        /* NAME_RANDOM: 1 where a step before found the level replacing at
+         * random, 0 otherwise (a level not found, or not random) */
+        if (is_random) {
+            *v = c->vars->random[id] ? 1 : 0;
             return 0;
         }
         uint64_t value = is_line ? c->vars->line[id] : is_ways ? c->vars->ways[id] : c->vars->size[id];
@@ -283,7 +292,7 @@ static int check_step_exprs(const gd_suite_step *st, const char *path, gd_err *e
         check_expr(st->footprint, path, st->line, err) ||
         check_expr(st->resolution, path, st->line, err) ||
         check_expr(st->refine_below, path, st->line, err) ||
-        check_expr(st->stride, path, st->line, err))
+        check_expr(st->stride, path, st->line, err) || check_expr(st->run_if, path, st->line, err))
         return -1;
     return 0;
 }
@@ -351,6 +360,9 @@ static int parse_step(char *text, const char *path, int line, gd_suite_step *st,
         } else if (!strcmp(opt, "--stride")) {
             if (copy_expr(st->stride, val, path, line, "stride", err))
                 return -1;
+        } else if (!strcmp(opt, "--if")) {
+            if (copy_expr(st->run_if, val, path, line, "if", err))
+                return -1;
         } else if (!strcmp(opt, "--variant")) {
             if (strlen(val) >= sizeof st->opts.variant)
                 return gd_fail(err, "%s:%d: --variant is too long", path, line);
@@ -373,6 +385,12 @@ static int parse_step(char *text, const char *path, int line, gd_suite_step *st,
                 return gd_fail(err, "%s:%d: bad --timed '%s' (accesses, 1..4294967295)", path,
                                line, val);
             st->opts.timed_accesses = t;
+        } else if (!strcmp(opt, "--warm")) {
+            uint64_t w;
+            if (gd_cli_u64(val, 1, GD_PROBE_MAX_WARM_PASSES, &w) != 0)
+                return gd_fail(err, "%s:%d: bad --warm '%s' (passes, 1..%u)", path, line, val,
+                               GD_PROBE_MAX_WARM_PASSES);
+            st->opts.warm_passes = (uint32_t)w;
         } else if (!strcmp(opt, "--carveout")) {
             char list[GD_SUITE_EXPR_BYTES];
             snprintf(list, sizeof list, "%s", val);

@@ -35,6 +35,8 @@ typedef struct gd_suite_step {
     char resolution[GD_SUITE_EXPR_BYTES];  /* "" or an expression */
     char refine_below[GD_SUITE_EXPR_BYTES]; /* "" or an expression (adaptive: knees below it) */
     char stride[GD_SUITE_EXPR_BYTES];      /* "" or an expression */
+    char run_if[GD_SUITE_EXPR_BYTES];      /* --if: "" or an expression; the step runs
+                                            * only where it is nonzero */
     int adaptive;
     char level[8];                         /* the level a step measures (--level) */
     int line;                              /* in the suite file */
@@ -68,6 +70,8 @@ typedef struct gd_suite_vars {
     uint64_t size[GD_INF_COUNT];
     uint64_t line[GD_INF_COUNT];
     uint64_t ways[GD_INF_COUNT]; /* NAME_WAYS: associativity (pchase_fine, const_fine) */
+    uint8_t random[GD_INF_COUNT]; /* NAME_RANDOM: 1 where the steps before found the
+                                   * level replacing at random, else 0 (never unknown) */
     /* levels this GPU does not have (an L0I before Volta: compute capability
      * below 7, as the instruction-cache inference names its levels): NAME is
      * an error that says so, NAME? is 0 */

@@ -12,7 +12,10 @@
  * The sweep value is the code the loop occupies, in bytes (16 per instruction
  * on sm_70 and later): the block plus the loop's own LOOP_OVERHEAD instructions
  * (clock reads, the store of the delta, the counter and the branch), so that a
- * knee is directly a capacity.  --samples sets N (default 8).
+ * knee is directly a capacity.  --samples sets N (default 8); --warm W runs W
+ * untimed passes instead of one first (a randomly replacing cache holds a
+ * loop that fits only after many passes: each miss evicts a random line, the
+ * loop's own included -- the suite's icache-warm step, analysis/infer_icache.c).
  *
  * Variants:
  *   ffma  the block is FFMA instructions on 8 independent chains (ffma_block.h);
@@ -51,7 +54,8 @@
 
 typedef struct icache_state {
     uint32_t length;     /* L: instructions in the block */
-    uint32_t passes;     /* 1 warm + samples */
+    uint32_t warm;       /* untimed passes first (--warm, default 1) */
+    uint32_t passes;     /* warm + samples */
 } icache_state;
 
 #define OUT_SUM 0
@@ -164,7 +168,13 @@ static int icache_plan(const gd_probe_opts *opts, const gd_device_info *dev, uin
     if (!st)
         return gd_fail(err, "icache_seq: out of memory");
     st->length = (uint32_t)(insns - LOOP_OVERHEAD);
-    st->passes = 1 + o->samples;
+    st->warm = o->warm_passes ? o->warm_passes : 1;
+    if (st->warm > GD_PROBE_MAX_WARM_PASSES) {
+        free(st);
+        return gd_fail(err, "icache_seq: at most %d warm passes, got %u", GD_PROBE_MAX_WARM_PASSES,
+                       o->warm_passes);
+    }
+    st->passes = st->warm + o->samples;
     out->state = st;
     out->point = point;
     out->ptx = icache_ptx(dev, st->length);
@@ -207,7 +217,7 @@ static int icache_decode(const gd_probe_plan *plan, const gd_devptr *addresses,
     const uint8_t *buf = host[0];
     /* the fastest: the clock reads with nothing in between */
     double overhead = gd_timer_min_u32(buf + OUT_CALIB, CALIB_PASSES);
-    uint32_t n = st->passes - 1;
+    uint32_t n = st->passes - st->warm;
     gd_series *cpi = gd_probe_result_add(out, "cpi", n);
     gd_series *cycles = gd_probe_result_add(out, "cycles", n);
     gd_series *ov = gd_probe_result_add(out, "timer_overhead", 1);
@@ -216,7 +226,7 @@ static int icache_decode(const gd_probe_plan *plan, const gd_devptr *addresses,
         return gd_fail(err, "icache_seq: out of memory");
     for (uint32_t i = 0; i < n; i++) {
         uint32_t v;
-        memcpy(&v, buf + OUT_DELTA + 4 * (i + 1), 4);
+        memcpy(&v, buf + OUT_DELTA + 4 * (i + st->warm), 4);
         if ((double)v < overhead + st->length * 0.25)
             return gd_fail(err, "icache_seq: pass %u of %u instructions took %u cycles: fewer "
                                 "than one per four instructions, the block was not executed",

@@ -25,6 +25,8 @@ typedef struct gd_probe gd_probe;
 
 /* Named series one point of a probe may report. */
 #define GD_PROBE_MAX_SERIES 16
+/* --warm: untimed passes a probe runs before its timed ones (icache_seq) */
+#define GD_PROBE_MAX_WARM_PASSES 256
 
 /* Options a user can give a probe (`gpudissect run --stride ... --pattern ...`):
  * with the sweep value, they fix everything the probe lays out. */
@@ -37,6 +39,8 @@ typedef struct gd_probe_opts {
     uint64_t footprint_bytes; /* sweeps of something else at a fixed footprint (stride sweep) */
     uint64_t timed_accesses;  /* chases: time at most this many accesses, a part of the lap
                                * after the warm-up's (0: whole laps; kernels/chase.c) */
+    uint32_t warm_passes;     /* icache_seq: untimed passes before the timed ones (0: one);
+                               * a randomly replacing cache converges over many */
     uint32_t launch_split;    /* set by the runner, not the user: spread the point over this
                                * many launches (a display watchdog); 0 or 1: one launch */
 } gd_probe_opts;

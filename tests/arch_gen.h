@@ -5,7 +5,8 @@
  * across the space a card could occupy (the unseen-GPUs issue's list, and the
  * bundled GPUs' neighbourhoods): L1D 16-256 KiB including 24/48/96/112/192 KiB,
  * lines 32/64/128 with or without 32-byte sectors, 4-256 ways with sets that
- * need not be a power of two, LRU/FIFO/random at every cache, L2 256 KiB-40 MiB
+ * need not be a power of two, LRU/FIFO/random at every cache (the instruction
+ * caches and a separate L1.5 constant cache too, since 2026-12-04), L2 256 KiB-40 MiB
  * including 1.5/3/5/6 MiB, latencies close together or far apart, 1-132 SMs,
  * pre-Volta (no L0I, an L1.5 instruction cache) and Volta-style instruction
  * caches, an L1.5 constant cache shared with the L1I or a structure of its own
@@ -29,6 +30,9 @@
 typedef struct gd_arch_gen_opts {
     uint64_t max_l2_bytes; /* 0: up to 40 MiB (the fast test subset keeps it small) */
     int noise;             /* -1: by the seed, 0: off, 1: on */
+    int icache_lru;        /* 1: the instruction caches and a separate L1.5 replace LRU,
+                            * as every seed drew them before 2026-12-04 (the tests that
+                            * reproduce a seed's GPU of then) */
 } gd_arch_gen_opts;
 
 typedef struct gd_gen_rng {
@@ -112,6 +116,15 @@ static inline int gd_arch_generate(uint64_t seed, const gd_arch_gen_opts *opts, 
     /* parameters added after the committed sweeps draw from a stream of their
      * own, so that every earlier parameter of a seed stays as it was */
     gd_gen_rng later = {.s = seed * 0xD1B54A32D192ED03ULL + 0x8CB92BA72F3D8DD7ULL};
+    /* the instruction caches' and a separate L1.5's replacement (2026-12-04:
+     * LRU only before; every policy at every level), a third stream drawn
+     * in one order whatever levels the GPU has */
+    gd_gen_rng pol = {.s = seed * 0xA24BAED4963EE407ULL + 0x9FB21C651E98DF25ULL};
+    gd_gen_next(&pol);
+    const char *l0i_policy = gd_gen_policy(&pol), *l1i_policy = gd_gen_policy(&pol);
+    const char *l15i_policy = gd_gen_policy(&pol), *l15c_policy = gd_gen_policy(&pol);
+    if (opts && opts->icache_lru)
+        l0i_policy = l1i_policy = l15i_policy = l15c_policy = "lru";
     gd_gen_next(r);
     gd_gen_text t = {.buf = buf, .size = size};
     buf[0] = 0;
@@ -182,8 +195,8 @@ static inline int gd_arch_generate(uint64_t seed, const gd_arch_gen_opts *opts, 
         uint32_t l0_ways = gd_gen_below(r, 2) ? (uint32_t)(l0 / 128) : gd_gen_ways(r, l0 / 128, 4, 16);
         gd_gen_printf(&t, "\n[L0I]\nsize = %lluKiB %s\nline = 128 %s\nways = %u %s\n",
                       (unsigned long long)(l0 / K), src, src, l0_ways, src);
-        gd_gen_printf(&t, "replacement = lru %s\nlatency = 1 %s\nscope = subpartition %s\n", src,
-                      src, src);
+        gd_gen_printf(&t, "replacement = %s %s\nlatency = 1 %s\nscope = subpartition %s\n",
+                      l0i_policy, src, src, src);
         gd_gen_printf(&t, "prefetch = %u %s\n", (unsigned)gd_gen_range(r, 1, 3), src);
         static const unsigned l1i_kib[] = {32, 46, 64, 96, 128};
         l1i_bytes = GD_GEN_PICK(r, l1i_kib) * K;
@@ -199,8 +212,8 @@ static inline int gd_arch_generate(uint64_t seed, const gd_arch_gen_opts *opts, 
                                            : gd_gen_ways(r, l1i_bytes / l1i_line, 4, 16);
     gd_gen_printf(&t, "\n[L1I]\nsize = %lluKiB %s\nline = %u %s\nways = %u %s\n",
                   (unsigned long long)(l1i_bytes / K), src, l1i_line, src, l1i_ways, src);
-    gd_gen_printf(&t, "replacement = lru %s\nlatency = %u %s\nscope = sm %s\n", src, l1i_lat, src,
-                  src);
+    gd_gen_printf(&t, "replacement = %s %s\nlatency = %u %s\nscope = sm %s\n", l1i_policy, src,
+                  l1i_lat, src, src);
     if (!volta)
         gd_gen_printf(&t, "prefetch = %u %s\n", (unsigned)gd_gen_range(r, 1, 3), src);
     unsigned l15_lat = l1i_lat;
@@ -212,8 +225,8 @@ static inline int gd_arch_generate(uint64_t seed, const gd_arch_gen_opts *opts, 
         gd_gen_printf(&t, "\n[L15I]\nsize = %lluKiB %s\nline = 256 %s\nways = %u %s\n",
                       (unsigned long long)(l15 / K), src, src,
                       gd_gen_ways(r, l15 / 256, 4, 16), src);
-        gd_gen_printf(&t, "replacement = lru %s\nlatency = %u %s\nscope = sm %s\n", src, l15_lat,
-                      src, src);
+        gd_gen_printf(&t, "replacement = %s %s\nlatency = %u %s\nscope = sm %s\n", l15i_policy,
+                      src, l15_lat, src, src);
     }
 
     /* constant caches */
@@ -243,8 +256,8 @@ static inline int gd_arch_generate(uint64_t seed, const gd_arch_gen_opts *opts, 
                       (unsigned long long)(l15c / K), src, l15c_line, src,
                       gd_gen_ways(r, l15c / l15c_line, 4, 16), src);
         /* an SM's own, or one the chip's SMs share (const_av; 2026-12-03) */
-        gd_gen_printf(&t, "replacement = lru %s\nlatency = %u %s\nscope = %s %s\n", src, l15c_lat,
-                      src, gd_gen_below(&later, 2) ? "chip" : "sm", src);
+        gd_gen_printf(&t, "replacement = %s %s\nlatency = %u %s\nscope = %s %s\n", l15c_policy,
+                      src, l15c_lat, src, gd_gen_below(&later, 2) ? "chip" : "sm", src);
     }
 
     /* L2, DRAM */

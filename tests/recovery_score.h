@@ -5,7 +5,8 @@
  * with the rule a careful reader would apply: a capacity within one line (the
  * sweep's resolution; a fitted size, a randomly replacing L2's, within the
  * resolution it states in size_resolution_bytes), a fetch granularity (sector_bytes) / allocation line
- * (line_bytes) / way count / bank count / policy / scope exactly, a latency within 1 cycle (2 with noise).  A parameter of a
+ * (line_bytes) / way count / bank count / policy / scope exactly (an instruction
+ * cache's policy as random or lru-or-fifo), a latency within 1 cycle (2 with noise).  A parameter of a
  * level the arch does not have is not scored, nor the size of a separate L1.5
  * constant cache of 64 KiB or more (no scan of one constant bank reaches past
  * it: the README claims a lower bound there), nor the L2 constant latency
@@ -35,6 +36,7 @@ typedef enum gd_score_kind {
     GD_SCORE_BANKS,      /* banks exactly */
     GD_SCORE_BANK_WIDTH, /* bank width exactly */
     GD_SCORE_SCOPE,      /* scope exactly */
+    GD_SCORE_POLICY_CLASS, /* random, or lru-or-fifo (a loop of code cannot tell those apart) */
 } gd_score_kind;
 
 typedef struct gd_score_param {
@@ -69,9 +71,23 @@ static const gd_score_param gd_score_params[] = {
     {"L2C", GD_L2C, GD_SCORE_LATENCY, "latency"},
     {"L0I", GD_L0I, GD_SCORE_SIZE, "size"},
     {"L0I", GD_L0I, GD_SCORE_SCOPE, "scope"},
+    {"L0I", GD_L0I, GD_SCORE_POLICY_CLASS, "replacement"},
     {"L1I", GD_L1I, GD_SCORE_SIZE, "size"},
     {"L1I", GD_L1I, GD_SCORE_SCOPE, "scope"},
+    {"L1I", GD_L1I, GD_SCORE_POLICY_CLASS, "replacement"},
 };
+
+/* An L1I within GD_SCORE_RANDOM_L0I_APART of a randomly replacing L0I: the
+ * L0I's miss share climbs through the L1I's range and moves its knee (the
+ * README claims no size there, nor the scope sized from it; the inference
+ * reports none within 3x of the L0I it measured) */
+#define GD_SCORE_RANDOM_L0I_APART 3.2
+static inline int gd_score_l1i_hidden(const gd_arch *arch)
+{
+    const gd_arch_level *l0 = &arch->level[GD_L0I], *l1 = &arch->level[GD_L1I];
+    return l0->present && l0->replacement == GD_REPL_RANDOM &&
+           (double)l1->size_bytes < GD_SCORE_RANDOM_L0I_APART * (double)l0->size_bytes;
+}
 #define GD_SCORE_PARAM_COUNT (sizeof gd_score_params / sizeof gd_score_params[0])
 
 typedef enum gd_score_outcome {
@@ -102,6 +118,19 @@ static inline int gd_score_number(const json_t *level, const char *key, double *
     return 1;
 }
 
+/* A string value of level l (`key`) against `want`, both into the table. */
+static inline gd_score_outcome gd_score_text(const json_t *l, const char *key, const char *want,
+                                             char *measured, size_t mbytes, char *expected,
+                                             size_t ebytes)
+{
+    snprintf(expected, ebytes, "%s", want);
+    const char *got = l ? json_string_value(json_object_get(l, key)) : NULL;
+    if (!got)
+        return GD_SCORE_MISSING;
+    snprintf(measured, mbytes, "%s", got);
+    return !strcmp(got, want) ? GD_SCORE_RIGHT : GD_SCORE_WRONG;
+}
+
 /* Scores one parameter; `measured` and `expected` are filled for the table. */
 static inline gd_score_outcome gd_score_one(const gd_score_param *p, const gd_arch *arch,
                                             const json_t *inferred, char *measured,
@@ -116,6 +145,8 @@ static inline gd_score_outcome gd_score_one(const gd_score_param *p, const gd_ar
     const json_t *l = gd_score_level(inferred, p->level);
     double v = 0;
     int noisy = arch->noise.jitter_cycles > 0 || arch->noise.outlier_rate > 0;
+    if (p->id == GD_L1I && gd_score_l1i_hidden(arch))
+        return GD_SCORE_NOT_SCORED;
     switch (p->kind) {
     case GD_SCORE_SIZE: {
         if (shares)
@@ -176,14 +207,22 @@ static inline gd_score_outcome gd_score_one(const gd_score_param *p, const gd_ar
         if (json_is_true(json_object_get(l, "ways_is_lower_bound")))
             return GD_SCORE_MISSING;
         return v == t->ways ? GD_SCORE_RIGHT : GD_SCORE_WRONG;
-    case GD_SCORE_POLICY: {
-        const char *want = gd_replacement_name(t->replacement);
-        snprintf(expected, ebytes, "%s", want);
-        const char *got = l ? json_string_value(json_object_get(l, "replacement")) : NULL;
-        if (!got)
-            return GD_SCORE_MISSING;
-        snprintf(measured, mbytes, "%s", got);
-        return !strcmp(got, want) ? GD_SCORE_RIGHT : GD_SCORE_WRONG;
+    case GD_SCORE_POLICY:
+        return gd_score_text(l, "replacement", gd_replacement_name(t->replacement), measured,
+                             mbytes, expected, ebytes);
+    case GD_SCORE_POLICY_CLASS: {
+        /* claimed with a size: a level the sweep did not size has no knee
+         * whose neighbourhood the verdict reads; nor behind a random L0I,
+         * whose transients run on through the L1I's range (README) */
+        if (!gd_score_number(l, "size_bytes", &v) ||
+            json_is_true(json_object_get(l, "size_is_lower_bound")))
+            return GD_SCORE_NOT_SCORED;
+        if (p->id == GD_L1I && arch->level[GD_L0I].present &&
+            arch->level[GD_L0I].replacement == GD_REPL_RANDOM)
+            return GD_SCORE_NOT_SCORED;
+        return gd_score_text(l, "replacement",
+                             t->replacement == GD_REPL_RANDOM ? "random" : "lru-or-fifo",
+                             measured, mbytes, expected, ebytes);
     }
     case GD_SCORE_BANKS:
     case GD_SCORE_BANK_WIDTH: {
@@ -202,13 +241,8 @@ static inline gd_score_outcome gd_score_one(const gd_score_param *p, const gd_ar
         if (p->id == GD_L15C &&
             (shares || t->size_bytes >= GD_CHASE_CONST_BYTES || arch->gpu.sm_count < 2))
             return GD_SCORE_NOT_SCORED;
-        const char *want = gd_scope_name(t->scope);
-        snprintf(expected, ebytes, "%s", want);
-        const char *got = l ? json_string_value(json_object_get(l, "scope")) : NULL;
-        if (!got)
-            return GD_SCORE_MISSING;
-        snprintf(measured, mbytes, "%s", got);
-        return !strcmp(got, want) ? GD_SCORE_RIGHT : GD_SCORE_WRONG;
+        return gd_score_text(l, "scope", gd_scope_name(t->scope), measured, mbytes, expected,
+                             ebytes);
     }
     }
     return GD_SCORE_NOT_SCORED;

@@ -65,9 +65,11 @@ static void test_generator_draws_one_gpu_per_seed(void **state)
         }
     }
     /* 2026-12-03: the L1C's ways drawn up to 64 (const_fine) and a separate L1.5's
-     * scope from a second stream (const_av); was 0x4c361135f2f057a3 */
-    if (h != 0x53e7a1dc769b7b64ull)
-        fail_msg("seeds 1000..1019 hash to 0x%016llx, not gcc's 0x53e7a1dc769b7b64: the "
+     * scope from a second stream (const_av); was 0x4c361135f2f057a3.
+     * 2026-12-04: the instruction caches' and a separate L1.5's replacement
+     * from a third stream (LRU only before); was 0x53e7a1dc769b7b64 */
+    if (h != 0x56d0178be76362d3ull)
+        fail_msg("seeds 1000..1019 hash to 0x%016llx, not gcc's 0x56d0178be76362d3: the "
                  "generator draws another GPU for a seed",
                  (unsigned long long)h);
 }
@@ -76,7 +78,7 @@ static void test_generator_is_valid_and_covers_the_space(void **state)
 {
     (void)state;
     static char text[GEN_TEXT_BYTES];
-    unsigned l1_sizes[8] = {0}, policies[3][3] = {{0}}, volta = 0, pre = 0, shared = 0,
+    unsigned l1_sizes[8] = {0}, policies[7][3] = {{0}}, volta = 0, pre = 0, shared = 0,
              separate = 0, noisy = 0, quiet = 0, big_l2 = 0, np2_sets = 0, l1c_wide = 0,
              l1c_full = 0, l15c_scopes[3] = {0};
     static const unsigned l1_kib[] = {16, 24, 48, 96, 112, 192, 256};
@@ -92,6 +94,12 @@ static void test_generator_is_valid_and_covers_the_space(void **state)
         policies[0][a.level[GD_L1D].replacement]++;
         policies[1][a.level[GD_L2].replacement]++;
         policies[2][a.level[GD_L1C].replacement]++;
+        /* every policy at every level: the instruction caches and a separate
+         * L1.5 too (tests/test_icache_random.c) */
+        static const gd_level_id more[] = {GD_L0I, GD_L1I, GD_L15I, GD_L15C};
+        for (int m = 0; m < 4; m++)
+            if (a.level[more[m]].present && a.level[more[m]].shared_with < 0)
+                policies[3 + m][a.level[more[m]].replacement]++;
         /* an L1C set of more lines than one bank holds at its capacity's stride */
         l1c_wide += a.level[GD_L1C].ways > GD_CHASE_CONST_BYTES / a.level[GD_L1C].size_bytes;
         l1c_full += a.level[GD_L1C].sets == 1;
@@ -110,8 +118,8 @@ static void test_generator_is_valid_and_covers_the_space(void **state)
     for (unsigned k = 0; k < sizeof l1_kib / sizeof l1_kib[0]; k++)
         if (!l1_sizes[k])
             fail_msg("no generated L1D of %u KiB in 400 seeds", l1_kib[k]);
-    static const char *const policy_level[] = {"L1D", "L2", "L1C"};
-    for (int lvl = 0; lvl < 3; lvl++)
+    static const char *const policy_level[] = {"L1D", "L2", "L1C", "L0I", "L1I", "L15I", "L15C"};
+    for (int lvl = 0; lvl < 7; lvl++)
         for (int p = 0; p < 3; p++)
             if (!policies[lvl][p])
                 fail_msg("no %s %s in 400 seeds", policy_level[lvl],

@@ -29,60 +29,20 @@
 #include "analysis/arch.h"
 #include "analysis/results.h"
 #include "tests/arch_gen.h"
+#include "tests/suite_steps.h"
 
 #define GEN_TEXT_BYTES 16384
 
-/* The line of bench/suites/full.suite labelled `label` (with its newline). */
-static void full_suite_line(const char *label, char *line, size_t cap)
-{
-    char path[1024];
-    snprintf(path, sizeof path, "%s/bench/suites/full.suite", GD_SOURCE_DIR);
-    FILE *f = fopen(path, "r");
-    assert_non_null(f);
-    size_t n = strlen(label);
-    while (fgets(line, (int)cap, f))
-        if (!strncmp(line, label, n) && (line[n] == ' ' || line[n] == '\t')) {
-            fclose(f);
-            return;
-        }
-    fclose(f);
-    fail_msg("full.suite has no step %s", label);
-}
-
-/* characterize `device` (with `sets`, e.g. "--set L0I.prefetch=1") over
- * `first` (suite lines of its own) and the named steps of full.suite; returns
- * inferred.json; a failed or skipped step fails the test. */
+/* characterize `device` (with `sets`) over `first` and the named steps of
+ * full.suite (tests/suite_steps.h); returns inferred.json; a failed or skipped
+ * step fails the test. */
 static json_t *characterize_steps(const char *device, const char *sets, const char *first,
                                   const char *const *labels)
 {
-    static char out[1 << 16];
-    gd_err err;
     char *dir = gd_test_tmpdir();
-    char suite_path[1100], run[1100], suite[4096], line[1024];
-    snprintf(suite_path, sizeof suite_path, "%s/steps.suite", dir);
+    char run[1100];
     snprintf(run, sizeof run, "%s/run", dir);
-    int used = snprintf(suite, sizeof suite, "%s", first);
-    for (size_t k = 0; labels[k]; k++) {
-        full_suite_line(labels[k], line, sizeof line);
-        used += snprintf(suite + used, sizeof suite - (size_t)used, "%s", line);
-    }
-    assert_int_equal(gd_write_atomic(suite_path, suite, strlen(suite), &err), 0);
-    char cmd[4096];
-    snprintf(cmd, sizeof cmd, "%s characterize --device %s %s --suite %s --out %s --quiet --no-plots",
-             gd_test_binary(), device, sets, suite_path, run);
-    if (gd_test_run(cmd, out, sizeof out) != 0)
-        fail_msg("%s failed:\n%s", cmd, out);
-    json_t *meta = gd_test_load_json(run, "meta.json");
-    size_t i;
-    json_t *e;
-    json_array_foreach(json_object_get(meta, "probes"), i, e) {
-        const char *why = json_string_value(json_object_get(e, "failed"));
-        const char *skip = json_string_value(json_object_get(e, "skipped"));
-        if (why || skip)
-            fail_msg("%s: step %s %s: %s", device, json_string_value(json_object_get(e, "csv")),
-                     why ? "failed" : "skipped", why ? why : skip);
-    }
-    json_decref(meta);
+    gd_test_characterize_steps(device, sets, first, labels, NULL, run);
     json_t *inf = gd_test_load_json(run, "inferred.json");
     gd_test_rmrf(dir);
     free(dir);
@@ -99,7 +59,9 @@ static json_t *characterize_seed_steps_l2(uint64_t seed, uint64_t max_l2,
                                           const char *level)
 {
     static char text[GEN_TEXT_BYTES];
-    gd_arch_gen_opts o = {.max_l2_bytes = max_l2, .noise = -1};
+    /* (the seeds' GPUs as they were drawn when each miss was found: LRU
+     * instruction caches) */
+    gd_arch_gen_opts o = {.max_l2_bytes = max_l2, .noise = -1, .icache_lru = 1};
     assert_int_equal(gd_arch_generate(seed, &o, text, sizeof text), 0);
     gd_err err;
     if (gd_arch_parse_string(text, "generated.arch", NULL, 0, arch, &err) != 0)

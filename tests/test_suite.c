@@ -85,6 +85,19 @@ static void test_expressions(void **state)
     l1c.ways[GD_INF_L1C] = 32; /* fully associative: 3 x its 32 lines of 256 B */
     assert_int_equal(gd_suite_eval(victim, &l1c, &x, &err), 0);
     assert_int_equal(x, 24u << 10);
+    /* NAME_RANDOM: 1 where a step found the level replacing at random, else
+     * 0 -- never unknown, and 0 for a level the GPU lacks (full.suite's
+     * icache-warm: --if L0I_RANDOM+L1I_RANDOM+L15I_RANDOM) */
+    const char *any = "L0I_RANDOM+L1I_RANDOM+L15I_RANDOM";
+    assert_int_equal(gd_suite_eval(any, &none, &x, &err), 0);
+    assert_int_equal(x, 0);
+    assert_int_equal(gd_suite_eval(any, &pascal, &x, &err), 0);
+    assert_int_equal(x, 0);
+    pascal.random[GD_INF_L15I] = 1;
+    assert_int_equal(gd_suite_eval(any, &pascal, &x, &err), 0);
+    assert_int_equal(x, 1);
+    assert_int_equal(gd_suite_eval("L9_RANDOM", &pascal, &x, &err), -1);
+    assert_non_null(strstr(err.msg, "unknown name"));
 }
 
 static void test_bundled_suites_load(void **state)
@@ -103,6 +116,11 @@ static void test_bundled_suites_load(void **state)
             /* the L2's stride sweep times the start of a lap (kernels/chase.c) */
             if (!strcmp(s.steps[k].label, "stride-l2"))
                 assert_int_equal(s.steps[k].opts.timed_accesses, 65536);
+            /* the converged loops, only where an instruction cache is random */
+            if (!strcmp(s.steps[k].label, "icache-warm")) {
+                assert_int_equal(s.steps[k].opts.warm_passes, 64);
+                assert_string_equal(s.steps[k].run_if, "L0I_RANDOM+L1I_RANDOM+L15I_RANDOM");
+            }
         }
     }
 }
@@ -125,6 +143,10 @@ static void test_suite_errors(void **state)
         {"a pchase --sweep 1KiB:2KiB --pattern zigzag\n", ":1: --pattern must be seq or random"},
         {"a pchase --sweep 1KiB:2KiB --timed 0\n", ":1: bad --timed '0'"},
         {"a pchase --sweep 1KiB:2KiB --timed lots\n", ":1: bad --timed 'lots'"},
+        {"a icache_seq --sweep 1KiB:2KiB --warm 0\n", ":1: bad --warm '0'"},
+        {"a icache_seq --sweep 1KiB:2KiB --warm 257\n", ":1: bad --warm '257'"},
+        {"a icache_seq --sweep 1KiB:2KiB --if L3_RANDOM\n", "unknown name"},
+        {"a icache_seq --sweep 1KiB:2KiB --if min(1\n", ":1:"},
         {"# nothing\n\n", "no steps"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -146,20 +168,25 @@ static void test_suite_errors(void **state)
 static void test_timed_survives_json(void **state)
 {
     (void)state;
-    gd_probe_opts o = {.stride_bytes = 16, .footprint_bytes = 1 << 20, .timed_accesses = 65536};
+    gd_probe_opts o = {.stride_bytes = 16, .footprint_bytes = 1 << 20, .timed_accesses = 65536,
+                       .warm_passes = 64};
     json_t *j = json_object();
     gd_probe_opts_to_json(&o, j);
     gd_probe_opts back;
     gd_probe_opts_from_json(j, &back);
     assert_int_equal(back.timed_accesses, 65536);
     assert_int_equal(back.footprint_bytes, 1 << 20);
+    assert_int_equal(back.warm_passes, 64); /* icache_seq --warm (icache-warm) */
     json_decref(j);
     o.timed_accesses = 0;
+    o.warm_passes = 0;
     j = json_object();
     gd_probe_opts_to_json(&o, j);
     assert_null(json_object_get(j, "timed_accesses"));
+    assert_null(json_object_get(j, "warm_passes"));
     gd_probe_opts_from_json(j, &back);
     assert_int_equal(back.timed_accesses, 0);
+    assert_int_equal(back.warm_passes, 0);
     json_decref(j);
 }
 
