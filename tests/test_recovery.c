@@ -377,7 +377,7 @@ static const char *const GD_RECOVERY_ASSERTED[] = {
     "L1D.sector", "L1D.line",     "L1D.latency",   "L1D.ways",  "L1D.replacement",
     "SMEM.latency", "SMEM.banks", "SMEM.bank_width", "L2.sector", "L2.latency",
     "DRAM.latency", "L1C.size",   "L1C.latency",   "L1C.ways",  "L1C.replacement",
-    "L15C.latency", "L0I.size",   "L0I.scope",
+    "L15C.latency", "L0I.size",   "L0I.scope",     "L0I.replacement",
 };
 
 static void test_recovery(void **state)
