@@ -33,6 +33,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/infer_l2_policy.h"
+#include "analysis/knee_extrapolate.h"
 #include "analysis/run_load.h"
 
 #define RANDOM_HIT_FRACTION 0.02   /* L1-level accesses past 2x capacity: not LRU/FIFO */
@@ -42,6 +44,7 @@
 #define LEVEL_GAP 0.1
 #define LEVEL_GAP_CYCLES 4.0
 #define MISS_LEVEL_SHARE 0.05 /* a median this close to the slowest is the miss level */
+#define MEAN_TOP_SHARE 0.1    /* a mean this close to the largest (of the rise above the L1.5) */
 #define SHARED_MISS 0.5            /* victim miss rate that means "evicted by code" */
 #define SEPARATE_MISS 0.1          /* ... that means "untouched" */
 #define EVICTED_MISS 0.9           /* ... that means (nearly) every victim access left the L1.5 */
@@ -93,6 +96,86 @@ static void infer_l1c_replacement(gd_inferred_level *l1, const gd_curve *c, doub
     snprintf(l1->replacement_from, sizeof l1->replacement_from, "%s", c->label);
 }
 
+/* A randomly replacing L1.5 scanned at its line to the 64 KiB bank: its
+ * median never leaves it (at 1.33 capacities a random 48 KiB L1.5 still hits
+ * over half the chain: generated seeds 1040, 1087, ...), so the scan has no
+ * knee -- and a bound there would be false.  Where the last points miss
+ * RANDOM_FIT_LOW or more of their accesses past the level (LRU and FIFO miss
+ * all or none of a cyclic chain once its sets overflow), the capacity is
+ * fitted to those shares as a random L2's is (infer_l2_policy.c: the
+ * mean-field model of the chase's laps), within RANDOM_FIT_RESOLUTION, and
+ * the missed accesses' median is the L2's constant latency.  Returns 1 where
+ * it sized `l`. */
+#define RANDOM_FIT_LOW 0.2
+#define RANDOM_FIT_HIGH 0.95
+#define RANDOM_FIT_RESOLUTION 0.05
+static int random_l15_fit(gd_inference *inf, gd_inferred_level *l, const gd_curve *curve,
+                          const gd_plateau *p)
+{
+    /* (a few cycles past the level: the L2's constant latency can stand 5
+     * cycles above the L1.5's -- generated seed 1040, 116 and 125) */
+    double threshold = p->level + LEVEL_GAP_CYCLES;
+    uint64_t stride = curve->opts.stride_bytes;
+    double est[64], miss_median = NAN, best_share = 0;
+    size_t n = 0;
+    for (size_t i = 0; i < curve->count && n < 64 && stride; i++) {
+        const gd_point *pt = &curve->points[i];
+        int k = gd_point_series_index(pt, "cycles");
+        if (k < 0 || !pt->series[k].samples)
+            continue;
+        double m = gd_point_share_above(pt, threshold, p->level, 2 * p->level);
+        if (!(m >= RANDOM_FIT_LOW) || m > RANDOM_FIT_HIGH)
+            continue;
+        uint64_t elements = pt->x / stride, count = pt->series[k].summary.count;
+        if (!elements)
+            continue;
+        unsigned timed = (unsigned)((count + elements / 2) / elements);
+        unsigned warm = (unsigned)((GD_CHASE_MIN_WARM_ACCESSES + elements - 1) / elements);
+        double c = gd_random_cache_fit_capacity((double)(elements * stride), m, warm,
+                                                timed ? timed : 1);
+        if (c > 0)
+            est[n++] = c;
+        if (m > best_share) {
+            /* the missed accesses of the point that missed most */
+            double *v = malloc(count * sizeof *v);
+            size_t nv = 0;
+            for (size_t j = 0; v && j < count; j++)
+                if (pt->series[k].samples[j] > threshold)
+                    v[nv++] = pt->series[k].samples[j];
+            if (nv) {
+                miss_median = gd_median(v, nv);
+                best_share = m;
+            }
+            free(v);
+        }
+    }
+    if (!n)
+        return 0;
+    double size = gd_median(est, n);
+    l->present = 1;
+    l->has_size = 1;
+    l->size_is_lower_bound = 0;
+    l->size_bytes = (uint64_t)size;
+    l->size_resolution_bytes = (uint64_t)ceil(RANDOM_FIT_RESOLUTION * size);
+    l->size_confidence = 0.5 * p->confidence;
+    snprintf(l->size_method, sizeof l->size_method, "random replacement: miss share fitted");
+    snprintf(l->size_from, sizeof l->size_from, "%s", curve->label);
+    l->has_replacement = 1;
+    l->replacement = GD_REPL_RANDOM;
+    l->replacement_lru_or_fifo = 0;
+    l->replacement_confidence = 0.5;
+    snprintf(l->replacement_from, sizeof l->replacement_from, "%s", curve->label);
+    gd_inferred_level *l2 = &inf->level[GD_INF_L2C];
+    if (!l2->has_latency && isfinite(miss_median)) {
+        l2->present = 1;
+        l2->has_latency = 1;
+        l2->latency_cycles = miss_median;
+        l2->latency_confidence = best_share;
+        snprintf(l2->latency_from, sizeof l2->latency_from, "%s", curve->label);
+    }
+    return 1;
+}
+
 int gd_infer_const_seq(gd_inference *inf, const gd_curve *curve, const gd_segmentation *seg,
                        gd_err *err)
 {
@@ -140,6 +223,10 @@ int gd_infer_const_seq(gd_inference *inf, const gd_curve *curve, const gd_segmen
         if (i < seg->knee_count) {
             if (line_ok && (!l->has_size || l->size_is_lower_bound))
                 gd_inferred_set_size(l, &seg->knees[i], curve->label);
+        } else if (order[at] == GD_INF_L15C && line_ok && l->has_sector &&
+                   stride == l->sector_bytes && (!l->has_size || l->size_is_lower_bound) &&
+                   random_l15_fit(inf, l, curve, &seg->plateaus[i])) {
+            /* (sized by the fit) */
         } else if (line_ok && !l->has_size && (!l->has_sector || stride >= l->sector_bytes)) {
             /* still on this level at the largest footprint -- a bound only
              * where every access would miss past it: a scan in steps smaller
@@ -205,6 +292,32 @@ int gd_infer_const_stride(gd_inference *inf, const gd_curve *curve, gd_err *err)
                 continue;
             if (s->median >= top * (1 - MISS_LEVEL_SHARE)) {
                 levels[nl] = s->median;
+                starts[nl++] = curve->points[i].x;
+                break;
+            }
+        }
+    }
+    /* ... and where no median does either (a random 48 KiB L1.5: the 64 KiB
+     * scan is 1.33 of its capacities, where it still hits over half the
+     * chain -- generated seeds 1040, 1087, 1091, ... had no L1.5 line, so no
+     * scan of it), the first stride past the L1C's whose mean comes within
+     * MEAN_TOP_SHARE of the scan's largest mean above the L1.5's level: at its
+     * line every access is a line of its own, and past it the chain has fewer
+     * lines than the L1.5 */
+    if (nl == 2) {
+        double top = 0;
+        for (size_t i = 0; i < curve->count; i++) {
+            const gd_summary *s = gd_point_summary(&curve->points[i], "cycles");
+            if (s && s->count && curve->points[i].x > starts[1] && s->mean > top)
+                top = s->mean;
+        }
+        double rise = top - levels[1];
+        for (size_t i = 0; i < curve->count && rise >= LEVEL_GAP_CYCLES; i++) {
+            const gd_summary *s = gd_point_summary(&curve->points[i], "cycles");
+            if (!s || !s->count || curve->points[i].x <= starts[1])
+                continue;
+            if (s->mean >= top - MEAN_TOP_SHARE * rise) {
+                levels[nl] = s->mean;
                 starts[nl++] = curve->points[i].x;
                 break;
             }

@@ -283,6 +283,7 @@ static long split_flat_ends(const gd_curve *curve, const gd_plateau *p)
 /* a random level's knee on the converged loops: the capacity within this
  * share (the bracket of the knee; stated in inferred.json) */
 #define ICACHE_RANDOM_RESOLUTION 0.04
+#define ICACHE_RANDOM_ABOVE 0.05   /* a converged point this far above the level is past it */
 /* ... and past it the miss share keeps climbing for several capacities (each
  * miss evicts a random line): a plateau piece within ICACHE_RANDOM_TAIL below
  * the level after it is that climb, not a level */
@@ -520,6 +521,18 @@ int gd_infer_icache_seq(gd_inference *inf, const gd_curve *curve, const gd_segme
             snprintf(l->size_method, sizeof l->size_method,
                      "past a random %s: where its climb turns steep", has_l0 ? "L0I" : "L1I");
         } else if (random[sized]) {
+            /* the plateau's last points that stand clearly above its level
+             * are past the knee already (generated seed 9712's random 16 KiB
+             * L0I: CPI 1.16 and 1.14 at 16384 and 16512 bytes were kept on
+             * its plateau, and 16512 rounded up read 17 KiB) */
+            size_t k = p->last;
+            while (k > p->first && primary_cpi(curve, k) > p->level * (1 + ICACHE_RANDOM_ABOVE))
+                k--;
+            if (k < p->last) {
+                l->size_bytes = curve->points[k].x;
+                l->knee_below = (double)curve->points[k].x;
+                l->knee_above = (double)curve->points[k + 1].x;
+            }
             l->size_resolution_bytes = (uint64_t)ceil(ICACHE_RANDOM_RESOLUTION * (double)l->size_bytes);
             snprintf(l->size_method, sizeof l->size_method,
                      "random replacement: knee after %u warm passes", curve->opts.warm_passes);

@@ -101,8 +101,8 @@ double gd_random_cache_miss_share(double footprint_bytes, double capacity_bytes,
     return timed / ((double)timed_laps * GD_L2_MODEL_BINS);
 }
 
-/* The capacity at which the model gives `share` for this point; 0 if none. */
-static double fit_capacity(double footprint, double share, unsigned warm, unsigned timed)
+double gd_random_cache_fit_capacity(double footprint, double share, unsigned warm,
+                                    unsigned timed)
 {
     double lo = footprint / 64, hi = footprint * 64; /* share(lo) high, share(hi) low */
     if (gd_random_cache_miss_share(footprint, lo, warm, timed) < share ||
@@ -278,7 +278,8 @@ int gd_infer_l2_policy(gd_inference *inf, const gd_curve *curve, const gd_segmen
         uint64_t timed_accesses = p->series[k].summary.count;
         unsigned timed = (unsigned)((timed_accesses + elements / 2) / elements);
         unsigned warm = (unsigned)((GD_CHASE_MIN_WARM_ACCESSES + elements - 1) / elements);
-        double c = fit_capacity((double)(elements * stride), m, warm, timed ? timed : 1);
+        double c = gd_random_cache_fit_capacity((double)(elements * stride), m, warm,
+                                                timed ? timed : 1);
         if (c > 0) {
             footprints[n] = (double)(elements * stride);
             estimates[n++] = c;

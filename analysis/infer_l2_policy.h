@@ -14,6 +14,10 @@
  * with probability 1 - line/capacity). */
 double gd_random_cache_miss_share(double footprint_bytes, double capacity_bytes,
                                   unsigned warm_laps, unsigned timed_laps);
+/* The capacity at which that model gives `share` for a chain of `footprint`
+ * bytes (bisection); 0 if none (also used for a random L1.5: infer_const.c). */
+double gd_random_cache_fit_capacity(double footprint, double share, unsigned warm,
+                                    unsigned timed);
 
 /* Reads the ld.cg p-chase `curve` (its segmentation `seg`, the L2 plateau
  * first): the share of accesses past the L2 at each footprint.  A step from

@@ -308,6 +308,40 @@ static void test_l1c_ways_before_a_random_l15(void **state)
     gen_close(&g);
 }
 
+/* a random separate 48 KiB L1.5 (generated seeds 1087 and 1040, as make
+ * recovery draws them; 1040's L2 constant latency only 9 cycles above it):
+ * the 64 KiB stride scan is 1.33 of its capacities, where it still hits over
+ * half the chain -- no stride's median left it, so no line and no scan of
+ * its own; and at its line the scan's median never leaves it either, so its
+ * size is the miss shares' random fit, and the L2C latency the missed
+ * accesses' median */
+static void test_random_l15c_of_48k(void **state)
+{
+    (void)state;
+    static const uint64_t seeds[] = {1087, 1040};
+    static const char *const scans[] = {"const-stride", "const-l1", "const-l15", NULL};
+    for (size_t k = 0; k < 2; k++) {
+        gen_gpu g;
+        gen_open(&g, seeds[k], 0);
+        const gd_arch *a = &g.arch;
+        const gd_arch_level *l15 = &a->level[GD_L15C];
+        assert_true(l15->shared_with < 0 && l15->replacement == GD_REPL_RANDOM &&
+                    l15->size_bytes == 48u << 10);
+        json_t *inf = run_steps(g.device, "", scans, 0, NULL, 0);
+        const json_t *l = gd_test_need_level(inf, "L15C");
+        assert_int_equal(json_integer_value(json_object_get(l, "sector_bytes")), l15->line_bytes);
+        expect_size(inf, "L15C", l15->size_bytes, 0.05 * l15->size_bytes + 1024, "random");
+        double got = json_number_value(json_object_get(gd_test_need_level(inf, "L2C"),
+                                                       "latency_cycles"));
+        int noisy = a->noise.jitter_cycles > 0 || a->noise.outlier_rate > 0;
+        if (fabs(got - a->level[GD_L2C].latency_cycles) > (noisy ? 2.0 : 1.0))
+            fail_msg("seed %llu: L2C latency %.1f, the arch's %u", (unsigned long long)seeds[k],
+                     got, a->level[GD_L2C].latency_cycles);
+        json_decref(inf);
+        gen_close(&g);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -320,6 +354,7 @@ int main(void)
         cmocka_unit_test(test_l0i_scope_under_random_replacement),
         cmocka_unit_test(test_random_l1i_the_step_did_not_size),
         cmocka_unit_test(test_l1c_ways_before_a_random_l15),
+        cmocka_unit_test(test_random_l15c_of_48k),
     };
     gd_test_filter_from_env();
     return cmocka_run_group_tests(tests, NULL, NULL);
