@@ -35,6 +35,7 @@
  * same_sub.  Without the control, same_sub is judged on its own as before.
  */
 #include "analysis/infer.h"
+#include "analysis/icache_random.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -99,15 +100,8 @@ static int is_level_plateau(const gd_plateau *p)
 #define ICACHE_RAMP_BACK_LINES 16
 #define ICACHE_RAMP_ABOVE 1.5     /* a last, unflat plateau this far above ends the level before */
 /* a last plateau whose two ends are flat levels this far apart is two levels */
-#define ICACHE_SPLIT_ABOVE 1.15
 #define ICACHE_SPLIT_FLAT 0.01    /* an end's points within this share of its median */
 #define ICACHE_SPLIT_MIN_POINTS 8
-
-static double primary_cpi(const gd_curve *c, size_t i)
-{
-    const gd_summary *s = gd_point_summary(&c->points[i], "cpi");
-    return s && s->count ? s->median : NAN;
-}
 
 /* A level the segmentation joined with the first lines of the ramp after it:
  * where the next level is only a little slower, the step is smaller than the
@@ -132,7 +126,7 @@ static int flat_prefix(const gd_curve *curve, const gd_plateau *p, gd_plateau *c
         return 0;
     double v[ICACHE_CORE_MAX_POINTS];
     for (size_t i = 0; i < n; i++) {
-        v[i] = primary_cpi(curve, p->first + i);
+        v[i] = gd_icache_cpi(curve, p->first + i);
         if (!isfinite(v[i]))
             return 0;
     }
@@ -174,12 +168,12 @@ static double ramp_start(const gd_curve *curve, const gd_plateau *p, const gd_pl
      * climb (a concave ramp) put the fitted line's start a KiB early
      * (generated seeds 1026 and 1032: a 46 KiB 8-way L1I of 256-byte lines,
      * flat to 46464 bytes, read 45 KiB; 1061: 96 KiB read 95) */
-    double end_cpi = primary_cpi(curve, p->last);
+    double end_cpi = gd_icache_cpi(curve, p->last);
     if (!(end_cpi > p->level * (1 + ICACHE_RAMP_FLOOR)))
         return NAN;
     for (size_t i = p->last + 1; i < next->first && i < curve->count && n < ICACHE_RAMP_POINTS;
          i++) {
-        double c = primary_cpi(curve, i);
+        double c = gd_icache_cpi(curve, i);
         if (!(c > p->level * (1 + ICACHE_RAMP_FLOOR)) || !(c < next->level))
             break;
         x[n] = (double)curve->points[i].x;
@@ -212,7 +206,7 @@ static double ramp_start(const gd_curve *curve, const gd_plateau *p, const gd_pl
  * between them set by set over 17 KiB: one plateau of level 5.08 from 18 KiB
  * to the sweep's end, and the L1I went unreported).  Where the first and last
  * quarters of its span are each flat (within ICACHE_SPLIT_FLAT of their own
- * median) and ICACHE_SPLIT_ABOVE apart, the lower level ends at the last point
+ * median) and GD_ICACHE_SPLIT_ABOVE apart, the lower level ends at the last point
  * still on it; returns that point's index, or -1. */
 static long split_flat_ends(const gd_curve *curve, const gd_plateau *p)
 {
@@ -228,16 +222,16 @@ static long split_flat_ends(const gd_curve *curve, const gd_plateau *p)
     for (size_t i = p->first + 1; i <= p->last; i++) {
         double x = (double)curve->points[i].x;
         if (x <= lo_end && nl < 64) {
-            lo[nl++] = primary_cpi(curve, i);
+            lo[nl++] = gd_icache_cpi(curve, i);
             lo_last = i;
         } else if (x >= hi_start && nh < 64) {
-            hi[nh++] = primary_cpi(curve, i);
+            hi[nh++] = gd_icache_cpi(curve, i);
         }
     }
     if (nl < 3 || nh < 3)
         return -1;
     double a = gd_median(lo, nl), b = gd_median(hi, nh);
-    if (!(a > 0) || !(b > ICACHE_SPLIT_ABOVE * a))
+    if (!(a > 0) || !(b > GD_ICACHE_SPLIT_ABOVE * a))
         return -1;
     for (size_t i = 0; i < nl; i++)
         if (!(fabs(lo[i] - a) <= ICACHE_SPLIT_FLAT * a))
@@ -246,183 +240,26 @@ static long split_flat_ends(const gd_curve *curve, const gd_plateau *p)
         if (!(fabs(hi[i] - b) <= ICACHE_SPLIT_FLAT * b))
             return -1;
     size_t k = lo_last;
-    while (k + 1 <= p->last && primary_cpi(curve, k + 1) <= a * (1 + ICACHE_SPLIT_FLAT))
+    while (k + 1 <= p->last && gd_icache_cpi(curve, k + 1) <= a * (1 + ICACHE_SPLIT_FLAT))
         k++;
     return k < p->last ? (long)k : -1;
 }
 
-/* Random replacement in an instruction cache (issue 17).  A loop of code
- * runs the same pass after pass, so under LRU or FIFO every timed pass costs
- * the same (the warm pass brought in what stays); under random replacement
- * each miss evicts a line at random, the loop's own included, and a loop near
- * the capacity reaches its steady state only over many passes: the timed
- * passes get cheaper one after the other (on sim:t4 with a random L1I the
- * 46 KiB loop's eight passes ran at CPI 8.2, 7.2, 6.5, ... 5.6, and the
- * median put the L1I at 35 KiB).  A point is transient where its first timed
- * passes (the median of three) cost ICACHE_TRANSIENT_DROP more than its last
- * three, at least ICACHE_TRANSIENT_CYCLES cycles a pass more (timer jitter is
- * a few cycles; the medians of three leave an outlier in one pass out), and
- * the passes fall more than ICACHE_TRANSIENT_FALLS times as often as they rise
- * from one to the next (a loop that converges in two or three passes, then
- * repeats its cost, falls twice and never rises; generated seed 1012's random
- * 8 KiB L0I: 1230, 372, 294, 294, ... cycles at 4864 bytes).  A level is
- * random where transient points lie both just below its knee (its own loops
- * converging to it: ICACHE_TRANSIENT_BELOW of them in [knee/2, knee]) and just
- * past it (at least one in (knee, 2 knee]): a random level before it leaves
- * transients on the next level's plateau too, but not past that level's knee.
- * The steps that follow (full.suite's icache-warm) measure the same loops
- * after 64 warm passes, where the knee is the capacity again (within
- * ICACHE_RANDOM_RESOLUTION: a loop just below the capacity of a random L0I
- * still misses a few lines after 64 passes, each a step to the L1I's CPI --
- * generated seed 1008's 32 KiB L0I read 31 KiB). */
-#define ICACHE_TRANSIENT_DROP 0.03
-#define ICACHE_TRANSIENT_CYCLES 32.0
-#define ICACHE_TRANSIENT_FALLS 2
-#define ICACHE_TRANSIENT_BELOW 2
+/* A random level's size (analysis/icache_random.c finds it random): its knee
+ * on the converged loops (icache-warm) stands for the capacity within
+ * ICACHE_RANDOM_RESOLUTION -- a loop just below the capacity of a random L0I
+ * still misses a few lines after 64 passes, each a step to the L1I's CPI
+ * (generated seed 1008's 32 KiB L0I read 31 KiB); past it the miss share keeps
+ * climbing for several capacities (each miss evicts a random line): a plateau
+ * piece within ICACHE_RANDOM_TAIL below the level after it is that climb, not
+ * a level; and a level within ICACHE_RANDOM_SEPARABLE of its capacities is
+ * not told apart.  ICACHE_TRANSIENT_UNSIZED transient points past an unsized
+ * level call it random. */
 #define ICACHE_TRANSIENT_UNSIZED 3
-/* a random level's knee on the converged loops: the capacity within this
- * share (the bracket of the knee; stated in inferred.json) */
 #define ICACHE_RANDOM_RESOLUTION 0.04
 #define ICACHE_RANDOM_ABOVE 0.05   /* a converged point this far above the level is past it */
-/* ... and past it the miss share keeps climbing for several capacities (each
- * miss evicts a random line): a plateau piece within ICACHE_RANDOM_TAIL below
- * the level after it is that climb, not a level */
 #define ICACHE_RANDOM_TAIL 0.05
-/* ... and a level within this many of its capacities is not told apart */
 #define ICACHE_RANDOM_SEPARABLE 3.0
-
-static double median3(double a, double b, double c)
-{
-    return a > b ? (b > c ? b : (a > c ? c : a)) : (a > c ? a : (b > c ? c : b));
-}
-
-static int point_transient(const gd_curve *curve, size_t i)
-{
-    int k = gd_point_series_index(&curve->points[i], "cycles");
-    if (k < 0)
-        return 0;
-    const gd_point_series *s = &curve->points[i].series[k];
-    size_t n = s->summary.count;
-    const double *v = s->samples;
-    if (!v || n < 6)
-        return 0;
-    double first = median3(v[0], v[1], v[2]), last = median3(v[n - 3], v[n - 2], v[n - 1]);
-    if (!(last > 0) || !(first > last * (1 + ICACHE_TRANSIENT_DROP)) ||
-        !(first - last >= ICACHE_TRANSIENT_CYCLES))
-        return 0;
-    unsigned falls = 0, rises = 0;
-    for (size_t a = 0; a + 1 < n; a++) {
-        falls += v[a + 1] < v[a];
-        rises += v[a + 1] > v[a];
-    }
-    return falls > ICACHE_TRANSIENT_FALLS * rises;
-}
-
-/* Transient points of curve in [lo, hi] (x) */
-static unsigned transient_between(const gd_curve *curve, double lo, double hi)
-{
-    unsigned n = 0;
-    for (size_t i = 0; i < curve->count; i++) {
-        double x = (double)curve->points[i].x;
-        if (x >= lo && x <= hi)
-            n += (unsigned)point_transient(curve, i);
-    }
-    return n;
-}
-
-/* The replacement verdict of a sized level whose knee is at `knee`: random,
- * or LRU-or-FIFO (a loop of code cannot tell those apart) */
-static void icache_replacement(gd_inferred_level *l, const gd_curve *curve, double knee)
-{
-    unsigned below = transient_between(curve, knee / 2, knee);
-    unsigned above = transient_between(curve, knee * (1 + 1e-9), 2 * knee);
-    l->has_replacement = 1;
-    snprintf(l->replacement_from, sizeof l->replacement_from, "%s", curve->label);
-    if (below >= ICACHE_TRANSIENT_BELOW && above >= 1) {
-        l->replacement = GD_REPL_RANDOM;
-        l->replacement_lru_or_fifo = 0;
-        l->replacement_confidence = fmin(1.0, (below + above) / 6.0);
-    } else {
-        l->replacement = GD_REPL_LRU;
-        l->replacement_lru_or_fifo = 1;
-        l->replacement_confidence = 1.0 - fmin(1.0, (below + above) / 6.0);
-    }
-}
-
-static int level_random(const gd_inference *inf, gd_inferred_name n)
-{
-    const gd_inferred_level *l = &inf->level[n];
-    return l->has_replacement && l->replacement == GD_REPL_RANDOM && !l->replacement_lru_or_fifo;
-}
-
-/* Past a random level the next level has no flat plateau of its own where
- * it is a few times larger: the random level's miss share keeps climbing over
- * several of its capacities (each miss evicts a line at random: a loop of 2.7
- * capacities still hits 8 % of its lines), and the next level's knee is where
- * that gentle climb turns steep (generated seed 1004: a random 12 KiB L0I,
- * its climb to CPI 4.17 and 4.56 at 26 and 32 KiB, then 7.75 at the L2 from
- * 41 KiB on; the 32 KiB L1I had no plateau, so no size).  The kink: the point
- * of the climb from ICACHE_KINK_FROM of the random level's size on whose CPI
- * rises ICACHE_KINK_STEEPER times as fast (per log of x) over the next tenth
- * of x as over the quarter before it, by ICACHE_KINK_MIN_RISE of the way to the
- * last plateau at least, and stands ICACHE_SPLIT_ABOVE below that plateau --
- * the steepest such turn.  Returns its index, or -1. */
-#define ICACHE_KINK_FROM 2.0
-#define ICACHE_KINK_STEEPER 4.0
-#define ICACHE_KINK_MIN_RISE 0.15
-#define ICACHE_KINK_BEFORE 1.25
-#define ICACHE_KINK_AFTER 1.1
-#define ICACHE_KINK_FLAT 0.01
-#define ICACHE_KINK_TIE 0.9
-
-/* CPI at x, linear in log x between the neighbouring points (NAN outside) */
-static double cpi_at(const gd_curve *curve, double x)
-{
-    for (size_t i = 0; i + 1 < curve->count; i++) {
-        double a = (double)curve->points[i].x, b = (double)curve->points[i + 1].x;
-        if (x >= a && x <= b) {
-            double t = b > a ? log(x / a) / log(b / a) : 0;
-            return primary_cpi(curve, i) * (1 - t) + primary_cpi(curve, i + 1) * t;
-        }
-    }
-    return NAN;
-}
-
-/* The kink's ratio at point i (see above), or 0 where i is no candidate. */
-static double kink_ratio(const gd_curve *curve, size_t i, const gd_plateau *random_level,
-                         const gd_plateau *last, double gap)
-{
-    double x = (double)curve->points[i].x, c = primary_cpi(curve, i);
-    if (x < random_level->x_last * ICACHE_KINK_FROM || !(c * ICACHE_SPLIT_ABOVE <= last->level))
-        return 0;
-    double lo = cpi_at(curve, x / ICACHE_KINK_BEFORE), hi = cpi_at(curve, x * ICACHE_KINK_AFTER);
-    if (!isfinite(lo) || !isfinite(hi) || !(hi - c >= ICACHE_KINK_MIN_RISE * gap))
-        return 0;
-    /* (a climb flat to within ICACHE_KINK_FLAT of the gap counts as that
-     * much: the points of a level's flat span all tie) */
-    double before = fmax(c - lo, ICACHE_KINK_FLAT * gap) / log(ICACHE_KINK_BEFORE);
-    return (hi - c) / log(ICACHE_KINK_AFTER) / before;
-}
-
-static long random_tail_kink(const gd_curve *curve, const gd_plateau *random_level,
-                             const gd_plateau *last)
-{
-    double gap = last->level - random_level->level, best = 0;
-    if (!(gap > 0))
-        return -1;
-    for (size_t i = random_level->last + 1; i < last->first && i < curve->count; i++)
-        best = fmax(best, kink_ratio(curve, i, random_level, last, gap));
-    if (best < ICACHE_KINK_STEEPER)
-        return -1;
-    /* the first point within ICACHE_KINK_TIE of the steepest turn: the
-     * level's last flat points and the ramp's first tie there (generated seed
-     * 1012's 96 KiB L1I: 86.8 at 98176 bytes, 87.0 one line up the ramp,
-     * whose KiB rounded up read 97), and a knee is published rounded up */
-    for (size_t i = random_level->last + 1; i < last->first && i < curve->count; i++)
-        if (kink_ratio(curve, i, random_level, last, gap) >= ICACHE_KINK_TIE * best)
-            return (long)i;
-    return -1;
-}
 
 int gd_infer_icache_seq(gd_inference *inf, const gd_curve *curve, const gd_segmentation *seg,
                         int has_l0, gd_err *err)
@@ -435,8 +272,8 @@ int gd_infer_icache_seq(gd_inference *inf, const gd_curve *curve, const gd_segme
      * with inf (the step before, whose passes show the transients); a random
      * level's knee is read on the converged loops as it stands */
     int converged = curve->opts.warm_passes > 1;
-    int random[2] = {converged && level_random(inf, names[0]),
-                     converged && level_random(inf, names[1])};
+    int random[2] = {converged && gd_icache_level_random(inf, names[0]),
+                     converged && gd_icache_level_random(inf, names[1])};
     /* the cache levels: flat plateaus over a range of sizes, in order (the
      * first plateau always, whatever its width: the sweep starts inside it) */
     size_t levels[ICACHE_MAX_LEVELS], nl = 0;
@@ -461,12 +298,12 @@ int gd_infer_icache_seq(gd_inference *inf, const gd_curve *curve, const gd_segme
      * the kink of the climb between them */
     int kinked = 0;
     if (random[0] && nl == 2 && levels[1] == seg->plateau_count - 1) {
-        long k = random_tail_kink(curve, &lv[0], &lv[1]);
+        long k = gd_icache_random_tail_kink(curve, &lv[0], &lv[1]);
         if (k >= 0) {
             gd_plateau kp = {.first = (size_t)k, .last = (size_t)k,
                              .x_first = (double)curve->points[k].x,
                              .x_last = (double)curve->points[k].x,
-                             .level = primary_cpi(curve, (size_t)k), .spread = 0,
+                             .level = gd_icache_cpi(curve, (size_t)k), .spread = 0,
                              .confidence = 0.5 * lv[1].confidence + 0.25};
             lv[2] = lv[1];
             levels[2] = levels[1];
@@ -487,12 +324,12 @@ int gd_infer_icache_seq(gd_inference *inf, const gd_curve *curve, const gd_segme
     size_t lastp = seg->plateau_count - 1;
     /* (a random level's converged climb past it, a few capacities long, and
      * the level after it are one plateau of their own that needs stand only
-     * ICACHE_SPLIT_ABOVE above it: generated seed 1030's random 46 KiB L1I
+     * GD_ICACHE_SPLIT_ABOVE above it: generated seed 1030's random 46 KiB L1I
      * at CPI 5.81, then one plateau of median 7.46 from 50 KiB on) */
     int last_random = nl <= 2 && random[nl - 1];
     if (nl < ICACHE_MAX_LEVELS && levels[nl - 1] < lastp &&
         seg->plateaus[lastp].level >
-            (last_random ? ICACHE_SPLIT_ABOVE : ICACHE_RAMP_ABOVE) * lv[nl - 1].level) {
+            (last_random ? GD_ICACHE_SPLIT_ABOVE : ICACHE_RAMP_ABOVE) * lv[nl - 1].level) {
         lv[nl] = seg->plateaus[lastp];
         levels[nl++] = lastp;
         ramp_last = 1;
@@ -526,7 +363,7 @@ int gd_infer_icache_seq(gd_inference *inf, const gd_curve *curve, const gd_segme
              * L0I: CPI 1.16 and 1.14 at 16384 and 16512 bytes were kept on
              * its plateau, and 16512 rounded up read 17 KiB) */
             size_t k = p->last;
-            while (k > p->first && primary_cpi(curve, k) > p->level * (1 + ICACHE_RANDOM_ABOVE))
+            while (k > p->first && gd_icache_cpi(curve, k) > p->level * (1 + ICACHE_RANDOM_ABOVE))
                 k--;
             if (k < p->last) {
                 l->size_bytes = curve->points[k].x;
@@ -539,7 +376,7 @@ int gd_infer_icache_seq(gd_inference *inf, const gd_curve *curve, const gd_segme
         } else if (!converged && !(sized == 1 && inf->level[names[0]].replacement == GD_REPL_RANDOM &&
                                    !inf->level[names[0]].replacement_lru_or_fifo)) {
             /* (behind a random level its transients run on: no verdict) */
-            icache_replacement(l, curve, p->x_last);
+            gd_icache_replacement(l, curve, p->x_last);
         }
         snprintf(l->size_from, sizeof l->size_from, "%s", curve->label);
     }
@@ -571,7 +408,7 @@ int gd_infer_icache_seq(gd_inference *inf, const gd_curve *curve, const gd_segme
      * converged loops (icache-warm) then size it */
     if (!converged && sized >= 1 && sized < 2 && !inf->level[names[sized]].has_replacement) {
         double from = 3 * inf->level[names[sized - 1]].knee_below;
-        unsigned t = transient_between(curve, from, INFINITY);
+        unsigned t = gd_icache_transients(curve, from, INFINITY);
         if (t >= ICACHE_TRANSIENT_UNSIZED) {
             gd_inferred_level *l = &inf->level[names[sized]];
             l->present = 1;
@@ -600,8 +437,8 @@ int gd_infer_icache_seq(gd_inference *inf, const gd_curve *curve, const gd_segme
         snprintf(l->size_from, sizeof l->size_from, "%s", curve->label);
         /* (its verdict as a level sized in the loop above gets one: seed
          * 1067's 128 KiB L1I had none) */
-        if (!converged && !(sized == 1 && level_random(inf, names[0])) && !l->has_replacement)
-            icache_replacement(l, curve, l->knee_below);
+        if (!converged && !(sized == 1 && gd_icache_level_random(inf, names[0])) && !l->has_replacement)
+            gd_icache_replacement(l, curve, l->knee_below);
     } else if (sized == 1 && !ramp_last) {
         /* one step, then a level to the sweep's end: the next instruction
          * cache, at least as large as the sweep -- or the L2, where that

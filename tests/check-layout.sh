@@ -16,7 +16,7 @@
 #        host/, bench/, tests/ -> anything
 #   3. a cycle in the call graph between modules, with two named exceptions,
 #      each checked as one node (so nothing outside may close a cycle through
-#      it): the simulator's engine (sim/gpu, cta, memsys, lsu, l1d, fetch, constant,
+#      it): the simulator's engine (sim/gpu, engine, cta, memsys, lsu, l1d, fetch, constant,
 #      l2_slice, l1d_store, l2_store, tlb, dram, pcm,
 #      exec -- the units of one cycle-level model, which hand work to each other
 #      in both directions every cycle, declared together in sim/engine.h) and
@@ -94,7 +94,7 @@ if [ -z "$objs" ]; then
 else
     group() { # the node a module is checked as
         case "$1" in
-        sim/gpu|sim/cta|sim/memsys|sim/lsu|sim/l1d|sim/l1d_store|sim/l2_store|sim/fetch|sim/constant|sim/exec|sim/l2_slice|sim/tlb|sim/dram|sim/pcm) echo sim/engine ;;
+        sim/gpu|sim/engine|sim/cta|sim/memsys|sim/lsu|sim/l1d|sim/l1d_store|sim/l2_store|sim/fetch|sim/constant|sim/exec|sim/l2_slice|sim/tlb|sim/dram|sim/pcm) echo sim/engine ;;
         sim/ptx_parse|sim/ptx_insn) echo sim/ptx_front ;;
         *) echo "$1" ;;
         esac
