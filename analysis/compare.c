@@ -102,8 +102,13 @@ static void compare_cache_level(json_t *params, gd_compare_counts *c, const gd_r
 {
     const gd_arch_level *l = &arch->level[id];
     const char *name = gd_level_name(id);
+    /* within a line, or within the resolution the inference states (a fitted
+     * random L2, a knee extrapolated under noise) where that is wider */
+    double tolerance = (double)l->line_bytes;
+    if (m->has_size && (double)m->size_resolution_bytes > tolerance)
+        tolerance = (double)m->size_resolution_bytes;
     gd_compare_add_parameter(params, c, name, "size_bytes", m->present && m->has_size, (double)m->size_bytes,
-                  (double)l->size_bytes, l->line_bytes, (double)l->size_bytes,
+                  (double)l->size_bytes, tolerance, (double)l->size_bytes,
                   gd_arch_source_of(arch, name, "size"));
     compare_sector(params, c, arch, l, name, name, m);
     if (id == GD_L2) {

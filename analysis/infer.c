@@ -169,7 +169,7 @@ int gd_infer_pchase(gd_inference *inf, const gd_curve *curve, const gd_segmentat
      * under random replacement or noise the detector sees them a few lines late */
     size_t first_knee_level = bypass_l1 ? GD_INF_L2 : GD_INF_L1D;
     gd_inferred_level *first = &inf->level[first_knee_level];
-    double begins;
+    double begins, resolution = 0;
     /* an L2 with a far half ends at the far plateau's knee, not the first:
      * refining the first moved a 3 MiB two-partition L2 back to its 1.5 MiB
      * near half (generated below-L1 seed 27), and unrefined the far knee read
@@ -177,9 +177,18 @@ int gd_infer_pchase(gd_inference *inf, const gd_curve *curve, const gd_segmentat
     int far_follows = np >= 2 && names[1] == GD_INF_L2FAR && first_knee_level == GD_INF_L2;
     size_t knee = far_follows ? 1 : 0; /* ... so it is that knee that is refined */
     if (np >= 2 && names[0] == first_knee_level && first->has_size && knee < seg->knee_count &&
-        gd_knee_extrapolate(curve, seg, knee, &begins) && begins < (double)first->size_bytes) {
+        gd_knee_extrapolate(curve, seg, knee, &begins, &resolution) &&
+        begins < (double)first->size_bytes) {
         first->size_bytes = (uint64_t)begins;
         first->knee_below = begins;
+        /* stated where it is more than the chain's element (the scorer's and
+         * the reader's default resolution is a line) */
+        double grain = curve->opts.stride_bytes ? (double)curve->opts.stride_bytes : 1;
+        if (resolution > grain) {
+            first->size_resolution_bytes = (uint64_t)resolution;
+            snprintf(first->size_method, sizeof first->size_method,
+                     "misses extrapolated to their onset; +- the lines noise hides");
+        }
     }
     return 0;
 }

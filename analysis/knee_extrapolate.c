@@ -51,7 +51,7 @@ double gd_point_share_above(const gd_point *p, double threshold, double hit, dou
 }
 
 int gd_knee_extrapolate(const gd_curve *curve, const gd_segmentation *seg, size_t knee,
-                        double *capacity_bytes)
+                        double *capacity_bytes, double *resolution_bytes)
 {
     if (knee >= seg->knee_count || knee + 1 >= seg->plateau_count)
         return 0;
@@ -99,7 +99,11 @@ int gd_knee_extrapolate(const gd_curve *curve, const gd_segmentation *seg, size_
      * in one set, the ramp starts convex, and the lines through its first
      * points cross late (generated seed 1010: a noisy FIFO 1 MiB L2 read 2
      * lines late). */
-    double sx = 0, sy = 0, sxx = 0, sxy = 0, c = INFINITY, x0 = NAN, y0 = NAN;
+    double sx = 0, sy = 0, sxx = 0, sxy = 0, c = INFINITY, c_slope = NAN, x0 = NAN, y0 = NAN;
+    /* ... and for the zero's error: each share's sampling variance (Poisson:
+     * the misses and the outliers a point counts), summed, and the chosen
+     * line's sums */
+    double sv = 0, v0 = NAN, c_err = NAN;
     size_t n = 0;
     for (size_t i = clean + 1; i < curve->count; i++) {
         double s = gd_point_share_above(&curve->points[i], threshold, hit, miss);
@@ -108,14 +112,19 @@ int gd_knee_extrapolate(const gd_curve *curve, const gd_segmentation *seg, size_
         double y = s - outliers, x = (double)curve->points[i].x;
         if (y > GD_EXTRAPOLATE_MAX_SHARE)
             break;
+        int ci = gd_point_series_index(&curve->points[i], "cycles");
+        double count = ci >= 0 ? (double)curve->points[i].series[ci].summary.count : 0;
+        double var = count > 0 ? (fmax(s, 0) + 1 / count) / count : NAN;
         if (!n) {
             x0 = x;
             y0 = y;
+            v0 = var;
         }
         sx += x;
         sy += y;
         sxx += x * x;
         sxy += x * y;
+        sv += var;
         n++;
         double den = n * sxx - sx * sx;
         if (n > GD_EXTRAPOLATE_MAX_POINTS || n < 2 || den <= 0)
@@ -124,14 +133,23 @@ int gd_knee_extrapolate(const gd_curve *curve, const gd_segmentation *seg, size_
         if (!(slope > 0))
             continue;
         double zero = -((sy - slope * sx) / n) / slope; /* where the line crosses zero */
-        if (zero < c)
+        if (zero < c) {
             c = zero;
+            c_slope = slope;
+            /* the zero's standard error, least squares: sigma / slope x
+             * sqrt(1/n + (zero - mean x)^2 / Sxx) */
+            double mean = sx / n, sxx_c = sxx - sx * sx / n;
+            c_err = sqrt(sv / n * (1.0 / n + (zero - mean) * (zero - mean) / sxx_c)) / slope;
+        }
     }
     double den = n * sxx - sx * sx;
     if (n > GD_EXTRAPOLATE_MAX_POINTS && den > 0) {
         double slope = (n * sxy - sx * sy) / den;
-        if (slope > 0 && y0 > 0 && x0 - y0 / slope < c)
+        if (slope > 0 && y0 > 0 && x0 - y0 / slope < c) {
             c = x0 - y0 / slope;
+            c_slope = slope;
+            c_err = sqrt(v0) / slope; /* moved back from the first point alone */
+        }
     }
     if (!isfinite(c))
         return 0;
@@ -162,5 +180,30 @@ int gd_knee_extrapolate(const gd_curve *curve, const gd_segmentation *seg, size_
         c = hi;
     /* to the chain's element: the sweep's own grain */
     *capacity_bytes = round(c / grain) * grain;
+    /* How far the zero can be from the truth, the wider of: a share of misses
+     * the outliers' scatter hides (GD_EXTRAPOLATE_SIGNIFICANCE binomial SDs
+     * at the clean point's sample count) as bytes of the line's slope -- the
+     * lines over C whose misses no point can see -- and as many standard
+     * errors of the zero itself (the shares' sampling noise carried back
+     * along the line).  A noisy 40 MiB LRU L2 chased a quarter of a lap
+     * (generated seed 1027: 1310 outliers in 327 680 samples) hides 25 lines of
+     * 32 bytes; a quiet L1D a fraction of one. */
+    if (resolution_bytes) {
+        const gd_point *p = &curve->points[clean];
+        int ci = gd_point_series_index(p, "cycles");
+        double count = ci >= 0 ? (double)p->series[ci].summary.count : 0;
+        double hidden = count > 0 ? GD_EXTRAPOLATE_SIGNIFICANCE * sqrt(outliers * count + 1) / count
+                                  : NAN;
+        double r = c_slope > 0 && isfinite(hidden) ? hidden / c_slope : NAN;
+        if (isfinite(c_err) && GD_EXTRAPOLATE_SIGNIFICANCE * c_err > r) {
+            /* ... but the zero was held between the last clean point and
+             * the knee: no further from it than those and the hidden lines
+             * (two points a line apart make a steep error and say nothing
+             * of it) */
+            double bound = fmax(c - lo, hi - c) + (isfinite(r) ? r : 0);
+            r = fmin(GD_EXTRAPOLATE_SIGNIFICANCE * c_err, bound);
+        }
+        *resolution_bytes = isfinite(r) && r > grain ? ceil(r / grain) * grain : grain;
+    }
     return 1;
 }

@@ -17,8 +17,11 @@ double gd_point_share_above(const gd_point *p, double threshold, double hit, dou
  * zero.  Only a `below` point with significant misses is moved, and only back
  * to the last point before it without (a knee is late, never early: few
  * misses hide in the outliers).  Returns 1 and sets *capacity_bytes when
- * refined, 0 when the knee stands or the curve cannot tell. */
+ * refined, 0 when the knee stands or the curve cannot tell.  When refined and
+ * `resolution_bytes` is not NULL, it gets how far the truth may lie from the
+ * zero either way: the bytes over the capacity whose misses the outliers'
+ * scatter hides at the line's slope (at least the sweep's grain). */
 int gd_knee_extrapolate(const gd_curve *curve, const gd_segmentation *seg, size_t knee,
-                        double *capacity_bytes);
+                        double *capacity_bytes, double *resolution_bytes);
 
 #endif

@@ -193,6 +193,10 @@ int gd_infer_curve(gd_inference *run_inf, const gd_curve *curve, const gd_segmen
          * over whatever a footprint chase's plateaus suggested */
         return gd_infer_tlb_reach(run_inf, curve, seg,
                                   (gd_inferred_name)gd_inferred_level_from_name(level), err);
+    } else if (!strcmp(pn, "pchase") && !strcmp(level, "L2")) {
+        /* a randomly replacing L2 fitted again at 1.5-2.5x the first fit
+         * (full.suite's pchase-l2fit): refines the run's L2 size */
+        return gd_infer_l2_refit(run_inf, curve, err);
     } else if (!strcmp(pn, "pchase_page")) {
         return gd_infer_tlb_page(run_inf, curve, seg, err);
     } else if (!strcmp(pn, "store_path")) {

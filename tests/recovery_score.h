@@ -3,8 +3,9 @@
  *
  * One row per parameter the README says `characterize --suite full` infers,
  * with the rule a careful reader would apply: a capacity within one line (the
- * sweep's resolution; a fitted size, a randomly replacing L2's, within the
- * resolution it states in size_resolution_bytes), a fetch granularity (sector_bytes) / allocation line
+ * sweep's resolution; a fitted size, a randomly replacing L2's, or a knee
+ * extrapolated under noise, within the resolution it states in
+ * size_resolution_bytes, if that is at most 5 % of it), a fetch granularity (sector_bytes) / allocation line
  * (line_bytes) / way count / bank count / policy / scope exactly (an instruction
  * cache's policy as random or lru-or-fifo), a latency within 1 cycle (2 with noise).  A parameter of a
  * level the arch does not have is not scored, nor the size of a separate L1.5
@@ -17,6 +18,9 @@
  */
 #ifndef GD_RECOVERY_SCORE_H
 #define GD_RECOVERY_SCORE_H
+
+/* the widest stated size resolution scored, as a share of the size */
+#define GD_SCORE_MAX_RESOLUTION 0.05
 
 #include <jansson.h>
 #include <math.h>
@@ -162,12 +166,16 @@ static inline gd_score_outcome gd_score_one(const gd_score_param *p, const gd_ar
                  json_is_true(json_object_get(l, "size_is_lower_bound")) ? " (>=)" : "");
         if (json_is_true(json_object_get(l, "size_is_lower_bound")))
             return GD_SCORE_MISSING;
-        /* a fitted size (a randomly replacing L2) states its resolution */
+        /* a fitted size (a randomly replacing L2) or a knee extrapolated under
+         * noise states its resolution -- counted up to GD_SCORE_MAX_RESOLUTION
+         * of the size: a claim vaguer than that is no recovery */
         double tolerance = t->line_bytes, stated = 0;
         if (gd_score_number(l, "size_resolution_bytes", &stated) && stated > tolerance)
             tolerance = stated;
         if (stated > 0)
             snprintf(measured, mbytes, "%.0f (+-%.0f)", v, stated);
+        if (stated > GD_SCORE_MAX_RESOLUTION * (double)t->size_bytes)
+            return GD_SCORE_WRONG;
         return fabs(v - (double)t->size_bytes) <= tolerance ? GD_SCORE_RIGHT : GD_SCORE_WRONG;
     }
     case GD_SCORE_FETCH: {
