@@ -599,7 +599,18 @@ __attribute__((always_inline)) inline int sim_exec(sim_engine *e, sim_sm *sm, si
         /* one lane: no operand tables */
         unsigned lane = (unsigned)__builtin_ctz(mask);
         switch ((ptx_op)in->op) {
-        case OP_ADD: case OP_SUB: case OP_MUL: case OP_MAD: case OP_DIV: case OP_REM:
+        case OP_ADD:
+        case OP_SUB:
+            /* the commonest of a probe's loops (an index, an address, a
+             * count): alu_int's cases, without its call */
+            if (!ptx_type_is_float(t)) {
+                uint64_t a = lane_value(e, sm, w, &in->src[0], lane);
+                uint64_t b = in->nsrc > 1 ? lane_value(e, sm, w, &in->src[1], lane) : 0;
+                regs[dst + lane] = trunc_bits(in->op == OP_ADD ? a + b : a - b, bits);
+                return 0;
+            }
+            /* fall through */
+        case OP_MUL: case OP_MAD: case OP_DIV: case OP_REM:
         case OP_MIN: case OP_MAX: case OP_NEG: case OP_ABS: case OP_AND: case OP_OR:
         case OP_XOR: case OP_NOT: case OP_SHL: case OP_SHR: case OP_FMA: {
             uint64_t a = lane_value(e, sm, w, &in->src[0], lane);
