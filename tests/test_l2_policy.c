@@ -17,9 +17,9 @@
  *     the whole: L2FAR named at the far latency, no "random" verdict and no
  *     fitted size, the capacity a bound where the sweep left it a wide
  *     bracket and the knee where a point lies just below it;
- *   - the random L2 refitted from a sweep at 1.5-2.5x a first fit 3.4 % low:
- *     the truth within the stated resolution; an LRU L2 or a one-point sweep
- *     left alone;
+ *   - the random L2 refitted from a sweep at 1.5-2.5x a first fit 3.4 % low,
+ *     and on a noisy one whose outliers would count as misses: the truth
+ *     within the stated resolution; an LRU L2 or a one-point sweep left alone;
  *   - a knee the plateau detector places late (an L1D whose first lines over
  *     its capacity miss 0.4% of the accesses each, under 0.25% outliers)
  *     moved back to where the misses begin (analysis/knee_extrapolate.c).
@@ -363,8 +363,15 @@ static void refit_inference(gd_inference *inf, uint64_t first, gd_replacement po
     inf->level[GD_INF_DRAM].latency_cycles = MISS_CYCLES;
 }
 
-static void refit_curve(gd_curve *c, uint64_t first, uint64_t capacity, unsigned points)
+static void add_point_noisy(gd_curve *c, uint64_t footprint, double share, double outliers,
+                            uint64_t *rng);
+
+/* `outliers`: the share of samples at OUTLIER_CYCLES, on hits and misses alike
+ * (0: one in OUTLIER_EVERY, evenly spaced) */
+static void refit_curve(gd_curve *c, uint64_t first, uint64_t capacity, unsigned points,
+                        double outliers)
 {
+    uint64_t rng = 0x2545f4914f6cdd1dull;
     const gd_probe *p = gd_probe_find("pchase");
     assert_non_null(p);
     gd_probe_opts opts;
@@ -374,7 +381,10 @@ static void refit_curve(gd_curve *c, uint64_t first, uint64_t capacity, unsigned
     gd_curve_init(c, "pchase-l2fit", p, &opts);
     for (unsigned i = 0; i < points; i++) {
         uint64_t x = (3 + i) * first / 2 / STRIDE * STRIDE;
-        add_point(c, x, set_assoc_share(x, capacity));
+        if (outliers > 0)
+            add_point_noisy(c, x, set_assoc_share(x, capacity), outliers, &rng);
+        else
+            add_point(c, x, set_assoc_share(x, capacity));
     }
 }
 
@@ -384,22 +394,33 @@ static void test_random_l2_refit(void **state)
     static const struct {
         uint64_t capacity;
         unsigned ways;
-    } cases[] = {{1u << 20, 8}, {3u << 19, 12}, {5u << 20, 10}};
+        double first_error, outliers;
+    } cases[] = {{1u << 20, 8, -0.034, 0},
+                 {3u << 19, 12, -0.034, 0},
+                 {5u << 20, 10, -0.034, 0},
+                 /* generated seed 1198: a noisy 512 KiB 8-way L2, 0.5-0.7 % of
+                  * the samples outliers far above DRAM, which counted as
+                  * misses read it 3.1 % small; here 2 %: 3.4 % small
+                  * without their rate taken out */
+                 {512u << 10, 8, 0, 0.02}};
     gd_err err;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         set_ways = cases[i].ways;
-        uint64_t first = cases[i].capacity - cases[i].capacity * 34 / 1000;
+        uint64_t first = (uint64_t)((double)cases[i].capacity * (1 + cases[i].first_error));
         gd_curve c;
         gd_inference inf;
         refit_inference(&inf, first, GD_REPL_RANDOM);
-        refit_curve(&c, first, cases[i].capacity, 3);
+        refit_curve(&c, first, cases[i].capacity, 3, cases[i].outliers);
         assert_int_equal(gd_infer_l2_refit(&inf, &c, &err), 0);
         const gd_inferred_level *l2 = &inf.level[GD_INF_L2];
         assert_true(strstr(l2->size_method, "miss-rate fit over 3 footprints") != NULL);
         assert_string_equal(l2->size_from, "pchase-l2fit");
         assert_true(l2->size_resolution_bytes <= l2->size_bytes * 3 / 100 + 1);
         double e = fabs((double)l2->size_bytes - (double)cases[i].capacity);
-        if (e > (double)l2->size_resolution_bytes || e > 0.02 * (double)cases[i].capacity)
+        /* the first fit's error gone (the model's own for 8-12 ways at
+         * these footprints: 1-2 % small) */
+        if (e > (double)l2->size_resolution_bytes ||
+            (cases[i].first_error != 0 && e > 0.02 * (double)cases[i].capacity))
             fail_msg("%llu-byte %u-way random L2: refitted %llu +- %llu",
                      (unsigned long long)cases[i].capacity, cases[i].ways,
                      (unsigned long long)l2->size_bytes,
@@ -408,12 +429,12 @@ static void test_random_l2_refit(void **state)
 
         /* an LRU L2 is left to its knee; one footprint does not refit */
         refit_inference(&inf, first, GD_REPL_LRU);
-        refit_curve(&c, first, cases[i].capacity, 3);
+        refit_curve(&c, first, cases[i].capacity, 3, 0);
         assert_int_equal(gd_infer_l2_refit(&inf, &c, &err), 0);
         assert_int_equal(inf.level[GD_INF_L2].size_bytes, first);
         gd_curve_free(&c);
         refit_inference(&inf, first, GD_REPL_RANDOM);
-        refit_curve(&c, first, cases[i].capacity, 1);
+        refit_curve(&c, first, cases[i].capacity, 1, 0);
         assert_int_equal(gd_infer_l2_refit(&inf, &c, &err), 0);
         assert_int_equal(inf.level[GD_INF_L2].size_bytes, first);
         gd_curve_free(&c);
