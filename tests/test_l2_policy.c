@@ -415,7 +415,10 @@ static void test_random_l2_refit(void **state)
         const gd_inferred_level *l2 = &inf.level[GD_INF_L2];
         assert_true(strstr(l2->size_method, "miss-rate fit over 3 footprints") != NULL);
         assert_string_equal(l2->size_from, "pchase-l2fit");
-        assert_true(l2->size_resolution_bytes <= l2->size_bytes * 3 / 100 + 1);
+        /* the model's 3 % and the sampling's two standard errors: under the
+         * scorer's 5 % */
+        assert_true(l2->size_resolution_bytes > l2->size_bytes * 3 / 100);
+        assert_true(l2->size_resolution_bytes <= l2->size_bytes * 5 / 100);
         double e = fabs((double)l2->size_bytes - (double)cases[i].capacity);
         /* the first fit's error gone (the model's own for 8-12 ways at
          * these footprints: 1-2 % small) */

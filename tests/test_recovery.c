@@ -375,7 +375,7 @@ static uint64_t env_u64(const char *name, uint64_t fallback)
  * the README's list of what is inferred (recovered on every GPU of its sweep). */
 static const char *const GD_RECOVERY_ASSERTED[] = {
     "L1D.sector", "L1D.line",     "L1D.latency",   "L1D.ways",  "L1D.replacement",
-    "L1D.size",
+    "L1D.size",     "L2.size",
     "SMEM.latency", "SMEM.banks", "SMEM.bank_width", "L2.sector", "L2.latency",
     "DRAM.latency", "L1C.size",   "L1C.latency",   "L1C.ways",  "L1C.replacement",
     "L15C.latency", "L0I.size",   "L0I.scope",     "L0I.replacement",
