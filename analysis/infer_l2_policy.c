@@ -218,6 +218,21 @@ static int infer_with_middle(gd_inference *inf, const gd_curve *curve, double fa
     return 0;
 }
 
+/* The L2 size a miss-rate fit over n footprints gave, as inferred.json says it. */
+static void set_fitted_size(gd_inferred_level *l, double size, double resolution, double spread,
+                            size_t n, const char *from)
+{
+    l->has_size = 1;
+    l->size_is_lower_bound = 0;
+    l->size_bytes = (uint64_t)(size + 0.5);
+    l->size_resolution_bytes = (uint64_t)(resolution + 0.5);
+    l->size_confidence = n >= 3 && spread <= size * GD_L2_FIT_RESOLUTION ? 0.8 : 0.5;
+    l->knee_below = l->knee_above = 0;
+    snprintf(l->size_method, sizeof l->size_method,
+             "miss-rate fit over %zu footprints, random replacement assumed", n);
+    snprintf(l->size_from, sizeof l->size_from, "%s", from);
+}
+
 int gd_infer_l2_policy(gd_inference *inf, const gd_curve *curve, const gd_segmentation *seg,
                        gd_err *err)
 {
@@ -323,15 +338,7 @@ int gd_infer_l2_policy(gd_inference *inf, const gd_curve *curve, const gd_segmen
     double resolution = size * GD_L2_FIT_RESOLUTION;
     if (spread > resolution)
         resolution = spread;
-    l->has_size = 1;
-    l->size_is_lower_bound = 0;
-    l->size_bytes = (uint64_t)(size + 0.5);
-    l->size_resolution_bytes = (uint64_t)(resolution + 0.5);
-    l->size_confidence = n >= 3 && spread <= size * GD_L2_FIT_RESOLUTION ? 0.8 : 0.5;
-    l->knee_below = l->knee_above = 0;
-    snprintf(l->size_method, sizeof l->size_method,
-             "miss-rate fit over %zu footprints, random replacement assumed", n);
-    snprintf(l->size_from, sizeof l->size_from, "%s", curve->label);
+    set_fitted_size(l, size, resolution, spread, n, curve->label);
     free(estimates);
     return 0;
 }
@@ -409,14 +416,6 @@ int gd_infer_l2_refit(gd_inference *inf, const gd_curve *curve, gd_err *err)
      * 40 MiB one */
     resolution += 2 * 1.2533 * (sampling / (double)n) / sqrt((double)n);
     free(estimates);
-    l->has_size = 1;
-    l->size_is_lower_bound = 0;
-    l->size_bytes = (uint64_t)(size + 0.5);
-    l->size_resolution_bytes = (uint64_t)(resolution + 0.5);
-    l->size_confidence = n >= 3 && spread <= size * GD_L2_FIT_RESOLUTION ? 0.8 : 0.5;
-    l->knee_below = l->knee_above = 0;
-    snprintf(l->size_method, sizeof l->size_method,
-             "miss-rate fit over %zu footprints, random replacement assumed", n);
-    snprintf(l->size_from, sizeof l->size_from, "%s", curve->label);
+    set_fitted_size(l, size, resolution, spread, n, curve->label);
     return 0;
 }
