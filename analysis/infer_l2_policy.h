@@ -34,9 +34,11 @@ int gd_infer_l2_policy(gd_inference *inf, const gd_curve *curve, const gd_segmen
 
 /* A randomly replacing L2 fitted again from a sweep made for the fit
  * (full.suite's pchase-l2fit: footprints of 1.5, 2 and 2.5 times the first
- * fit, where the miss share moves most with the capacity and the mean field
- * holds for any ways): the chase's miss shares against the L2 and DRAM
- * latencies inf already has, each fitted, their median the size.  Replaces
+ * fit, where the miss share moves most with the capacity; the mean field
+ * reads a set of 8 ways up to 3 % small there, README): the chase's miss
+ * shares, less their outliers, against the L2 and DRAM latencies inf already
+ * has, each fitted, their median the size, its resolution that 3 % (or half
+ * the estimates' range) plus two standard errors of sampling.  Replaces
  * inf's L2 size where at least two footprints fit; leaves inf as it is where
  * the L2 is not random (a step run under --if should not be) or the curve
  * cannot tell.  Returns 0, or -1 with err set when out of memory. */

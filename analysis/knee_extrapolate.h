@@ -20,7 +20,8 @@ double gd_point_share_above(const gd_point *p, double threshold, double hit, dou
  * refined, 0 when the knee stands or the curve cannot tell.  When refined and
  * `resolution_bytes` is not NULL, it gets how far the truth may lie from the
  * zero either way: the bytes over the capacity whose misses the outliers'
- * scatter hides at the line's slope (at least the sweep's grain). */
+ * scatter hides at the line's slope, or three standard errors of the zero
+ * where wider (at least the sweep's grain). */
 int gd_knee_extrapolate(const gd_curve *curve, const gd_segmentation *seg, size_t knee,
                         double *capacity_bytes, double *resolution_bytes);
 

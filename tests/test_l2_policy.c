@@ -41,6 +41,18 @@
 #define OUTLIER_EVERY 400 /* one sample in 400: 0.25% */
 #define STRIDE 64
 
+/* An ld.cg p-chase curve of `label`, chased at `stride` bytes, no points yet. */
+static void cg_curve_init(gd_curve *c, const char *label, uint64_t stride)
+{
+    const gd_probe *p = gd_probe_find("pchase");
+    assert_non_null(p);
+    gd_probe_opts opts;
+    memset(&opts, 0, sizeof opts);
+    opts.stride_bytes = stride;
+    snprintf(opts.variant, sizeof opts.variant, "cg");
+    gd_curve_init(c, label, p, &opts);
+}
+
 static unsigned laps_for(uint64_t elements, uint64_t accesses)
 {
     return (unsigned)((accesses + elements - 1) / elements);
@@ -152,13 +164,8 @@ static void test_far_partition_below_line(void **state)
     (void)state;
     const uint64_t capacity = 4u << 20;
     for (int close = 0; close <= 1; close++) {
-        const gd_probe *p = gd_probe_find("pchase");
-        gd_probe_opts opts;
-        memset(&opts, 0, sizeof opts);
-        opts.stride_bytes = STRIDE;
-        snprintf(opts.variant, sizeof opts.variant, "cg");
         gd_curve c;
-        gd_curve_init(&c, "pchase-cg", p, &opts);
+        cg_curve_init(&c, "pchase-cg", STRIDE);
         /* powers of two (the knee between 2 MiB and 4 MiB, the misses past
          * 4 MiB), as the adaptive sweep leaves it; with `close`, a point just
          * past the capacity too */
@@ -203,13 +210,7 @@ static double lru_share(uint64_t footprint, uint64_t capacity)
  * capacity's power of two, and a bisection of the first bracket that climbs. */
 static void build_curve(gd_curve *c, uint64_t capacity, share_fn share)
 {
-    const gd_probe *p = gd_probe_find("pchase");
-    assert_non_null(p);
-    gd_probe_opts opts;
-    memset(&opts, 0, sizeof opts);
-    opts.stride_bytes = STRIDE;
-    snprintf(opts.variant, sizeof opts.variant, "cg");
-    gd_curve_init(c, "pchase-cg", p, &opts);
+    cg_curve_init(c, "pchase-cg", STRIDE);
     uint64_t lo = 0, hi = 0;
     for (uint64_t x = 16384; x <= 8 * capacity; x *= 2) {
         add_point(c, x, share(x, capacity));
@@ -372,13 +373,7 @@ static void refit_curve(gd_curve *c, uint64_t first, uint64_t capacity, unsigned
                         double outliers)
 {
     uint64_t rng = 0x2545f4914f6cdd1dull;
-    const gd_probe *p = gd_probe_find("pchase");
-    assert_non_null(p);
-    gd_probe_opts opts;
-    memset(&opts, 0, sizeof opts);
-    opts.stride_bytes = STRIDE;
-    snprintf(opts.variant, sizeof opts.variant, "cg");
-    gd_curve_init(c, "pchase-l2fit", p, &opts);
+    cg_curve_init(c, "pchase-l2fit", STRIDE);
     for (unsigned i = 0; i < points; i++) {
         uint64_t x = (3 + i) * first / 2 / STRIDE * STRIDE;
         if (outliers > 0)
@@ -538,13 +533,8 @@ static void test_extrapolated_knee_states_its_resolution(void **state)
     for (int q = 0; q < 2; q++) {
         for (uint64_t seed = 1; seed <= 6; seed++) {
             uint64_t rng = 0x9e3779b97f4a7c15ull * seed;
-            const gd_probe *p = gd_probe_find("pchase");
-            gd_probe_opts opts;
-            memset(&opts, 0, sizeof opts);
-            opts.stride_bytes = line;
-            snprintf(opts.variant, sizeof opts.variant, "cg");
             gd_curve c;
-            gd_curve_init(&c, "pchase-cg", p, &opts);
+            cg_curve_init(&c, "pchase-cg", line);
             uint64_t xs[32];
             size_t n = 0;
             for (uint64_t x = 65536; x <= capacity; x *= 2)
