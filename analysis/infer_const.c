@@ -129,10 +129,10 @@ static int random_l15_fit(gd_inference *inf, gd_inferred_level *l, const gd_curv
         uint64_t elements = pt->x / stride, count = pt->series[k].summary.count;
         if (!elements)
             continue;
-        unsigned timed = (unsigned)((count + elements / 2) / elements);
-        unsigned warm = (unsigned)((GD_CHASE_MIN_WARM_ACCESSES + elements - 1) / elements);
-        double c = gd_random_cache_fit_capacity((double)(elements * stride), m, warm,
-                                                timed ? timed : 1);
+        unsigned warm;
+        double timed;
+        gd_chase_point_laps(pt, k, stride, &warm, &timed);
+        double c = gd_random_cache_fit_capacity((double)(elements * stride), m, warm, timed);
         if (c > 0)
             est[n++] = c;
         if (m > best_share) {

@@ -75,9 +75,9 @@
 #define GD_L2_MIDDLE_SHARE 0.1 /* ... at least this share of one point's samples */
 
 double gd_random_cache_miss_share(double footprint_bytes, double capacity_bytes,
-                                  unsigned warm_laps, unsigned timed_laps)
+                                  unsigned warm_laps, double timed_laps)
 {
-    if (footprint_bytes <= 0 || capacity_bytes <= 0 || timed_laps == 0)
+    if (footprint_bytes <= 0 || capacity_bytes <= 0 || !(timed_laps > 0))
         return NAN;
     if (warm_laps == 0)
         warm_laps = 1;
@@ -87,22 +87,43 @@ double gd_random_cache_miss_share(double footprint_bytes, double capacity_bytes,
         q[i] = 1.0; /* the first lap: every line a miss (the cache holds other lines) */
     double missed = footprint_bytes; /* bytes missed over the last lap */
     double timed = 0;
-    unsigned laps = warm_laps + timed_laps;
+    /* the timed accesses in pieces: a window of part of a lap (--timed N)
+     * counts its pieces from the lap's start, the last one in part */
+    double timed_bins = timed_laps * GD_L2_MODEL_BINS;
+    unsigned laps = warm_laps + (unsigned)ceil(timed_laps);
     for (unsigned lap = 1; lap < laps; lap++) {
         for (int i = 0; i < GD_L2_MODEL_BINS; i++) {
             double qi = 1.0 - exp(-missed / capacity_bytes);
             missed += (qi - q[i]) * piece;
             q[i] = qi;
-            if (lap >= warm_laps)
-                timed += qi;
+            if (lap >= warm_laps) {
+                double left = timed_bins - ((double)(lap - warm_laps) * GD_L2_MODEL_BINS + i);
+                if (left > 0)
+                    timed += (left < 1 ? left : 1) * qi;
+            }
         }
     }
     /* the first lap is warm-up whatever warm_laps says, so a timed lap 0 never exists */
-    return timed / ((double)timed_laps * GD_L2_MODEL_BINS);
+    return timed / timed_bins;
+}
+
+void gd_chase_point_laps(const gd_point *p, int k, uint64_t stride, unsigned *warm_laps,
+                         double *timed_laps)
+{
+    uint64_t elements = stride ? p->x / stride : 0;
+    if (!elements || k < 0) {
+        *warm_laps = 1;
+        *timed_laps = 1;
+        return;
+    }
+    *warm_laps = (unsigned)((GD_CHASE_MIN_WARM_ACCESSES + elements - 1) / elements);
+    /* whole laps, or the first part of one (--timed N) */
+    uint64_t count = p->series[k].summary.count;
+    *timed_laps = count ? (double)count / (double)elements : 1;
 }
 
 double gd_random_cache_fit_capacity(double footprint, double share, unsigned warm,
-                                    unsigned timed)
+                                    double timed)
 {
     double lo = footprint / 64, hi = footprint * 64; /* share(lo) high, share(hi) low */
     if (gd_random_cache_miss_share(footprint, lo, warm, timed) < share ||
@@ -290,11 +311,10 @@ int gd_infer_l2_policy(gd_inference *inf, const gd_curve *curve, const gd_segmen
         if (k < 0 || !elements || m < GD_L2_FIT_LOW || m > GD_L2_FIT_HIGH ||
             n == GD_L2_FIT_MAX_POINTS)
             continue;
-        uint64_t timed_accesses = p->series[k].summary.count;
-        unsigned timed = (unsigned)((timed_accesses + elements / 2) / elements);
-        unsigned warm = (unsigned)((GD_CHASE_MIN_WARM_ACCESSES + elements - 1) / elements);
-        double c = gd_random_cache_fit_capacity((double)(elements * stride), m, warm,
-                                                timed ? timed : 1);
+        unsigned warm;
+        double timed;
+        gd_chase_point_laps(p, k, stride, &warm, &timed);
+        double c = gd_random_cache_fit_capacity((double)(elements * stride), m, warm, timed);
         if (c > 0) {
             footprints[n] = (double)(elements * stride);
             estimates[n++] = c;
@@ -380,18 +400,18 @@ int gd_infer_l2_refit(gd_inference *inf, const gd_curve *curve, gd_err *err)
         uint64_t elements = p->x / stride;
         if (k < 0 || !elements || !isfinite(m) || m < GD_L2_FIT_LOW || m > GD_L2_FIT_HIGH)
             continue;
-        uint64_t timed_accesses = p->series[k].summary.count;
-        unsigned timed = (unsigned)((timed_accesses + elements / 2) / elements);
-        unsigned warm = (unsigned)((GD_CHASE_MIN_WARM_ACCESSES + elements - 1) / elements);
+        unsigned warm;
+        double timed;
+        gd_chase_point_laps(p, k, stride, &warm, &timed);
         double f = (double)(elements * stride);
-        double c = gd_random_cache_fit_capacity(f, m, warm, timed ? timed : 1);
+        double c = gd_random_cache_fit_capacity(f, m, warm, timed);
         if (c > 0 && f >= GD_L2_FIT_MIN_RATIO * c) {
             /* the estimate's sampling error: the share's binomial SD over
              * the share's slope in the capacity there */
-            double up = gd_random_cache_miss_share(f, c * 1.01, warm, timed ? timed : 1);
-            double down = gd_random_cache_miss_share(f, c * 0.99, warm, timed ? timed : 1);
+            double up = gd_random_cache_miss_share(f, c * 1.01, warm, timed);
+            double down = gd_random_cache_miss_share(f, c * 0.99, warm, timed);
             double slope = (down - up) / (0.02 * c);
-            double count = (double)timed_accesses;
+            double count = (double)p->series[k].summary.count;
             if (slope > 0 && count > 0)
                 sampling += sqrt(m * (1 - m) / count) / slope;
             estimates[n++] = c;

@@ -10,14 +10,21 @@
 /* Expected share of timed accesses that miss a randomly replacing cache of
  * `capacity_bytes`, full of other lines when the chase starts, for a cyclic
  * chain of `footprint_bytes` walked `warm_laps` laps untimed and then
- * `timed_laps` laps timed (mean-field: a line survives each miss in between
- * with probability 1 - line/capacity). */
+ * `timed_laps` laps timed -- a fraction where only the first part of a lap
+ * is (--timed N: N / elements) -- (mean-field: a line survives each miss in
+ * between with probability 1 - line/capacity). */
 double gd_random_cache_miss_share(double footprint_bytes, double capacity_bytes,
-                                  unsigned warm_laps, unsigned timed_laps);
+                                  unsigned warm_laps, double timed_laps);
 /* The capacity at which that model gives `share` for a chain of `footprint`
  * bytes (bisection); 0 if none (also used for a random L1.5: infer_const.c). */
 double gd_random_cache_fit_capacity(double footprint, double share, unsigned warm,
-                                    unsigned timed);
+                                    double timed);
+/* The laps a chase point of `stride`-byte elements walked as kernels/chase.c
+ * walks them: its warm-up laps (GD_CHASE_MIN_WARM_ACCESSES), and its timed
+ * ones from the count of its series k ("cycles": every timed access) over
+ * its elements -- whole laps, or the part of one a --timed window took. */
+void gd_chase_point_laps(const gd_point *p, int k, uint64_t stride, unsigned *warm_laps,
+                         double *timed_laps);
 
 /* Reads the ld.cg p-chase `curve` (its segmentation `seg`, the L2 plateau
  * first): the share of accesses past the L2 at each footprint.  A step from
