@@ -28,7 +28,12 @@
  * anywhere -- and its bisection, to one line at the L2's footprint, was 14 of
  * the ld.cg chase's 51 points (and half its time) on a 64 MiB L2 (issue 17's
  * cost).  (One clean end is a knee's: seed 1006's L1D of half its L2 has its
- * only bracket from the clean 128 KiB to a mixed 256 KiB.)
+ * only bracket from the clean 128 KiB to a mixed 256 KiB.)  And where a round
+ * finds no bracket at all though the curve leaves its first plateau for good
+ * (gd_curve_leaves_first_plateau), the gap where it leaves is bisected: a
+ * random L1D over a random L2 of under 3x it (seed 9932: 96 KiB over 256 KiB)
+ * climbs on mixed points from the L1's plateau to DRAM, no knee and no jump
+ * to the rules above, and its L1D went unmeasured.
  *
  * A pointer chase's knee (the probe's linear_knees) whose bracket has three
  * points low on the ramp above it, on one line in the extra cycles of a lap,
@@ -344,11 +349,30 @@ int gd_runner_adaptive(gd_runner *r, gd_curve *curve, const gd_sweep *coarse, ui
                     nb++;
                 }
             }
+            /* (any probe: where it leaves its first plateau for good, for
+             * the case below) */
+            size_t away = 0;
+            int gone = !curve->probe->mean_rise_knee &&
+                       gd_curve_leaves_first_plateau(curve, gd_probe_primary_series(curve->probe),
+                                                     &seg, &away);
             gd_segmentation_free(&seg);
             size_t knees = nb;
             nb = add_jumps(curve, resolution, lows, highs, nb, 64);
             for (size_t k = knees; k < nb; k++)
                 lo_levels[k] = next_levels[k] = plateau_firsts[k] = NAN;
+            /* a curve that leaves its first plateau for good where neither
+             * a knee nor a jump is seen -- every point past it a mix of hits
+             * and misses -- has that bracket bisected, and only then: a
+             * random 96 KiB L1D over a random 256 KiB L2 chased through the
+             * L1 (generated seed 9932) had medians of 29 cycles to 128 KiB,
+             * then 197 and 437, no bracket, and its L1D size went unreported;
+             * from that bracket the rounds reach the L1D's knee */
+            if (nb == 0 && gone) {
+                lows[0] = curve->points[away].x;
+                highs[0] = curve->points[away + 1].x;
+                lo_levels[0] = next_levels[0] = plateau_firsts[0] = NAN;
+                nb = 1;
+            }
             /* the curve's first knee: a segmentation's, or a jump (a level
              * the coarse sweep hit once has no plateau to the segmentation) */
             for (size_t k = 0; k < nb; k++)

@@ -6,7 +6,9 @@
  *   - the L1D replacement under noise (LRU and FIFO were called random), the
  *     one-set chase after an L1D size read a few lines late (no knee) and
  *     under random replacement with many ways (read between unmeasured
- *     points; under noise, 8103), an L1D of half its L2 left unmeasured;
+ *     points; under noise, 8103), an L1D of half its L2 left unmeasured, a
+ *     random L1D over a random L2 of under 3x it whose chase climbs on mixed
+ *     points from the L1's plateau to DRAM with no bracket (9932);
  *   - the L2's knee where its misses start convex (1010) and where a line or
  *     two over the capacity hide in the outliers (1092, 1120);
  *   - the instruction caches: an L1I as large as its L0I, the L1I knee where
@@ -54,15 +56,12 @@ static json_t *characterize_steps(const char *device, const char *sets, const ch
  * MiB at the L1D's line) where `level` is "L1D" and the steps do not hold the
  * suite's own ("pchase"); returns inferred.json's
  * `level` (a new reference) and the arch in `arch`. */
-static json_t *characterize_seed_steps_l2(uint64_t seed, uint64_t max_l2,
-                                          const char *const *labels, gd_arch *arch,
-                                          const char *level)
+static json_t *characterize_gen_steps(uint64_t seed, const gd_arch_gen_opts *o,
+                                      const char *const *labels, gd_arch *arch,
+                                      const char *level)
 {
     static char text[GEN_TEXT_BYTES];
-    /* (the seeds' GPUs as they were drawn when each miss was found: LRU
-     * instruction caches) */
-    gd_arch_gen_opts o = {.max_l2_bytes = max_l2, .noise = -1, .icache_lru = 1};
-    assert_int_equal(gd_arch_generate(seed, &o, text, sizeof text), 0);
+    assert_int_equal(gd_arch_generate(seed, o, text, sizeof text), 0);
     gd_err err;
     if (gd_arch_parse_string(text, "generated.arch", NULL, 0, arch, &err) != 0)
         fail_msg("seed %llu: %s", (unsigned long long)seed, err.msg);
@@ -83,6 +82,16 @@ static json_t *characterize_seed_steps_l2(uint64_t seed, uint64_t max_l2,
     gd_test_rmrf(dir);
     free(dir);
     return l;
+}
+
+static json_t *characterize_seed_steps_l2(uint64_t seed, uint64_t max_l2,
+                                          const char *const *labels, gd_arch *arch,
+                                          const char *level)
+{
+    /* (the seeds' GPUs as they were drawn when each miss was found: LRU
+     * instruction caches) */
+    gd_arch_gen_opts o = {.max_l2_bytes = max_l2, .noise = -1, .icache_lru = 1};
+    return characterize_gen_steps(seed, &o, labels, arch, level);
 }
 
 static json_t *characterize_seed_steps(uint64_t seed, const char *const *labels, gd_arch *arch,
@@ -185,6 +194,31 @@ static void test_l1d_of_half_the_l2(void **state)
         expect_size_within_a_line(l, "L1D", seeds[k], l1);
         json_decref(l);
     }
+}
+
+/* A random 96 KiB 12-way L1D over a random 256 KiB L2 (generated seed 9932,
+ * drawn as `make recovery` draws today, fresh seeds 2026-12-04): the chase
+ * through the L1 measured its 10 coarse points only -- medians of 29 cycles
+ * up to 128 KiB (a third of that point's accesses missing), then 197 and 437,
+ * every point past the plateau a mix -- so no knee and no jump, no bisection,
+ * and the L1D's size, ways and replacement went unreported.  A curve that
+ * leaves its first plateau for good with no bracket now has that one
+ * bisected (host/adaptive.c). */
+static void test_l1d_on_a_ramp_to_dram(void **state)
+{
+    (void)state;
+    static const char *const steps[] = {"stride-l1d", "stride-l2", "pchase", NULL};
+    gd_arch_gen_opts o = {.noise = -1};
+    gd_arch arch;
+    json_t *l = characterize_gen_steps(9932, &o, steps, &arch, "L1D");
+    const gd_arch_level *l1 = &arch.level[GD_L1D];
+    /* the case this guards */
+    assert_int_equal(l1->size_bytes, 96u << 10);
+    assert_int_equal(l1->replacement, GD_REPL_RANDOM);
+    assert_int_equal(arch.level[GD_L2].replacement, GD_REPL_RANDOM);
+    assert_true(arch.level[GD_L2].size_bytes < 3 * l1->size_bytes);
+    expect_size_within_a_line(l, "L1D", 9932, l1);
+    json_decref(l);
 }
 
 /* A noisy FIFO 1 MiB L2 of 128-byte lines (generated seed 1010) read two
@@ -545,6 +579,7 @@ int main(void)
         cmocka_unit_test(test_l1_policy_under_noise),
         cmocka_unit_test(test_l1_ways_after_a_late_size),
         cmocka_unit_test(test_l1d_of_half_the_l2),
+        cmocka_unit_test(test_l1d_on_a_ramp_to_dram),
         cmocka_unit_test(test_l2_knee_on_a_convex_start),
         cmocka_unit_test(test_l2_knee_a_line_over_in_the_outliers),
         cmocka_unit_test(test_l1i_as_large_as_its_l0i),
