@@ -36,6 +36,7 @@
 #include "analysis/curve.h"
 #include "analysis/infer.h"
 #include "analysis/infer_l2_policy.h"
+#include "analysis/results.h"
 #include "analysis/knee_extrapolate.h"
 #include "kernels/probe.h"
 #include "kernels/probe_layout.h"
@@ -483,15 +484,14 @@ static void test_windowed_refit_on_the_simulator(void **state)
     char *dir = gd_test_tmpdir();
     assert_non_null(dir);
     char suite[1200], run[1200], cmd[4096], out[8192];
+    static const char steps[] =
+        "pchase-cg pchase --sweep 1KiB:4*L2 --adaptive --variant cg --stride 128 "
+        "--timed 16384\n"
+        "pchase-l2fit pchase --sweep 3*L2/2:5*L2/2:+L2/2 --variant cg --stride 128 "
+        "--timed 16384 --level L2 --if L2_RANDOM\n";
+    gd_err err;
     snprintf(suite, sizeof suite, "%s/cg.suite", dir);
-    FILE *f = fopen(suite, "w");
-    assert_non_null(f);
-    fputs("pchase-cg pchase --sweep 1KiB:4*L2 --adaptive --variant cg --stride 128 "
-          "--timed 16384\n"
-          "pchase-l2fit pchase --sweep 3*L2/2:5*L2/2:+L2/2 --variant cg --stride 128 "
-          "--timed 16384 --level L2 --if L2_RANDOM\n",
-          f);
-    fclose(f);
+    assert_int_equal(gd_write_atomic(suite, steps, strlen(steps), &err), 0);
     snprintf(run, sizeof run, "%s/run", dir);
     snprintf(cmd, sizeof cmd,
              "%s characterize --device sim:rand --set L2.size=8MiB --suite %s --no-plots "
