@@ -328,9 +328,9 @@ int gd_runner_adaptive(gd_runner *r, gd_curve *curve, const gd_sweep *coarse, ui
             /* (or where it leaves the first plateau with no second one: a
              * random L1.5 behind the L1C, gd_curve_leaves_first_plateau) */
             size_t off = 0;
-            int leaves = curve->probe->mean_rise_knee &&
-                         gd_curve_leaves_first_plateau(curve, gd_probe_primary_series(curve->probe),
-                                                       &seg, &off);
+            int for_good = gd_curve_leaves_first_plateau(
+                curve, gd_probe_primary_series(curve->probe), &seg, &off);
+            int leaves = curve->probe->mean_rise_knee && for_good;
             if (leaves && nb < 64) {
                 lows[nb] = curve->points[off].x;
                 highs[nb] = curve->points[off + 1].x;
@@ -349,12 +349,6 @@ int gd_runner_adaptive(gd_runner *r, gd_curve *curve, const gd_sweep *coarse, ui
                     nb++;
                 }
             }
-            /* (any probe: where it leaves its first plateau for good, for
-             * the case below) */
-            size_t away = 0;
-            int gone = !curve->probe->mean_rise_knee &&
-                       gd_curve_leaves_first_plateau(curve, gd_probe_primary_series(curve->probe),
-                                                     &seg, &away);
             gd_segmentation_free(&seg);
             size_t knees = nb;
             nb = add_jumps(curve, resolution, lows, highs, nb, 64);
@@ -367,9 +361,9 @@ int gd_runner_adaptive(gd_runner *r, gd_curve *curve, const gd_sweep *coarse, ui
              * L1 (generated seed 9932) had medians of 29 cycles to 128 KiB,
              * then 197 and 437, no bracket, and its L1D size went unreported;
              * from that bracket the rounds reach the L1D's knee */
-            if (nb == 0 && gone) {
-                lows[0] = curve->points[away].x;
-                highs[0] = curve->points[away + 1].x;
+            if (nb == 0 && for_good && !curve->probe->mean_rise_knee) {
+                lows[0] = curve->points[off].x;
+                highs[0] = curve->points[off + 1].x;
                 lo_levels[0] = next_levels[0] = plateau_firsts[0] = NAN;
                 nb = 1;
             }

@@ -30,13 +30,13 @@
  */
 #include "tests/testing.h"
 #include "tests/results_json.h"
+#include "tests/suite_steps.h"
 
 #include <math.h>
 
 #include "analysis/curve.h"
 #include "analysis/infer.h"
 #include "analysis/infer_l2_policy.h"
-#include "analysis/results.h"
 #include "analysis/knee_extrapolate.h"
 #include "kernels/probe.h"
 #include "kernels/probe_layout.h"
@@ -483,22 +483,15 @@ static void test_windowed_refit_on_the_simulator(void **state)
     (void)state;
     char *dir = gd_test_tmpdir();
     assert_non_null(dir);
-    char suite[1200], run[1200], cmd[4096], out[8192];
-    static const char steps[] =
+    char run[1200];
+    snprintf(run, sizeof run, "%s/run", dir);
+    gd_test_characterize_steps(
+        "sim:rand", "--set L2.size=8MiB",
         "pchase-cg pchase --sweep 1KiB:4*L2 --adaptive --variant cg --stride 128 "
         "--timed 16384\n"
         "pchase-l2fit pchase --sweep 3*L2/2:5*L2/2:+L2/2 --variant cg --stride 128 "
-        "--timed 16384 --level L2 --if L2_RANDOM\n";
-    gd_err err;
-    snprintf(suite, sizeof suite, "%s/cg.suite", dir);
-    assert_int_equal(gd_write_atomic(suite, steps, strlen(steps), &err), 0);
-    snprintf(run, sizeof run, "%s/run", dir);
-    snprintf(cmd, sizeof cmd,
-             "%s characterize --device sim:rand --set L2.size=8MiB --suite %s --no-plots "
-             "--quiet --out %s",
-             gd_test_binary(), suite, run);
-    if (gd_test_run(cmd, out, sizeof out) != 0)
-        fail_msg("%s: %s", cmd, out);
+        "--timed 16384 --level L2 --if L2_RANDOM\n",
+        (const char *const[]){NULL}, NULL, run);
     json_t *l2 = gd_test_run_level(run, "L2");
     const double truth = 8 << 20;
     double size = json_number_value(json_object_get(l2, "size_bytes"));
